@@ -1,0 +1,141 @@
+package manager
+
+import (
+	goflag "flag"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/spf13/pflag"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+)
+
+// Options are the settings of one manager process.
+type Options struct {
+	// Name identifies the provider in logs and errors, e.g. "core".
+	Name string
+	// LeaderElectionID names the Lease; it is fixed per provider so two replicas
+	// of one provider contend for the same Lease and different providers never do.
+	LeaderElectionID string
+
+	MetricsBindAddress     string
+	HealthProbeBindAddress string
+	LeaderElect            bool
+	LeaderElectionNS       string
+	LeaseDuration          time.Duration
+	RenewDeadline          time.Duration
+	RetryPeriod            time.Duration
+	KubeAPIQPS             float32
+	KubeAPIBurst           int
+	SyncPeriod             time.Duration
+	// WatchFilterValue, when set, limits reconciliation to objects labelled
+	// cluster.x-k8s.io/watch-filter=<value>, so several instances can share a cluster.
+	WatchFilterValue string
+	// concurrency is the number of workers per controller, keyed by the flag stem
+	// (e.g. "machine" for --machine-concurrency); pointers so flags bind to them.
+	concurrency map[string]*int
+	// Zap holds the logging flags (--zap-log-level, --zap-devel, ...).
+	Zap zap.Options
+}
+
+// NewOptions returns the defaults for a provider. controllers lists the flag stems
+// for which a --<stem>-concurrency flag is registered, each defaulting to 10.
+func NewOptions(name, leaderElectionID, defaultNamespace string, controllers ...string) *Options {
+	o := &Options{
+		Name:                   name,
+		LeaderElectionID:       leaderElectionID,
+		MetricsBindAddress:     ":8080",
+		HealthProbeBindAddress: ":9440",
+		LeaderElect:            true,
+		LeaderElectionNS:       defaultNamespace,
+		LeaseDuration:          15 * time.Second,
+		RenewDeadline:          10 * time.Second,
+		RetryPeriod:            2 * time.Second,
+		KubeAPIQPS:             20,
+		KubeAPIBurst:           30,
+		SyncPeriod:             10 * time.Minute,
+		concurrency:            map[string]*int{},
+	}
+	for _, c := range controllers {
+		workers := 10
+		o.concurrency[c] = &workers
+	}
+	return o
+}
+
+// Concurrency is the number of parallel workers for the controller with the given
+// flag stem; 1 for a stem that was never registered.
+func (o *Options) Concurrency(stem string) int {
+	if v, ok := o.concurrency[stem]; ok {
+		return *v
+	}
+	return 1
+}
+
+// AddFlags registers every flag on fs, including the Go flags controller-runtime
+// defines (--kubeconfig) and the zap logging flags.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress,
+		"Address the metrics endpoint binds to; \"0\" disables it.")
+	fs.StringVar(&o.HealthProbeBindAddress, "health-addr", o.HealthProbeBindAddress,
+		"Address the /healthz and /readyz endpoints bind to.")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect,
+		"Elect a leader through a Lease so only one replica reconciles at a time.")
+	fs.StringVar(&o.LeaderElectionNS, "leader-election-namespace", o.LeaderElectionNS,
+		"Namespace of the leader-election Lease (defaults to $POD_NAMESPACE when set).")
+	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", o.LeaseDuration,
+		"How long a non-leader waits before it may take an unrenewed Lease.")
+	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", o.RenewDeadline,
+		"How long the leader keeps retrying to renew before it gives up leadership.")
+	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", o.RetryPeriod,
+		"How often candidates retry acquiring or renewing the Lease.")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS,
+		"Maximum queries per second from this manager to the management cluster's API server.")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst,
+		"Maximum burst of queries to the management cluster's API server.")
+	fs.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod,
+		"Minimum interval at which every watched object is reconciled again.")
+	fs.StringVar(&o.WatchFilterValue, "watch-filter", o.WatchFilterValue,
+		"Reconcile only objects labelled cluster.x-k8s.io/watch-filter=<value>.")
+	stems := make([]string, 0, len(o.concurrency))
+	for stem := range o.concurrency {
+		stems = append(stems, stem)
+	}
+	sort.Strings(stems) // stable --help output
+	for _, stem := range stems {
+		fs.IntVar(o.concurrency[stem], stem+"-concurrency", *o.concurrency[stem],
+			fmt.Sprintf("Number of %s objects reconciled in parallel.", stem))
+	}
+
+	gofs := goflag.NewFlagSet(o.Name, goflag.ContinueOnError)
+	o.Zap.BindFlags(gofs)
+	fs.AddGoFlagSet(gofs)
+	fs.AddGoFlagSet(goflag.CommandLine) // --kubeconfig from controller-runtime
+}
+
+// Validate rejects values that would make the manager misbehave, with a message
+// naming the flag.
+func (o *Options) Validate() error {
+	for stem, v := range o.concurrency {
+		if *v < 1 {
+			return fmt.Errorf("--%s-concurrency must be at least 1, got %d", stem, *v)
+		}
+	}
+	switch {
+	case o.KubeAPIQPS <= 0:
+		return fmt.Errorf("--kube-api-qps must be positive, got %v", o.KubeAPIQPS)
+	case o.KubeAPIBurst < 1:
+		return fmt.Errorf("--kube-api-burst must be at least 1, got %d", o.KubeAPIBurst)
+	case o.SyncPeriod < time.Minute:
+		return fmt.Errorf("--sync-period must be at least 1m (every object is reconciled that often), got %s", o.SyncPeriod)
+	case o.LeaderElect && o.RenewDeadline >= o.LeaseDuration:
+		return fmt.Errorf("--leader-elect-renew-deadline (%s) must be shorter than --leader-elect-lease-duration (%s)",
+			o.RenewDeadline, o.LeaseDuration)
+	case o.LeaderElect && o.RetryPeriod >= o.RenewDeadline:
+		return fmt.Errorf("--leader-elect-retry-period (%s) must be shorter than --leader-elect-renew-deadline (%s)",
+			o.RetryPeriod, o.RenewDeadline)
+	case o.LeaderElect && o.LeaderElectionNS == "":
+		return fmt.Errorf("--leader-election-namespace is required with --leader-elect outside a cluster")
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+package manager
+
+import (
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/require"
+)
+
+func parse(t *testing.T, args ...string) (*Options, error) {
+	t.Helper()
+	o := NewOptions("core", "core-leader", "capstan-system", "machine", "cluster")
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	require.NoError(t, fs.Parse(args))
+	return o, o.Validate()
+}
+
+func TestOptions_FlagsOverrideDefaults(t *testing.T) {
+	o, err := parse(t, "--machine-concurrency=3", "--kube-api-qps=50", "--kube-api-burst=80",
+		"--sync-period=5m", "--watch-filter=team-a", "--leader-election-namespace=other")
+	require.NoError(t, err)
+	require.Equal(t, 3, o.Concurrency("machine"))
+	require.Equal(t, 10, o.Concurrency("cluster"))
+	require.Equal(t, 1, o.Concurrency("unregistered"))
+	require.Equal(t, float32(50), o.KubeAPIQPS)
+	require.Equal(t, 80, o.KubeAPIBurst)
+	require.Equal(t, 5*time.Minute, o.SyncPeriod)
+	require.Equal(t, "team-a", o.WatchFilterValue)
+	require.Equal(t, "other", o.LeaderElectionNS)
+}
+
+func TestOptions_ValidateNamesTheBadFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--machine-concurrency=0"}, "--machine-concurrency must be at least 1"},
+		{[]string{"--kube-api-qps=0"}, "--kube-api-qps must be positive"},
+		{[]string{"--kube-api-burst=0"}, "--kube-api-burst must be at least 1"},
+		{[]string{"--sync-period=10s"}, "--sync-period must be at least 1m"},
+		{[]string{"--leader-elect-renew-deadline=20s"}, "--leader-elect-renew-deadline (20s) must be shorter"},
+		{[]string{"--leader-elect-retry-period=12s"}, "--leader-elect-retry-period (12s) must be shorter"},
+		{[]string{"--leader-election-namespace="}, "--leader-election-namespace is required"},
+	} {
+		_, err := parse(t, tc.args...)
+		require.ErrorContains(t, err, tc.want, "args %v", tc.args)
+	}
+}
+
+func TestOptions_LeaderElectionOffNeedsNoNamespace(t *testing.T) {
+	_, err := parse(t, "--leader-elect=false", "--leader-election-namespace=")
+	require.NoError(t, err)
+}

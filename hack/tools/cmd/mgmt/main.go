@@ -1,0 +1,85 @@
+// Command mgmt runs Capstan's embedded management plane (etcd + kube-apiserver on
+// 127.0.0.1, built from source by `make k8s-binaries`):
+//
+//	mgmt up      start it (idempotent), install CRDs, write <dir>/kubeconfig
+//	mgmt down    stop it; the data stays, so `up` again keeps every object
+//	mgmt status  print which components run
+//
+// Any other cluster can serve as management cluster through KUBECONFIG instead.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"capstan.dev/hack/tools/internal/mgmt"
+)
+
+func main() {
+	fs := flag.NewFlagSet("mgmt", flag.ExitOnError)
+	dir := fs.String("dir", ".capstan/mgmt", "Directory holding the plane's data, certificates, logs and kubeconfig.")
+	repo := fs.String("repo", ".", "Repository root; CRDs are read from <repo>/*/config/crd/bases.")
+	namespaces := fs.String("namespaces", "capstan-system,capstan-kubeadm-bootstrap-system,capstan-docker-system",
+		"Comma-separated namespaces to create (the providers' leader-election namespaces).")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: mgmt [flags] up|down|status\n")
+		fs.PrintDefaults()
+	}
+	_ = fs.Parse(os.Args[1:])
+	log.SetLogger(logr.Discard()) // the CRD installer's logs add nothing to our progress lines
+	if fs.NArg() != 1 {
+		fs.Usage()
+		os.Exit(2)
+	}
+	crdDirs, _ := filepath.Glob(filepath.Join(*repo, "*", "config", "crd", "bases"))
+	p := &mgmt.Plane{Dir: *dir, CRDDirs: crdDirs, Namespaces: splitList(*namespaces), Log: os.Stdout}
+
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	var err error
+	switch fs.Arg(0) {
+	case "up":
+		err = p.Up(ctx)
+	case "down":
+		err = p.Down()
+	case "status":
+		running := p.Running()
+		names := make([]string, 0, len(running))
+		for n := range running {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Printf("%s running (pid %d)\n", n, running[n])
+		}
+		if len(running) == 0 {
+			fmt.Println("management plane not running (start it with 'make mgmt-up')")
+		}
+	default:
+		err = fmt.Errorf("unknown command %q: use up, down or status", fs.Arg(0))
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mgmt:", err)
+		os.Exit(1)
+	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

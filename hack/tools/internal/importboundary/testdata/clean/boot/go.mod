@@ -1,0 +1,3 @@
+module example.test/boot
+
+go 1.26.0

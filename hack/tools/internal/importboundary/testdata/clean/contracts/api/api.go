@@ -1,0 +1,4 @@
+package api
+
+// Ref is shared.
+type Ref struct{ Name string }

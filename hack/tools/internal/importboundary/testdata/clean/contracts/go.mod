@@ -1,0 +1,3 @@
+module example.test/contracts
+
+go 1.26.0

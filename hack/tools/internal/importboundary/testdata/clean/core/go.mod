@@ -1,0 +1,3 @@
+module example.test/core
+
+go 1.26.0

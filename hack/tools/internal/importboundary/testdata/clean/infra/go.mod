@@ -1,0 +1,3 @@
+module example.test/infra
+
+go 1.26.0

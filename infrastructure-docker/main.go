@@ -1,0 +1,49 @@
+// Command infrastructure-docker is the manager of Capstan's Docker infrastructure provider (DockerCluster,
+// DockerMachine and DockerMachinePool controllers). It builds the scheme, the
+// controller-runtime manager (leader election on a Lease, metrics, health probes)
+// and registers the provider's controllers; everything else lives in packages.
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/manager"
+)
+
+func main() {
+	opts := manager.NewOptions("infrastructure-docker", "capstan-docker-infrastructure-leader-election", "capstan-docker-system", "dockercluster", "dockermachine", "dockermachinepool")
+	opts.AddFlags(pflag.CommandLine)
+	pflag.Parse()
+	opts.SetupLogger()
+	log := ctrl.Log.WithName("setup")
+
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			log.Error(err, "Unable to build the scheme")
+			os.Exit(1)
+		}
+	}
+
+	ctx := ctrl.SetupSignalHandler()
+	mgr, err := manager.New(opts, scheme, ctrl.GetConfigOrDie())
+	if err != nil {
+		log.Error(err, "Unable to create the manager")
+		os.Exit(1)
+	}
+
+	// Controllers are registered here as the provider grows (see docs/status.md).
+
+	log.Info("Starting manager", "leaderElectionID", opts.LeaderElectionID, "namespace", opts.LeaderElectionNS)
+	if err := mgr.Start(ctx); err != nil {
+		log.Error(err, "Manager stopped with an error")
+		os.Exit(1)
+	}
+	log.Info("Manager stopped")
+}
