@@ -1,0 +1,49 @@
+package repocheck
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// workspaceModules are the modules go.work uses.
+func workspaceModules(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "go.work"))
+	require.NoError(t, err)
+	var dirs []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*(\./\S*)\s*$`).FindAllStringSubmatch(string(data), -1) {
+		dirs = append(dirs, m[1])
+	}
+	require.NotEmpty(t, dirs)
+	return dirs
+}
+
+// Kubernetes staging modules are released together; mixing releases compiles but
+// misbehaves at runtime. Every module must pin the same release of each, and
+// controller-runtime at the release that matches it.
+func TestGoMod_OneKubernetesReleaseAcrossModules(t *testing.T) {
+	staging := regexp.MustCompile(`(?m)^\s*(?:require\s+)?(k8s\.io/(?:api|apimachinery|client-go|apiextensions-apiserver|apiserver|component-base|code-generator|kms|streaming|cli-runtime|kubectl|metrics|cluster-bootstrap))\s+(v\S+)`)
+	cr := regexp.MustCompile(`(?m)^\s*(?:require\s+)?sigs\.k8s\.io/controller-runtime\s+(v\S+)`)
+	for _, dir := range workspaceModules(t) {
+		data, err := os.ReadFile(filepath.Join(repoRoot, dir, "go.mod"))
+		require.NoError(t, err)
+		for _, m := range staging.FindAllStringSubmatch(string(data), -1) {
+			require.Equal(t, "v0.37.2", m[2], "%s/go.mod pins %s", dir, m[1])
+		}
+		if m := cr.FindStringSubmatch(string(data)); m != nil {
+			require.Equal(t, "v0.25.3", m[1], "%s/go.mod pins controller-runtime", dir)
+		}
+	}
+}
+
+// hack/k8s must stay out of go.work: kubernetes' build list would leak into ours.
+func TestGoWork_ExcludesTheKubernetesRecipe(t *testing.T) {
+	for _, dir := range workspaceModules(t) {
+		require.False(t, strings.HasPrefix(filepath.Clean(dir), "hack/k8s"), "go.work uses %s", dir)
+	}
+}
