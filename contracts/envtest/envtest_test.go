@@ -1,0 +1,87 @@
+package envtest
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestStart_MissingBinariesNameTheMakeTarget(t *testing.T) {
+	t.Setenv("KUBEBUILDER_ASSETS", t.TempDir())
+	env, err := Start(Options{})
+	require.Nil(t, env)
+	require.ErrorContains(t, err, "envtest needs a real kube-apiserver and etcd")
+	require.ErrorContains(t, err, "make k8s-binaries")
+	require.ErrorContains(t, err, "kube-apiserver not found")
+	require.ErrorContains(t, err, "etcd not found")
+}
+
+func TestCoreCRDs_HoldsTheSixCoreKinds(t *testing.T) {
+	crds, err := CoreCRDs()
+	require.NoError(t, err)
+	var kinds []string
+	for _, c := range crds {
+		require.Equal(t, "cluster.x-k8s.io", c.Spec.Group)
+		kinds = append(kinds, c.Spec.Names.Kind)
+	}
+	require.ElementsMatch(t, []string{"Cluster", "Machine", "MachineSet", "MachineDeployment", "MachineHealthCheck", "MachinePool"}, kinds)
+}
+
+func TestDecodeCRDs_RejectsANonCRDDocument(t *testing.T) {
+	fsys := fstest.MapFS{
+		"d/a.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")},
+	}
+	_, err := DecodeCRDs(fsys, "d")
+	require.ErrorContains(t, err, "a.yaml holds a ConfigMap, not a CustomResourceDefinition")
+}
+
+func TestDecodeCRDs_ReadsEveryDocumentInFileOrder(t *testing.T) {
+	crd := func(name string) string {
+		return fmt.Sprintf("---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: %s\n", name)
+	}
+	fsys := fstest.MapFS{
+		"d/b.yaml":   {Data: []byte(crd("b1.example.test") + crd("b2.example.test"))},
+		"d/a.yaml":   {Data: []byte(crd("a.example.test"))},
+		"d/skip.txt": {Data: []byte("not yaml")},
+	}
+	crds, err := DecodeCRDs(fsys, "d")
+	require.NoError(t, err)
+	var names []string
+	for _, c := range crds {
+		names = append(names, c.Name)
+	}
+	require.Equal(t, []string{"a.example.test", "b1.example.test", "b2.example.test"}, names)
+}
+
+func TestPoll_ReturnsOnceTrue(t *testing.T) {
+	calls := 0
+	require.NoError(t, Poll(5*time.Second, func() (bool, error) {
+		calls++
+		return calls == 3, nil
+	}))
+	require.Equal(t, 3, calls)
+}
+
+func TestPoll_ReportsTheLastErrorAtTheDeadline(t *testing.T) {
+	notYet := errors.New("object not there yet")
+	err := Poll(300*time.Millisecond, func() (bool, error) { return false, notYet })
+	require.ErrorIs(t, err, notYet)
+	require.ErrorContains(t, err, "not true after 300ms")
+}
+
+type recordingTB struct{ failed string }
+
+func (r *recordingTB) Helper() {}
+func (r *recordingTB) Fatalf(format string, args ...any) {
+	r.failed = fmt.Sprintf(format, args...)
+}
+
+func TestWaitFor_FailsNamingWhatItWaitedFor(t *testing.T) {
+	tb := &recordingTB{}
+	WaitFor(tb, 200*time.Millisecond, "Machine m1 to be Running", func() (bool, error) { return false, nil })
+	require.Contains(t, tb.failed, "waiting for Machine m1 to be Running: not true after 200ms")
+}

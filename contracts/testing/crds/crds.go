@@ -1,0 +1,108 @@
+// Package crds holds generic provider CRDs for tests, so core tests need no real
+// provider: an InfraCluster, InfraMachine(+Template), BootstrapConfig(+Template) and
+// ControlPlane whose spec and status accept any fields, all declaring contract
+// v1beta2, plus GenericLegacyInfrastructureMachine (contract v1beta1 only) and
+// GenericMultiVersionInfrastructureMachine (two CRD versions under one label).
+//
+// It owns only these manifests and their names. It must not grow provider logic or
+// typed Go structs: tests read and write these objects through
+// capstan.dev/contracts/contract accessors, exactly as the core does for real
+// providers.
+package crds
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+//go:embed *.yaml
+var manifests embed.FS
+
+// The groups and version the generic kinds are served in.
+var (
+	InfrastructureGroupVersion = schema.GroupVersion{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2"}
+	BootstrapGroupVersion      = schema.GroupVersion{Group: "bootstrap.cluster.x-k8s.io", Version: "v1beta2"}
+	ControlPlaneGroupVersion   = schema.GroupVersion{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2"}
+)
+
+// The generic kinds, at the version tests should create them in.
+var (
+	GenericInfrastructureClusterGVK         = InfrastructureGroupVersion.WithKind("GenericInfrastructureCluster")
+	GenericInfrastructureMachineGVK         = InfrastructureGroupVersion.WithKind("GenericInfrastructureMachine")
+	GenericInfrastructureMachineTemplateGVK = InfrastructureGroupVersion.WithKind("GenericInfrastructureMachineTemplate")
+	GenericBootstrapConfigGVK               = BootstrapGroupVersion.WithKind("GenericBootstrapConfig")
+	GenericBootstrapConfigTemplateGVK       = BootstrapGroupVersion.WithKind("GenericBootstrapConfigTemplate")
+	GenericControlPlaneGVK                  = ControlPlaneGroupVersion.WithKind("GenericControlPlane")
+	// GenericLegacyInfrastructureMachineGVK declares contract v1beta1 only and is
+	// served at v1beta1.
+	GenericLegacyInfrastructureMachineGVK = schema.GroupVersionKind{
+		Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta1", Kind: "GenericLegacyInfrastructureMachine"}
+	// GenericMultiVersionInfrastructureMachineGVK is served at v1beta1 and v1beta2,
+	// labelled cluster.x-k8s.io/v1beta2: v1beta1_v1beta2.
+	GenericMultiVersionInfrastructureMachineGVK = InfrastructureGroupVersion.WithKind("GenericMultiVersionInfrastructureMachine")
+)
+
+// New returns an empty object of a generic kind, named in namespace, ready for a
+// client Create after the test fills spec and status.
+func New(gvk schema.GroupVersionKind, namespace, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	u.SetNamespace(namespace)
+	u.SetName(name)
+	return u
+}
+
+// All returns fresh copies of every generic CRD, sorted by name, for
+// envtest.Options.CRDs. The manifests are embedded and checked by this package's
+// tests, so a decoding failure is a build defect and panics.
+func All() []*apiextensionsv1.CustomResourceDefinition {
+	out, err := decode(manifests)
+	if err != nil {
+		panic(fmt.Sprintf("capstan.dev/contracts/testing/crds: embedded manifests are broken: %v", err))
+	}
+	return out
+}
+
+func decode(fsys fs.FS) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	files, err := fs.Glob(fsys, "*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var out []*apiextensionsv1.CustomResourceDefinition
+	for _, file := range files {
+		data, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			return nil, err
+		}
+		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		for {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := dec.Decode(crd); err != nil {
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				return nil, fmt.Errorf("decoding %s: %w", path.Base(file), err)
+			}
+			if crd.Kind == "" && crd.Name == "" { // an empty YAML document
+				continue
+			}
+			if crd.Kind != "CustomResourceDefinition" {
+				return nil, fmt.Errorf("%s holds a %q, not a CustomResourceDefinition", file, crd.Kind)
+			}
+			out = append(out, crd)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
