@@ -49,8 +49,8 @@ type Environment struct {
 	Config *rest.Config
 	// KubeConfig is Config as a kubeconfig file, e.g. for a workload-cluster Secret.
 	KubeConfig []byte
-	// Client is an uncached client on Config with Scheme.
-	Client client.Client
+	// Client is an uncached client on Config with Scheme; it can also watch.
+	Client client.WithWatch
 	// Scheme is the scheme Client uses.
 	Scheme *runtime.Scheme
 	// CRDs are the CRDs that were installed.
@@ -121,7 +121,7 @@ func Start(opts Options) (*Environment, error) {
 	env.Config = cfg
 	env.KubeConfig = te.KubeConfig
 	env.CRDs = te.CRDs
-	if env.Client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+	if env.Client, err = client.NewWithWatch(cfg, client.Options{Scheme: scheme}); err != nil {
 		return nil, errors.Join(fmt.Errorf("building client: %w", err), env.Stop())
 	}
 	return env, nil

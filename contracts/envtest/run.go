@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap/zapcore"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
@@ -28,7 +29,9 @@ func Run(m *testing.M, opts Options, env **Environment) int {
 	if opts.Logger != nil {
 		ctrllog.SetLogger(*opts.Logger)
 	} else {
-		ctrllog.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
+		ctrllog.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseFlagOptions(&zap.Options{
+			Development: true, Level: zapcore.InfoLevel,
+		})))
 	}
 	e, err := Start(opts)
 	if err != nil {

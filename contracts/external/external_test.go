@@ -1,0 +1,101 @@
+package external_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/contract"
+	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/external"
+	"capstan.dev/contracts/testing/crds"
+)
+
+var env *envtest.Environment
+
+func TestMain(m *testing.M) {
+	os.Exit(envtest.Run(m, envtest.Options{CRDs: crds.All()}, &env))
+}
+
+func TestGet_ReadsAtTheDiscoveredVersion(t *testing.T) {
+	ctx := context.Background()
+	ns := env.CreateNamespace(t, "external")
+	for _, gvk := range []struct {
+		kind, group, wantAPIVersion string
+		contract                    contract.ContractVersion
+	}{
+		{"GenericInfrastructureMachine", "infrastructure.cluster.x-k8s.io", "infrastructure.cluster.x-k8s.io/v1beta2", contract.V1Beta2},
+		{"GenericLegacyInfrastructureMachine", "infrastructure.cluster.x-k8s.io", "infrastructure.cluster.x-k8s.io/v1beta1", contract.V1Beta1},
+	} {
+		obj := &unstructured.Unstructured{}
+		obj.SetAPIVersion(gvk.wantAPIVersion)
+		obj.SetKind(gvk.kind)
+		obj.SetNamespace(ns)
+		obj.SetName("m-" + string(gvk.contract))
+		require.NoError(t, env.Client.Create(ctx, obj))
+
+		got, v, err := external.Get(ctx, env.Client, clusterv1.ContractVersionedObjectReference{
+			APIGroup: gvk.group, Kind: gvk.kind, Name: obj.GetName(),
+		}, ns)
+		require.NoError(t, err)
+		require.Equal(t, gvk.contract, v.Contract)
+		require.Equal(t, gvk.wantAPIVersion, got.GetAPIVersion())
+		require.Equal(t, obj.GetUID(), got.GetUID())
+	}
+
+	_, _, err := external.Get(ctx, env.Client, clusterv1.ContractVersionedObjectReference{
+		APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "GenericInfrastructureMachine", Name: "absent",
+	}, ns)
+	require.True(t, apierrors.IsNotFound(err), "a missing object is NotFound through the wrapping: %v", err)
+	require.ErrorContains(t, err, "reading GenericInfrastructureMachine "+ns+"/absent")
+}
+
+func TestTracker_WatchesEachKindOnceAndDeliversEvents(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ns := env.CreateNamespace(t, "tracker")
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	require.NoError(t, err)
+
+	seen := make(chan string, 10)
+	c, err := controller.New("tracker-test", mgr, controller.Options{
+		SkipNameValidation: ptr.To(true),
+		Reconciler: reconcile.Func(func(_ context.Context, r reconcile.Request) (reconcile.Result, error) {
+			seen <- r.Name
+			return reconcile.Result{}, nil
+		}),
+	})
+	require.NoError(t, err)
+	tracker := &external.Tracker{Controller: c, Cache: mgr.GetCache(), Handler: &handler.EnqueueRequestForObject{}}
+	go func() { _ = mgr.Start(ctx) }()
+	require.True(t, mgr.GetCache().WaitForCacheSync(ctx))
+
+	obj := crds.New(crds.GenericInfrastructureMachineGVK, ns, "watched")
+	require.NoError(t, tracker.Watch(logr.Discard(), obj))
+	require.NoError(t, tracker.Watch(logr.Discard(), obj), "a second call is a no-op")
+	require.True(t, tracker.Watching(crds.GenericInfrastructureMachineGVK.GroupKind()))
+	require.False(t, tracker.Watching(crds.GenericBootstrapConfigGVK.GroupKind()))
+
+	require.NoError(t, env.Client.Create(ctx, obj))
+	deadline := time.After(30 * time.Second)
+	for got := ""; got != "watched"; { // objects of other tests arrive too (initial list)
+		select {
+		case got = <-seen:
+		case <-deadline:
+			t.Fatal("no event for the created object within 30s")
+		}
+	}
+}

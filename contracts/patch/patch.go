@@ -1,0 +1,135 @@
+// Package patch writes a reconciled object back at most twice per reconcile — one
+// patch for metadata and spec, one for the status subresource — and not at all when
+// nothing changed, so a steady-state management cluster sees no writes. It owns only
+// the diffing and writing; what to change is the reconciler's business.
+package patch
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Helper remembers an object as it was read.
+type Helper struct {
+	c      client.Client
+	before client.Object
+}
+
+// NewHelper snapshots obj; call it right after reading obj.
+func NewHelper(obj client.Object, c client.Client) (*Helper, error) {
+	if obj == nil {
+		return nil, fmt.Errorf("patch helper needs an object")
+	}
+	return &Helper{c: c, before: obj.DeepCopyObject().(client.Object)}, nil
+}
+
+// Patch writes the changes between the snapshot and obj. Metadata and spec go in a
+// merge patch guarded by the resourceVersion (lists such as finalizers and
+// ownerReferences are replaced whole by a merge patch, so a concurrent writer must
+// cause a conflict, not be overwritten); status goes to the status subresource. On
+// return obj holds what the server stored, with the desired status.
+func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
+	before, err := toMap(h.before)
+	if err != nil {
+		return err
+	}
+	after, err := toMap(obj)
+	if err != nil {
+		return err
+	}
+	specChanged := !equality.Semantic.DeepEqual(withoutStatus(before), withoutStatus(after))
+	statusChanged := !equality.Semantic.DeepEqual(before["status"], after["status"])
+	if !specChanged && !statusChanged {
+		return nil
+	}
+	desiredStatus := after["status"]
+
+	if specChanged {
+		base := h.before.DeepCopyObject().(client.Object)
+		if err := h.c.Patch(ctx, obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return fmt.Errorf("patching %s: %w", describe(obj), err)
+		}
+	}
+	if statusChanged {
+		// After a spec patch obj carries the server's (old) status: that is the base
+		// the status diff is computed against.
+		base := obj.DeepCopyObject().(client.Object)
+		if specChanged {
+			if err := setStatus(obj, desiredStatus); err != nil {
+				return err
+			}
+		} else {
+			base = h.before.DeepCopyObject().(client.Object)
+		}
+		if err := h.c.Status().Patch(ctx, obj, client.MergeFrom(base)); err != nil {
+			return fmt.Errorf("patching status of %s: %w", describe(obj), err)
+		}
+	}
+	h.before = obj.DeepCopyObject().(client.Object)
+	return nil
+}
+
+// HasChanges reports whether obj differs from the snapshot (for tests and logging).
+func (h *Helper) HasChanges(obj client.Object) (bool, error) {
+	before, err := toMap(h.before)
+	if err != nil {
+		return false, err
+	}
+	after, err := toMap(obj)
+	if err != nil {
+		return false, err
+	}
+	return !equality.Semantic.DeepEqual(before, after), nil
+}
+
+func toMap(obj client.Object) (map[string]any, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("converting %s: %w", describe(obj), err)
+	}
+	// Fields the server owns never count as a change.
+	if md, ok := m["metadata"].(map[string]any); ok {
+		delete(md, "managedFields")
+		delete(md, "resourceVersion")
+	}
+	return m, nil
+}
+
+func withoutStatus(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != "status" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// setStatus replaces obj's status with status (as produced by toMap).
+func setStatus(obj client.Object, status any) error {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return err
+	}
+	if status == nil {
+		delete(m, "status")
+	} else {
+		m["status"] = status
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, obj); err != nil {
+		return fmt.Errorf("restoring status of %s: %w", describe(obj), err)
+	}
+	return nil
+}
+
+func describe(obj client.Object) string {
+	kind := obj.GetObjectKind().GroupVersionKind().Kind
+	if kind == "" {
+		kind = fmt.Sprintf("%T", obj)
+	}
+	return fmt.Sprintf("%s %s/%s", kind, obj.GetNamespace(), obj.GetName())
+}

@@ -1,0 +1,76 @@
+// Package predicates filters the events a Capstan controller reacts to: paused
+// objects, objects outside this instance's --watch-filter, and Cluster transitions
+// that matter to a child (unpaused, infrastructure provisioned, control plane
+// initialized). Predicates never read the API; they judge the event's objects only.
+package predicates
+
+import (
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+)
+
+// HasPausedAnnotation reports whether obj carries cluster.x-k8s.io/paused.
+func HasPausedAnnotation(obj client.Object) bool {
+	_, ok := obj.GetAnnotations()[clusterv1.PausedAnnotation]
+	return ok
+}
+
+// ResourceNotPaused drops events for objects annotated as paused.
+func ResourceNotPaused(log logr.Logger) predicate.Funcs {
+	return predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		if HasPausedAnnotation(obj) {
+			log.V(6).Info("Ignoring paused object", "object", client.ObjectKeyFromObject(obj))
+			return false
+		}
+		return true
+	})
+}
+
+// ResourceHasFilterLabel keeps only objects labelled cluster.x-k8s.io/watch-filter
+// with the given value; an empty value keeps everything.
+func ResourceHasFilterLabel(watchFilterValue string) predicate.Funcs {
+	return predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		return watchFilterValue == "" || obj.GetLabels()[clusterv1.WatchLabel] == watchFilterValue
+	})
+}
+
+// ResourceNotPausedAndHasFilterLabel combines the two.
+func ResourceNotPausedAndHasFilterLabel(log logr.Logger, watchFilterValue string) predicate.Predicate {
+	return predicate.And(ResourceNotPaused(log), ResourceHasFilterLabel(watchFilterValue))
+}
+
+// ClusterUpdateTriggersChildren passes Cluster update events that children wait
+// for: spec.paused turned off, infrastructure became provisioned, the control
+// plane became initialized, the control plane endpoint was set. Creates pass too.
+func ClusterUpdateTriggersChildren() predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return true },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldC, ok1 := e.ObjectOld.(*clusterv1.Cluster)
+			newC, ok2 := e.ObjectNew.(*clusterv1.Cluster)
+			if !ok1 || !ok2 {
+				return false
+			}
+			unpaused := isPaused(oldC) && !isPaused(newC)
+			infra := !ptrTrue(oldC.Status.Initialization.InfrastructureProvisioned) &&
+				ptrTrue(newC.Status.Initialization.InfrastructureProvisioned)
+			cp := !ptrTrue(oldC.Status.Initialization.ControlPlaneInitialized) &&
+				ptrTrue(newC.Status.Initialization.ControlPlaneInitialized)
+			endpoint := !oldC.Spec.ControlPlaneEndpoint.IsValid() && newC.Spec.ControlPlaneEndpoint.IsValid()
+			deleting := oldC.DeletionTimestamp.IsZero() && !newC.DeletionTimestamp.IsZero()
+			return unpaused || infra || cp || endpoint || deleting
+		},
+	}
+}
+
+func isPaused(c *clusterv1.Cluster) bool {
+	return ptrTrue(c.Spec.Paused) || HasPausedAnnotation(c)
+}
+
+func ptrTrue(b *bool) bool { return b != nil && *b }
