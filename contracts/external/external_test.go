@@ -9,9 +9,11 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -98,4 +100,42 @@ func TestTracker_WatchesEachKindOnceAndDeliversEvents(t *testing.T) {
 			t.Fatal("no event for the created object within 30s")
 		}
 	}
+}
+
+func TestCloneTemplate_CreatesTheTemplatedObject(t *testing.T) {
+	ctx := context.Background()
+	ns := env.CreateNamespace(t, "clone")
+	tmpl := crds.New(crds.GenericInfrastructureMachineTemplateGVK, ns, "workers")
+	require.NoError(t, unstructured.SetNestedField(tmpl.Object, map[string]any{
+		"metadata": map[string]any{"labels": map[string]any{"from-template": "yes"}},
+		"spec":     map[string]any{"image": "node:v1.37.2"},
+	}, "spec", "template"))
+	require.NoError(t, env.Client.Create(ctx, tmpl))
+
+	owner := metav1.OwnerReference{APIVersion: "cluster.x-k8s.io/v1beta2", Kind: "MachineSet", Name: "ms", UID: "1234"}
+	out, err := external.CloneTemplate(ctx, env.Client, external.CloneInput{
+		Template:     clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "GenericInfrastructureMachineTemplate", Name: "workers"},
+		Namespace:    ns,
+		GenerateName: "workers-",
+		ClusterName:  "c1",
+		Labels:       map[string]string{"extra": "1"},
+		Owner:        &owner,
+	})
+	require.NoError(t, err)
+	got := crds.New(crds.GenericInfrastructureMachineGVK, ns, out.GetName())
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(got), got))
+	image, _, _ := unstructured.NestedString(got.Object, "spec", "image")
+	require.Equal(t, "node:v1.37.2", image)
+	require.Equal(t, map[string]string{"from-template": "yes", "extra": "1", clusterv1.ClusterNameLabel: "c1"}, got.GetLabels())
+	require.Equal(t, "workers", got.GetAnnotations()[clusterv1.TemplateClonedFromNameAnnotation])
+	require.Equal(t, "GenericInfrastructureMachineTemplate.infrastructure.cluster.x-k8s.io",
+		got.GetAnnotations()[clusterv1.TemplateClonedFromGroupKindAnnotation])
+	require.Equal(t, []metav1.OwnerReference{owner}, got.GetOwnerReferences())
+	require.Equal(t, external.RefTo(got).Kind, "GenericInfrastructureMachine")
+
+	_, err = external.CloneTemplate(ctx, env.Client, external.CloneInput{
+		Template:  clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "GenericInfrastructureMachine", Name: got.GetName()},
+		Namespace: ns, GenerateName: "x-", ClusterName: "c1",
+	})
+	require.ErrorContains(t, err, "is not a template")
 }

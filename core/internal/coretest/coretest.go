@@ -1,0 +1,99 @@
+// Package coretest starts what the core controllers' envtest suites share: a real
+// kube-apiserver with the core CRDs and contracts' generic provider CRDs (so no
+// real provider is needed), and a manager configured like the production one
+// (Secrets and ConfigMaps uncached, unstructured cached). Tests flip the generic
+// providers' status by patching it, as a real provider would.
+package coretest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/manager"
+	"capstan.dev/contracts/secret"
+	"capstan.dev/contracts/testing/crds"
+)
+
+// Run is TestMain's body for a core controller package.
+func Run(m *testing.M, env **envtest.Environment) int {
+	return envtest.Run(m, envtest.Options{CRDs: crds.All()}, env)
+}
+
+// NewManager builds a manager like main.go does, without leader election and
+// without listening on any port.
+func NewManager(t *testing.T, env *envtest.Environment) ctrl.Manager {
+	t.Helper()
+	opts := manager.NewOptions("core-test", "core-test", "default")
+	opts.LeaderElect = false
+	opts.MetricsBindAddress = "0"
+	opts.HealthProbeBindAddress = "0"
+	opts.KubeAPIQPS, opts.KubeAPIBurst = 1000, 2000
+	mgr, err := manager.New(opts, env.Scheme, env.Config)
+	require.NoError(t, err)
+	return mgr
+}
+
+// StartManager runs mgr until the test ends and waits for its caches.
+func StartManager(t *testing.T, mgr ctrl.Manager) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("manager stopped with an error: %v", err)
+			}
+		case <-time.After(60 * time.Second):
+			t.Errorf("manager did not stop within 60s")
+		}
+	})
+	require.True(t, mgr.GetCache().WaitForCacheSync(ctx), "manager caches did not sync")
+}
+
+// CreateKubeconfigSecret stores a kubeconfig for the envtest API server itself as
+// the workload cluster's <cluster>-kubeconfig Secret.
+func CreateKubeconfigSecret(t *testing.T, env *envtest.Environment, cluster *clusterv1.Cluster) {
+	t.Helper()
+	s := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: secret.Name(cluster.Name, secret.Kubeconfig), Namespace: cluster.Namespace,
+			Labels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name},
+		},
+		Type: clusterv1.ClusterSecretType,
+		Data: map[string][]byte{secret.KubeconfigDataName: env.KubeConfig},
+	}
+	require.NoError(t, env.Client.Create(context.Background(), s))
+}
+
+// SetStatus patches status fields of a generic provider object, as its provider
+// would: fields maps a dotted path ("initialization.provisioned") to a value.
+func SetStatus(t *testing.T, env *envtest.Environment, obj *unstructured.Unstructured, fields map[string]any) {
+	t.Helper()
+	ctx := context.Background()
+	envtest.WaitFor(t, 30*time.Second, "status of "+obj.GetKind()+" "+obj.GetName()+" to be patched", func() (bool, error) {
+		cur := obj.DeepCopy()
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), cur); err != nil {
+			return false, err
+		}
+		for path, v := range fields {
+			if err := unstructured.SetNestedField(cur.Object, v, append([]string{"status"}, strings.Split(path, ".")...)...); err != nil {
+				return false, err
+			}
+		}
+		return true, env.Client.Status().Update(ctx, cur)
+	})
+}
