@@ -54,6 +54,10 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 			return fmt.Errorf("patching %s: %w", describe(obj), err)
 		}
 	}
+	if specChanged && !obj.GetDeletionTimestamp().IsZero() && len(obj.GetFinalizers()) == 0 {
+		// Removing the last finalizer of a deleting object deleted it: no status left to write.
+		return nil
+	}
 	if statusChanged {
 		// After a spec patch obj carries the server's (old) status: that is the base
 		// the status diff is computed against.
@@ -87,7 +91,9 @@ func (h *Helper) HasChanges(obj client.Object) (bool, error) {
 }
 
 func toMap(obj client.Object) (map[string]any, error) {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	// For unstructured objects the converter hands back the object's own map: work
+	// on a copy, the edits below must not touch the caller's object.
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj.DeepCopyObject())
 	if err != nil {
 		return nil, fmt.Errorf("converting %s: %w", describe(obj), err)
 	}

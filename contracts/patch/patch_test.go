@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -111,4 +112,18 @@ func TestPatch_ConflictsInsteadOfOverwritingAConcurrentMetadataWrite(t *testing.
 	got := &clusterv1.Cluster{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), got))
 	require.Equal(t, []string{"example.test/theirs"}, got.Finalizers, "their finalizer is not lost")
+}
+
+func TestPatch_UnstructuredObjectsKeepTheirResourceVersion(t *testing.T) {
+	ctx := context.Background()
+	cluster := newCluster(t)
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(clusterv1.GroupVersion.WithKind("Cluster"))
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), u))
+	h, err := patch.NewHelper(u, env.Client)
+	require.NoError(t, err)
+	u.SetLabels(map[string]string{"adopted": "yes"})
+	require.NoError(t, h.Patch(ctx, u), "the optimistic lock needs the snapshot's resourceVersion")
+	require.NotEmpty(t, u.GetResourceVersion())
+	require.NoError(t, h.Patch(ctx, u), "a second patch of the same helper works too")
 }

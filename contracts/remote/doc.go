@@ -38,7 +38,13 @@ limitations under the License.
 // While there is no connection every getter returns an error wrapping
 // ErrClusterNotConnected. Controllers must not requeue on it: they watch GetClusterSource,
 // which enqueues their objects on connect and disconnect (and, with WatchForProbeFailure,
-// when the probe has been failing for a while).
+// when the probe has been failing for a while). Watches a controller added with Watch are
+// re-established after a reconnect; they are forgotten with the Cluster or its Secret.
+//
+// Every connection owns two goroutines, its cache and its probe; both have returned when a
+// disconnect returns, and when the manager stops every connection is dropped the same way.
+// The kubeconfig Secret reads happen in the reconciler only; GetClient and the other getters
+// never do I/O and never wait on a workload cluster.
 //
 // What it must not touch: it never caches Secrets, ConfigMaps or Pods of a workload cluster
 // (the cached client reads them live and Watch refuses them), never writes to the management

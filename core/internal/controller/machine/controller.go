@@ -1,0 +1,166 @@
+package machine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kerrors "k8s.io/apimachinery/pkg/util/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/contract"
+	"capstan.dev/contracts/external"
+	"capstan.dev/contracts/patch"
+	"capstan.dev/contracts/predicates"
+)
+
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;machines/status;machines/finalizers,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
+// Reconciler reconciles Machines.
+type Reconciler struct {
+	Client client.Client
+	// Workload gives access to workload clusters (contracts/remote.ClusterCache).
+	Workload WorkloadClusters
+	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
+	WatchFilterValue string
+	// DrainRequeue is how long to wait between drain passes (20s when zero).
+	DrainRequeue time.Duration
+
+	tracker    *external.Tracker
+	controller controller.Controller
+}
+
+// SetupWithManager registers the controller, its field index and its watches.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts controller.Options) error {
+	if r.Client == nil || r.Workload == nil {
+		return fmt.Errorf("machine reconciler needs Client and Workload")
+	}
+	if err := AddProviderIDIndex(ctx, mgr); err != nil {
+		return err
+	}
+	log := mgr.GetLogger().WithName("machine")
+	c, err := ctrl.NewControllerManagedBy(mgr).
+		For(&clusterv1.Machine{}, builder.WithPredicates(predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
+		WithOptions(opts).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachines),
+			builder.WithPredicates(predicates.ClusterUpdateTriggersChildren(), predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
+		WatchesRawSource(r.Workload.GetClusterSource("machine", r.clusterKeyToMachines)).
+		Build(r)
+	if err != nil {
+		return fmt.Errorf("creating the machine controller: %w", err)
+	}
+	r.controller = c
+	r.tracker = &external.Tracker{
+		Controller: c,
+		Cache:      mgr.GetCache(),
+		Handler:    handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &clusterv1.Machine{}, handler.OnlyControllerOwner()),
+		Predicates: []predicate.Predicate{predicates.ResourceNotPaused(log)},
+	}
+	return nil
+}
+
+// scope holds what one reconcile read.
+type scope struct {
+	cluster *clusterv1.Cluster
+	machine *clusterv1.Machine
+
+	bootstrapConfig   *unstructured.Unstructured
+	bootstrapContract contract.Version
+	bootstrapNotFound bool
+	bootstrapErr      error // the config could not be read or is malformed
+	infraMachine      *unstructured.Unstructured
+	infraContract     contract.Version
+	infraNotFound     bool
+	infraErr          error
+
+	// node is the Machine's Node; nodeErr says why it could not be read.
+	node     *corev1.Node
+	nodeErr  error
+	nodeGone bool // nodeRef set but the Node no longer exists
+
+	deleting deletingStatus
+}
+
+// deletingStatus is what the Deleting condition reports.
+type deletingStatus struct {
+	reason, message string
+}
+
+// Reconcile is the controller's entry point.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	m := &clusterv1.Machine{}
+	if err := r.Client.Get(ctx, req.NamespacedName, m); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", m.Spec.ClusterName)
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	cluster := &clusterv1.Cluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: m.Spec.ClusterName}, cluster); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("reading Cluster %s: %w", m.Spec.ClusterName, err)
+		}
+		if m.DeletionTimestamp.IsZero() {
+			log.Info("Waiting for the Cluster to exist")
+			return ctrl.Result{}, nil // the Cluster watch brings us back
+		}
+		cluster = nil // deleting a Machine whose Cluster is gone: clean up what is left
+	}
+
+	helper, err := patch.NewHelper(m, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	s := &scope{cluster: cluster, machine: m}
+	defer func() {
+		setStatus(s)
+		if err := helper.Patch(ctx, m); err != nil {
+			retErr = kerrors.NewAggregate([]error{retErr, err})
+		}
+	}()
+
+	if predicates.SetPausedCondition(m, cluster) {
+		log.V(4).Info("Reconciliation is paused")
+		return ctrl.Result{}, nil
+	}
+	if !m.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, s)
+	}
+	if controllerutil.AddFinalizer(m, clusterv1.MachineFinalizer) {
+		return ctrl.Result{}, nil // written by the deferred patch; the update brings us back
+	}
+	return r.reconcileNormal(ctx, s)
+}
+
+// clusterToMachines enqueues every Machine of a Cluster.
+func (r *Reconciler) clusterToMachines(ctx context.Context, o client.Object) []reconcile.Request {
+	return r.clusterKeyToMachines(ctx, client.ObjectKeyFromObject(o))
+}
+
+func (r *Reconciler) clusterKeyToMachines(ctx context.Context, cluster client.ObjectKey) []reconcile.Request {
+	list := &clusterv1.MachineList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(cluster.Namespace),
+		client.MatchingLabels{clusterv1.ClusterNameLabel: cluster.Name}); err != nil {
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return out
+}

@@ -1,0 +1,177 @@
+package machine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/remote"
+)
+
+// defaultNodeDeletionTimeout bounds the attempts to delete the Node when the
+// workload cluster cannot be reached, as upstream's default does.
+const defaultNodeDeletionTimeout = 10 * time.Second
+
+// reconcileDelete takes a Machine apart in order: pre-drain hooks, drain, volume
+// detach, pre-terminate hooks, infrastructure, bootstrap config, Node, finalizer.
+// Every step that waits says what it waits for in the Deleting condition.
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
+	m := s.machine
+	log := ctrl.LoggerFrom(ctx)
+	if !controllerutil.ContainsFinalizer(m, clusterv1.MachineFinalizer) {
+		return ctrl.Result{}, nil
+	}
+	deleteNode, reason := r.isDeleteNodeAllowed(ctx, s)
+	log.V(4).Info("Deciding on Node deletion", "deleteNode", deleteNode, "reason", reason)
+
+	if hooks := hookNames(m, clusterv1.PreDrainDeleteHookAnnotationPrefix); len(hooks) > 0 {
+		s.deleting = deletingStatus{clusterv1.MachineDeletingWaitingForPreDrainHookReason,
+			fmt.Sprintf("Waiting for pre-drain hooks to succeed (remove the annotations to proceed): %s", strings.Join(hooks, ", "))}
+		return ctrl.Result{}, nil // removing an annotation is an update event
+	}
+
+	if deleteNode && m.Status.NodeRef.Name != "" {
+		if res, done, err := r.drainAndDetach(ctx, s); err != nil || !done {
+			return res, err
+		}
+	}
+
+	if hooks := hookNames(m, clusterv1.PreTerminateDeleteHookAnnotationPrefix); len(hooks) > 0 {
+		s.deleting = deletingStatus{clusterv1.MachineDeletingWaitingForPreTerminateHookReason,
+			fmt.Sprintf("Waiting for pre-terminate hooks to succeed (remove the annotations to proceed): %s", strings.Join(hooks, ", "))}
+		return ctrl.Result{}, nil
+	}
+
+	if gone, err := r.deleteExternal(ctx, s, m.Spec.InfrastructureRef); err != nil || !gone {
+		s.deleting = deletingStatus{clusterv1.MachineDeletingWaitingForInfrastructureDeletionReason,
+			fmt.Sprintf("Waiting for %s %s to be deleted", m.Spec.InfrastructureRef.Kind, m.Spec.InfrastructureRef.Name)}
+		return ctrl.Result{}, err // its deletion is a watch event
+	}
+	if ref := m.Spec.Bootstrap.ConfigRef; ref.IsDefined() {
+		if gone, err := r.deleteExternal(ctx, s, ref); err != nil || !gone {
+			s.deleting = deletingStatus{clusterv1.MachineDeletingWaitingForBootstrapDeletionReason,
+				fmt.Sprintf("Waiting for %s %s to be deleted", ref.Kind, ref.Name)}
+			return ctrl.Result{}, err
+		}
+	}
+
+	if deleteNode && m.Status.NodeRef.Name != "" {
+		if res, err := r.deleteNode(ctx, s); err != nil || res.RequeueAfter > 0 {
+			return res, err
+		}
+	}
+	s.deleting = deletingStatus{clusterv1.MachineDeletingDeletionCompletedReason, "Deletion completed"}
+	log.Info("Removing finalizer: deletion completed")
+	controllerutil.RemoveFinalizer(m, clusterv1.MachineFinalizer)
+	return ctrl.Result{}, nil
+}
+
+// isDeleteNodeAllowed says whether the Node is to be drained and deleted: not when
+// the whole Cluster is going away, not when the Machine never got a Node, and
+// never for the last control-plane Node (that would break the cluster).
+func (r *Reconciler) isDeleteNodeAllowed(ctx context.Context, s *scope) (bool, string) {
+	m := s.machine
+	switch {
+	case s.cluster == nil:
+		return false, "the Cluster is gone"
+	case !s.cluster.DeletionTimestamp.IsZero():
+		return false, "the Cluster is being deleted"
+	case m.Status.NodeRef.Name == "":
+		return false, "the Machine has no Node"
+	}
+	if _, isCP := m.Labels[clusterv1.MachineControlPlaneLabel]; !isCP {
+		return true, ""
+	}
+	list := &clusterv1.MachineList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(m.Namespace), client.MatchingLabels{
+		clusterv1.ClusterNameLabel: m.Spec.ClusterName, clusterv1.MachineControlPlaneLabel: "",
+	}); err != nil {
+		return false, err.Error()
+	}
+	for _, other := range list.Items {
+		if other.UID != m.UID && other.Status.NodeRef.Name != "" && other.DeletionTimestamp.IsZero() {
+			return true, ""
+		}
+	}
+	return false, "it is the last control-plane Node"
+}
+
+// deleteExternal deletes a referenced object and reports whether it is gone.
+func (r *Reconciler) deleteExternal(ctx context.Context, s *scope, ref clusterv1.ContractVersionedObjectReference) (bool, error) {
+	obj, _, notFound, err := r.getExternal(ctx, ref, s.machine.Namespace)
+	if errors.Is(err, errMissingCRD) || notFound {
+		return true, nil // a kind without a CRD has no objects left to delete
+	}
+	if err != nil {
+		return false, err
+	}
+	if obj.GetDeletionTimestamp().IsZero() {
+		ctrl.LoggerFrom(ctx).Info("Deleting "+ref.Kind, ref.Kind, ref.Name)
+		if err := r.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+			return false, fmt.Errorf("deleting %s %s: %w", ref.Kind, ref.Name, err)
+		}
+	}
+	return false, nil
+}
+
+// deleteNode deletes the Node in the workload cluster, giving up after
+// nodeDeletionTimeoutSeconds when the cluster cannot be reached.
+func (r *Reconciler) deleteNode(ctx context.Context, s *scope) (ctrl.Result, error) {
+	m := s.machine
+	s.deleting = deletingStatus{clusterv1.MachineDeletingDeletingNodeReason, fmt.Sprintf("Deleting Node %s", m.Status.NodeRef.Name)}
+	timeout := defaultNodeDeletionTimeout
+	if t := m.Spec.Deletion.NodeDeletionTimeoutSeconds; t != nil {
+		timeout = time.Duration(*t) * time.Second
+	}
+	c, err := r.Workload.GetClient(ctx, client.ObjectKeyFromObject(s.cluster))
+	if err == nil {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: m.Status.NodeRef.Name}}
+		ctrl.LoggerFrom(ctx).Info("Deleting Node", "Node", node.Name)
+		if err = c.Delete(ctx, node); apierrors.IsNotFound(err) {
+			err = nil
+		}
+	}
+	if err == nil {
+		return ctrl.Result{}, nil
+	}
+	if timeout > 0 && time.Since(m.DeletionTimestamp.Time) > timeout {
+		ctrl.LoggerFrom(ctx).Info("Giving up deleting the Node after the node deletion timeout", "Node", m.Status.NodeRef.Name, "error", err.Error())
+		return ctrl.Result{}, nil
+	}
+	if errors.Is(err, remote.ErrClusterNotConnected) {
+		s.deleting.message = fmt.Sprintf("Waiting to delete Node %s: %v", m.Status.NodeRef.Name, err)
+		return ctrl.Result{RequeueAfter: 5 * time.Second}, nil
+	}
+	return ctrl.Result{}, fmt.Errorf("deleting Node %s: %w", m.Status.NodeRef.Name, err)
+}
+
+// hookNames lists the annotations with the given prefix, sorted.
+func hookNames(m *clusterv1.Machine, prefix string) []string {
+	var out []string
+	for k := range m.Annotations {
+		if strings.HasPrefix(k, prefix) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// timeoutPassed reports whether a wait started at start exceeded seconds (nil or
+// zero: never).
+func timeoutPassed(start metav1.Time, seconds *int32, now time.Time) bool {
+	t := ptr.Deref(seconds, 0)
+	return t > 0 && !start.IsZero() && now.Sub(start.Time) > time.Duration(t)*time.Second
+}

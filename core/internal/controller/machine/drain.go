@@ -1,0 +1,215 @@
+package machine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/remote"
+)
+
+// mirrorPodAnnotation marks the API-server copies of static pods, which cannot be
+// evicted (the kubelet owns them).
+const mirrorPodAnnotation = "kubernetes.io/config.mirror"
+
+// drainAndDetach cordons and drains the Machine's Node by eviction (so
+// PodDisruptionBudgets are respected), then waits for volumes to detach. done is
+// false while it waits; the Deleting condition then says what for.
+func (r *Reconciler) drainAndDetach(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
+	m := s.machine
+	now := time.Now()
+	if m.Status.Deletion == nil {
+		m.Status.Deletion = &clusterv1.MachineDeletionStatus{}
+	}
+	c, err := r.Workload.GetUncachedClient(ctx, client.ObjectKeyFromObject(s.cluster))
+	if err != nil {
+		if errors.Is(err, remote.ErrClusterNotConnected) {
+			s.deleting = deletingStatus{clusterv1.MachineDeletingDrainingNodeReason,
+				fmt.Sprintf("Waiting to drain Node %s: %v", m.Status.NodeRef.Name, err)}
+			return ctrl.Result{RequeueAfter: r.drainRequeue()}, false, nil
+		}
+		return ctrl.Result{}, false, err
+	}
+	cfg, err := r.Workload.GetRESTConfig(ctx, client.ObjectKeyFromObject(s.cluster))
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	evict, err := newEvictor(cfg)
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	node := &corev1.Node{}
+	if err := c.Get(ctx, client.ObjectKey{Name: m.Status.NodeRef.Name}, node); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, true, nil // nothing left to drain or detach
+		}
+		return ctrl.Result{}, false, fmt.Errorf("reading Node %s: %w", m.Status.NodeRef.Name, err)
+	}
+
+	if _, skip := m.Annotations[clusterv1.ExcludeNodeDrainingAnnotation]; !skip {
+		if m.Status.Deletion.NodeDrainStartTime.IsZero() {
+			m.Status.Deletion.NodeDrainStartTime = metav1.NewTime(now)
+		}
+		if timeoutPassed(m.Status.Deletion.NodeDrainStartTime, m.Spec.Deletion.NodeDrainTimeoutSeconds, now) {
+			ctrl.LoggerFrom(ctx).Info("Node drain timed out: continuing the deletion without it", "Node", node.Name)
+		} else {
+			progress, err := drainNode(ctx, c, evict, node)
+			if err != nil {
+				return ctrl.Result{}, false, err
+			}
+			if progress != "" {
+				s.deleting = deletingStatus{clusterv1.MachineDeletingDrainingNodeReason, fmt.Sprintf(
+					"Drain not completed yet (started at %s): %s", m.Status.Deletion.NodeDrainStartTime.UTC().Format(time.RFC3339), progress)}
+				return ctrl.Result{RequeueAfter: r.drainRequeue()}, false, nil
+			}
+		}
+	}
+
+	if _, skip := m.Annotations[clusterv1.ExcludeWaitForNodeVolumeDetachAnnotation]; !skip && len(node.Status.VolumesAttached) > 0 {
+		if m.Status.Deletion.WaitForNodeVolumeDetachStartTime.IsZero() {
+			m.Status.Deletion.WaitForNodeVolumeDetachStartTime = metav1.NewTime(now)
+		}
+		if !timeoutPassed(m.Status.Deletion.WaitForNodeVolumeDetachStartTime, m.Spec.Deletion.NodeVolumeDetachTimeoutSeconds, now) {
+			var vols []string
+			for _, v := range node.Status.VolumesAttached {
+				vols = append(vols, string(v.Name))
+			}
+			sort.Strings(vols)
+			s.deleting = deletingStatus{clusterv1.MachineDeletingWaitingForVolumeDetachReason,
+				fmt.Sprintf("Waiting for %d volumes to detach from Node %s: %s", len(vols), node.Name, strings.Join(vols, ", "))}
+			return ctrl.Result{RequeueAfter: r.drainRequeue()}, false, nil
+		}
+		ctrl.LoggerFrom(ctx).Info("Volume detach timed out: continuing the deletion", "Node", node.Name)
+	}
+	return ctrl.Result{}, true, nil
+}
+
+// drainNode cordons the Node and evicts its pods once; it returns an empty
+// progress string when no pod is left to wait for, otherwise what is left.
+func drainNode(ctx context.Context, c client.Client, evict evictFunc, node *corev1.Node) (string, error) {
+	log := ctrl.LoggerFrom(ctx).WithValues("Node", node.Name)
+	if !node.Spec.Unschedulable {
+		log.Info("Cordoning Node")
+		cordoned := node.DeepCopy()
+		cordoned.Spec.Unschedulable = true
+		if err := c.Patch(ctx, cordoned, client.MergeFrom(node)); err != nil {
+			return "", fmt.Errorf("cordoning Node %s: %w", node.Name, err)
+		}
+	}
+	pods := &corev1.PodList{}
+	if err := c.List(ctx, pods, client.MatchingFields{"spec.nodeName": node.Name}); err != nil {
+		return "", fmt.Errorf("listing pods on Node %s: %w", node.Name, err)
+	}
+	var terminating, blocked []string
+	evicted := 0
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		if !mustEvict(pod) {
+			continue
+		}
+		if !pod.DeletionTimestamp.IsZero() {
+			terminating = append(terminating, pod.Namespace+"/"+pod.Name)
+			continue
+		}
+		log.Info("Evicting pod", "Pod", client.ObjectKeyFromObject(pod))
+		err := evict(ctx, pod)
+		switch {
+		case err == nil, apierrors.IsNotFound(err):
+			evicted++
+		case apierrors.IsTooManyRequests(err):
+			blocked = append(blocked, fmt.Sprintf("%s/%s (%s)", pod.Namespace, pod.Name, blockingPDBs(ctx, c, pod)))
+		default:
+			return "", fmt.Errorf("evicting pod %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
+	}
+	if evicted == 0 && len(blocked) == 0 && len(terminating) == 0 {
+		return "", nil
+	}
+	sort.Strings(terminating)
+	sort.Strings(blocked)
+	var parts []string
+	if evicted > 0 {
+		parts = append(parts, fmt.Sprintf("evicted %d pods", evicted))
+	}
+	if len(blocked) > 0 {
+		parts = append(parts, "eviction blocked by PodDisruptionBudget for "+strings.Join(blocked, ", "))
+	}
+	if len(terminating) > 0 {
+		parts = append(parts, fmt.Sprintf("waiting for %d pods to terminate: %s", len(terminating), strings.Join(terminating, ", ")))
+	}
+	return strings.Join(parts, "; "), nil
+}
+
+// mustEvict leaves out pods a drain does not move: finished pods, mirror pods of
+// static pods, and DaemonSet pods (their controller would put them right back).
+func mustEvict(pod *corev1.Pod) bool {
+	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return false
+	}
+	if _, ok := pod.Annotations[mirrorPodAnnotation]; ok {
+		return false
+	}
+	if ref := metav1.GetControllerOf(pod); ref != nil && ref.Kind == "DaemonSet" {
+		return false
+	}
+	return true
+}
+
+// blockingPDBs names the PodDisruptionBudgets that select the pod.
+func blockingPDBs(ctx context.Context, c client.Client, pod *corev1.Pod) string {
+	pdbs := &policyv1.PodDisruptionBudgetList{}
+	if err := c.List(ctx, pdbs, client.InNamespace(pod.Namespace)); err != nil {
+		return "PodDisruptionBudget unknown: " + err.Error()
+	}
+	var names []string
+	for _, pdb := range pdbs.Items {
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {
+			names = append(names, "PDB "+pdb.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "PodDisruptionBudget"
+	}
+	return strings.Join(names, ", ")
+}
+
+// evictFunc asks the API server to evict a pod.
+type evictFunc func(ctx context.Context, pod *corev1.Pod) error
+
+// newEvictor returns an evictFunc that does not retry: client-go would otherwise
+// honour the Retry-After of a PodDisruptionBudget refusal and block the reconcile
+// for up to ten retries. The drain itself comes back on its own schedule.
+func newEvictor(cfg *rest.Config) (evictFunc, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building a client for evictions: %w", err)
+	}
+	return func(ctx context.Context, pod *corev1.Pod) error {
+		return cs.CoreV1().RESTClient().Post().
+			Namespace(pod.Namespace).Resource("pods").Name(pod.Name).SubResource("eviction").
+			Body(&policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}}).
+			MaxRetries(0).Do(ctx).Error()
+	}, nil
+}
+
+func (r *Reconciler) drainRequeue() time.Duration {
+	if r.DrainRequeue > 0 {
+		return r.DrainRequeue
+	}
+	return 20 * time.Second
+}

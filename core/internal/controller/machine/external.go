@@ -1,0 +1,104 @@
+package machine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/contract"
+	"capstan.dev/contracts/external"
+	"capstan.dev/contracts/patch"
+)
+
+// externalRequeue is how often a Machine re-reads a referenced object that does
+// not exist yet: no watch can deliver its creation, because it carries no owner
+// reference to the Machine until the Machine adopts it.
+const externalRequeue = 10 * time.Second
+
+// errMissingCRD marks a reference to a kind whose CRD is not installed.
+var errMissingCRD = errors.New("CRD not installed")
+
+// getExternal reads a referenced object and makes sure its kind is watched. A
+// missing object is reported as (nil, version, nil) with notFound set.
+func (r *Reconciler) getExternal(ctx context.Context, ref clusterv1.ContractVersionedObjectReference, ns string) (obj *unstructured.Unstructured, v contract.Version, notFound bool, err error) {
+	obj, v, err = external.Get(ctx, r.Client, ref, ns)
+	if v.APIVersion != "" && r.tracker != nil {
+		probe := &unstructured.Unstructured{}
+		probe.SetGroupVersionKind(v.GroupVersionKind(ref.GroupKind()))
+		if werr := r.tracker.Watch(ctrl.LoggerFrom(ctx), probe); werr != nil {
+			return nil, v, false, werr
+		}
+	}
+	switch {
+	case err == nil:
+		return obj, v, false, nil
+	case apierrors.IsNotFound(err):
+		return nil, v, true, nil
+	case errors.Is(err, contract.ErrCRDNotFound):
+		return nil, v, false, fmt.Errorf("%w: %w", errMissingCRD, err)
+	default:
+		return nil, v, false, err
+	}
+}
+
+// adopt makes the Machine the controller owner of a bootstrap config or
+// infrastructure machine and labels it with the Cluster name. The creator's owner
+// reference (a MachineSet or a control plane) is dropped: from now on the object
+// lives and dies with the Machine.
+func (r *Reconciler) adopt(ctx context.Context, m *clusterv1.Machine, obj *unstructured.Unstructured) error {
+	helper, err := patch.NewHelper(obj, r.Client)
+	if err != nil {
+		return err
+	}
+	var refs []metav1.OwnerReference
+	for _, ref := range obj.GetOwnerReferences() {
+		switch {
+		case ref.UID == m.UID:
+			continue // re-added below as the controller
+		case isCreatorRef(ref):
+			continue
+		case ref.Controller != nil && *ref.Controller:
+			return fmt.Errorf("%s %s/%s is already controlled by %s %s: a Machine must own its own %s",
+				obj.GetKind(), obj.GetNamespace(), obj.GetName(), ref.Kind, ref.Name, obj.GetKind())
+		}
+		refs = append(refs, ref)
+	}
+	isController, blockDeletion := true, true
+	refs = append(refs, metav1.OwnerReference{
+		APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: m.Name, UID: m.UID,
+		Controller: &isController, BlockOwnerDeletion: &blockDeletion,
+	})
+	obj.SetOwnerReferences(refs)
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[clusterv1.ClusterNameLabel] = m.Spec.ClusterName
+	obj.SetLabels(labels)
+	return helper.Patch(ctx, obj)
+}
+
+// isCreatorRef recognises the owner references that creators of Machines put on
+// the objects they clone for them.
+func isCreatorRef(ref metav1.OwnerReference) bool {
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil {
+		return false
+	}
+	return (gv.Group == clusterv1.GroupVersion.Group && (ref.Kind == "MachineSet" || ref.Kind == "MachinePool")) ||
+		gv.Group == "controlplane.cluster.x-k8s.io"
+}
+
+// objectName is "Kind namespace/name" for messages.
+func objectName(kind string, obj client.Object) string {
+	return fmt.Sprintf("%s %s/%s", kind, obj.GetNamespace(), obj.GetName())
+}

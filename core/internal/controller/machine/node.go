@@ -1,0 +1,170 @@
+package machine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/remote"
+)
+
+// reconcileNode finds the Machine's Node by providerID, records it in
+// status.nodeRef and keeps the Machine's managed labels on it.
+func (r *Reconciler) reconcileNode(ctx context.Context, s *scope) (ctrl.Result, error) {
+	m := s.machine
+	if m.Spec.ProviderID == "" || s.cluster == nil || !controlPlaneInitialized(s.cluster) {
+		return ctrl.Result{}, nil // nothing to look for yet; Cluster and infra watches bring us back
+	}
+	key := client.ObjectKeyFromObject(s.cluster)
+	c, err := r.Workload.GetClient(ctx, key)
+	if err != nil {
+		if errors.Is(err, remote.ErrClusterNotConnected) {
+			// No requeue: the cluster source re-triggers every Machine on connect.
+			s.nodeErr = err
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if err := r.Workload.Watch(ctx, key, remote.WatchInput{
+		Name:         "machine-watch-nodes",
+		Watcher:      r.controller,
+		Kind:         &corev1.Node{},
+		EventHandler: handler.EnqueueRequestsFromMapFunc(r.nodeToMachines),
+	}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("watching Nodes of Cluster %s: %w", key, err)
+	}
+	node, err := nodeByProviderID(ctx, c, m.Spec.ProviderID)
+	if err != nil {
+		s.nodeErr = err
+		return ctrl.Result{}, err
+	}
+	if node == nil {
+		s.nodeGone = m.Status.NodeRef.Name != ""
+		return ctrl.Result{}, nil // the Node watch brings us back when it registers
+	}
+	s.node = node
+	m.Status.NodeRef = clusterv1.MachineNodeReference{Name: node.Name}
+	info := node.Status.NodeInfo
+	m.Status.NodeInfo = &info
+	return ctrl.Result{}, syncNode(ctx, c, m, node)
+}
+
+func nodeByProviderID(ctx context.Context, c client.Client, providerID string) (*corev1.Node, error) {
+	nodes := &corev1.NodeList{}
+	if err := c.List(ctx, nodes, client.MatchingFields{remote.NodeProviderIDIndex: providerID}); err != nil {
+		return nil, fmt.Errorf("listing Nodes with spec.providerID %s: %w", providerID, err)
+	}
+	switch len(nodes.Items) {
+	case 0:
+		return nil, nil
+	case 1:
+		return &nodes.Items[0], nil
+	}
+	names := make([]string, 0, len(nodes.Items))
+	for _, n := range nodes.Items {
+		names = append(names, n.Name)
+	}
+	return nil, fmt.Errorf("%d Nodes have spec.providerID %s (%s): each Machine must match exactly one Node",
+		len(nodes.Items), providerID, strings.Join(names, ", "))
+}
+
+// syncNode puts the Machine's managed labels on the Node (removing those it put
+// there before and the Machine no longer has) and removes the uninitialized taint
+// a bootstrap provider may have set. Nothing is written when nothing changes.
+func syncNode(ctx context.Context, c client.Client, m *clusterv1.Machine, node *corev1.Node) error {
+	desired := managedLabels(m.Labels)
+	updated := node.DeepCopy()
+	if updated.Labels == nil {
+		updated.Labels = map[string]string{}
+	}
+	for _, k := range strings.Split(node.Annotations[clusterv1.LabelsFromMachineAnnotation], ",") {
+		if _, keep := desired[k]; k != "" && !keep {
+			delete(updated.Labels, k)
+		}
+	}
+	keys := make([]string, 0, len(desired))
+	for k, v := range desired {
+		updated.Labels[k] = v
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if updated.Annotations == nil {
+		updated.Annotations = map[string]string{}
+	}
+	updated.Annotations[clusterv1.LabelsFromMachineAnnotation] = strings.Join(keys, ",")
+	var taints []corev1.Taint
+	for _, t := range updated.Spec.Taints {
+		if !t.MatchTaint(&clusterv1.NodeUninitializedTaint) {
+			taints = append(taints, t)
+		}
+	}
+	updated.Spec.Taints = taints
+
+	if equalNode(node, updated) {
+		return nil
+	}
+	ctrl.LoggerFrom(ctx).Info("Updating Node labels and taints", "Node", node.Name)
+	if err := c.Patch(ctx, updated, client.MergeFrom(node)); err != nil {
+		return fmt.Errorf("updating Node %s: %w", node.Name, err)
+	}
+	return nil
+}
+
+// managedLabels are the Machine labels Capstan owns on Nodes.
+func managedLabels(labels map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range labels {
+		if isManagedLabel(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func isManagedLabel(key string) bool {
+	prefix, _, found := strings.Cut(key, "/")
+	if !found {
+		return false
+	}
+	inDomain := func(domain string) bool { return prefix == domain || strings.HasSuffix(prefix, "."+domain) }
+	return prefix == clusterv1.NodeRoleLabelPrefix ||
+		inDomain(clusterv1.NodeRestrictionLabelDomain) ||
+		inDomain(clusterv1.ManagedNodeLabelDomain)
+}
+
+func equalNode(a, b *corev1.Node) bool {
+	return equality.Semantic.DeepEqual(a.Labels, b.Labels) &&
+		equality.Semantic.DeepEqual(a.Spec.Taints, b.Spec.Taints) &&
+		a.Annotations[clusterv1.LabelsFromMachineAnnotation] == b.Annotations[clusterv1.LabelsFromMachineAnnotation]
+}
+
+// nodeToMachines maps a workload Node to the Machines with its providerID.
+func (r *Reconciler) nodeToMachines(ctx context.Context, o client.Object) []reconcile.Request {
+	node, ok := o.(*corev1.Node)
+	if !ok || node.Spec.ProviderID == "" {
+		return nil
+	}
+	list := &clusterv1.MachineList{}
+	if err := r.Client.List(ctx, list, client.MatchingFields{MachineProviderIDIndex: node.Spec.ProviderID}); err != nil {
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return out
+}
+
+func controlPlaneInitialized(c *clusterv1.Cluster) bool {
+	return c.Status.Initialization.ControlPlaneInitialized != nil && *c.Status.Initialization.ControlPlaneInitialized
+}

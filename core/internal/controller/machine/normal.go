@@ -1,0 +1,188 @@
+package machine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conditions"
+	"capstan.dev/contracts/contract"
+)
+
+// reconcileNormal runs the steps of a live Machine; each step may ask to come back.
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
+	r.reconcileOwnerAndLabels(s)
+	var res ctrl.Result
+	var errs []error
+	for _, step := range []func(context.Context, *scope) (ctrl.Result, error){
+		r.reconcileBootstrap, r.reconcileInfrastructure, r.reconcileNode,
+	} {
+		stepRes, err := step(ctx, s)
+		errs = append(errs, err)
+		res = lowestRequeue(res, stepRes)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ctrl.Result{}, err
+	}
+	return lowestRequeue(res, availabilityRequeue(s, time.Now())), nil
+}
+
+// reconcileOwnerAndLabels labels the Machine with its Cluster and, for a Machine
+// nobody else owns, makes the Cluster its owner so it is deleted with the Cluster.
+func (r *Reconciler) reconcileOwnerAndLabels(s *scope) {
+	m := s.machine
+	if m.Labels == nil {
+		m.Labels = map[string]string{}
+	}
+	m.Labels[clusterv1.ClusterNameLabel] = m.Spec.ClusterName
+	if s.cluster == nil || metav1.GetControllerOf(m) != nil {
+		return
+	}
+	for _, ref := range m.OwnerReferences {
+		if ref.UID == s.cluster.UID {
+			return
+		}
+	}
+	m.OwnerReferences = append(m.OwnerReferences, metav1.OwnerReference{
+		APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: s.cluster.Name, UID: s.cluster.UID,
+	})
+}
+
+// reconcileBootstrap adopts the bootstrap config and copies the name of its data
+// Secret into the Machine once the bootstrap provider reports it created.
+func (r *Reconciler) reconcileBootstrap(ctx context.Context, s *scope) (ctrl.Result, error) {
+	m := s.machine
+	ref := m.Spec.Bootstrap.ConfigRef
+	if !ref.IsDefined() {
+		// The user supplied the data Secret directly: nothing to wait for.
+		if m.Spec.Bootstrap.DataSecretName != nil {
+			m.Status.Initialization.BootstrapDataSecretCreated = ptr.To(true)
+		}
+		return ctrl.Result{}, nil
+	}
+	obj, v, notFound, err := r.getExternal(ctx, ref, m.Namespace)
+	if errors.Is(err, errMissingCRD) {
+		s.bootstrapErr = err
+		return ctrl.Result{RequeueAfter: externalRequeue}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if notFound {
+		s.bootstrapNotFound = true
+		return ctrl.Result{RequeueAfter: externalRequeue}, nil
+	}
+	s.bootstrapConfig, s.bootstrapContract = obj, v
+	if err := r.adopt(ctx, m, obj); err != nil {
+		return ctrl.Result{}, err
+	}
+	created, err := contract.Bootstrap().DataSecretCreated(v.Contract).Get(obj)
+	if err != nil && !errors.Is(err, contract.ErrFieldNotFound) {
+		s.bootstrapErr = err
+		return ctrl.Result{}, nil
+	}
+	if created == nil || !*created {
+		return ctrl.Result{}, nil // the watch on the config brings us back
+	}
+	name, err := contract.Bootstrap().DataSecretName().Get(obj)
+	if err != nil {
+		s.bootstrapErr = fmt.Errorf("%s reports its data Secret created but: %w", objectName(ref.Kind, obj), err)
+		return ctrl.Result{}, nil
+	}
+	m.Spec.Bootstrap.DataSecretName = name
+	m.Status.Initialization.BootstrapDataSecretCreated = ptr.To(true)
+	return ctrl.Result{}, nil
+}
+
+// reconcileInfrastructure adopts the infrastructure machine and copies providerID,
+// addresses and failure domain once the provider reports it provisioned.
+func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (ctrl.Result, error) {
+	m := s.machine
+	obj, v, notFound, err := r.getExternal(ctx, m.Spec.InfrastructureRef, m.Namespace)
+	if errors.Is(err, errMissingCRD) {
+		s.infraErr = err
+		return ctrl.Result{RequeueAfter: externalRequeue}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if notFound {
+		s.infraNotFound = true
+		if ptr.Deref(m.Status.Initialization.InfrastructureProvisioned, false) {
+			// It existed and is gone (deleted by hand, or its machine vanished): the
+			// Machine cannot recover on its own; InfrastructureReady says so and a
+			// MachineHealthCheck or the user replaces the Machine.
+			ctrl.LoggerFrom(ctx).Info("Infrastructure machine was deleted", "ref", m.Spec.InfrastructureRef.Name)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{RequeueAfter: externalRequeue}, nil
+	}
+	s.infraMachine, s.infraContract = obj, v
+	if err := r.adopt(ctx, m, obj); err != nil {
+		return ctrl.Result{}, err
+	}
+	provisioned, err := contract.InfrastructureMachine().Provisioned(v.Contract).Get(obj)
+	if err != nil && !errors.Is(err, contract.ErrFieldNotFound) {
+		s.infraErr = err
+		return ctrl.Result{}, nil
+	}
+	if provisioned == nil || !*provisioned {
+		return ctrl.Result{}, nil
+	}
+	providerID, err := contract.InfrastructureMachine().ProviderID().Get(obj)
+	if err != nil {
+		s.infraErr = fmt.Errorf("%s reports itself provisioned but: %w", objectName(m.Spec.InfrastructureRef.Kind, obj), err)
+		return ctrl.Result{}, nil
+	}
+	m.Spec.ProviderID = *providerID
+	if addrs, err := contract.InfrastructureMachine().Addresses().Get(obj); err == nil {
+		m.Status.Addresses = nil
+		for _, a := range addrs {
+			m.Status.Addresses = append(m.Status.Addresses, clusterv1.MachineAddress{
+				Type: clusterv1.MachineAddressType(a.Type), Address: a.Address,
+			})
+		}
+	} else if !errors.Is(err, contract.ErrFieldNotFound) {
+		s.infraErr = err
+	}
+	if fd, err := contract.InfrastructureMachine().FailureDomain().Get(obj); err == nil {
+		m.Status.FailureDomain = *fd
+	} else if m.Spec.FailureDomain != "" {
+		m.Status.FailureDomain = m.Spec.FailureDomain
+	}
+	m.Status.Initialization.InfrastructureProvisioned = ptr.To(true)
+	return ctrl.Result{}, nil
+}
+
+// availabilityRequeue returns when a Ready Machine becomes Available after
+// spec.minReadySeconds, so the condition flips without any other event.
+func availabilityRequeue(s *scope, now time.Time) ctrl.Result {
+	ready := conditions.Get(s.machine, clusterv1.MachineReadyCondition)
+	min := time.Duration(ptr.Deref(s.machine.Spec.MinReadySeconds, 0)) * time.Second
+	if ready == nil || ready.Status != metav1.ConditionTrue || min == 0 {
+		return ctrl.Result{}
+	}
+	if wait := ready.LastTransitionTime.Add(min).Sub(now); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}
+	}
+	return ctrl.Result{}
+}
+
+// lowestRequeue keeps the sooner of two requeue requests.
+func lowestRequeue(a, b ctrl.Result) ctrl.Result {
+	switch {
+	case a.RequeueAfter == 0:
+		return b
+	case b.RequeueAfter == 0:
+		return a
+	case b.RequeueAfter < a.RequeueAfter:
+		return b
+	}
+	return a
+}
