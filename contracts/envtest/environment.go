@@ -56,9 +56,10 @@ type Environment struct {
 	// CRDs are the CRDs that were installed.
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 
-	testEnv  *crenvtest.Environment
-	stopOnce sync.Once
-	stopErr  error
+	testEnv    *crenvtest.Environment
+	stopOnce   sync.Once
+	stopErr    error
+	recordPath string
 }
 
 // DefaultScheme returns a scheme with client-go's types, apiextensions/v1 and the
@@ -110,6 +111,11 @@ func Start(opts Options) (*Environment, error) {
 		te.ControlPlane.KubectlPath = kubectl
 	}
 
+	if n, err := reapOrphans(); err != nil {
+		fail("looking for orphaned control planes: %v", err)
+	} else if n > 0 {
+		fail("killed %d kube-apiserver/etcd processes left behind by an earlier test binary that crashed", n)
+	}
 	env := &Environment{Scheme: scheme, testEnv: te}
 	cfg, err := te.Start()
 	if err != nil {
@@ -117,6 +123,9 @@ func Start(opts Options) (*Environment, error) {
 		// rejected CRD) fails: stop them here so nothing is orphaned.
 		stopErr := te.Stop()
 		return nil, errors.Join(fmt.Errorf("starting kube-apiserver and etcd: %w", err), stopErr)
+	}
+	if err := env.register(); err != nil {
+		fail("recording the control plane for orphan cleanup: %v", err)
 	}
 	env.Config = cfg
 	env.KubeConfig = te.KubeConfig
@@ -130,7 +139,10 @@ func Start(opts Options) (*Environment, error) {
 // Stop stops kube-apiserver and etcd. It is safe to call more than once and from
 // several goroutines (the watchdog and the normal teardown may race).
 func (e *Environment) Stop() error {
-	e.stopOnce.Do(func() { e.stopErr = e.testEnv.Stop() })
+	e.stopOnce.Do(func() {
+		e.stopErr = e.testEnv.Stop()
+		e.unregister()
+	})
 	return e.stopErr
 }
 

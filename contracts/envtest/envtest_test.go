@@ -1,8 +1,12 @@
 package envtest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -84,4 +88,54 @@ func TestWaitFor_FailsNamingWhatItWaitedFor(t *testing.T) {
 	tb := &recordingTB{}
 	WaitFor(tb, 200*time.Millisecond, "Machine m1 to be Running", func() (bool, error) { return false, nil })
 	require.Contains(t, tb.failed, "waiting for Machine m1 to be Running: not true after 200ms")
+}
+
+func TestStartTime_DistinguishesLiveAndMissingProcesses(t *testing.T) {
+	require.NotEmpty(t, startTime(os.Getpid()))
+	require.Empty(t, startTime(1<<30))
+}
+
+// A record whose owner is gone gets its processes killed and is removed; a record
+// of a live owner is left alone.
+func TestReapOrphans_KillsOnlyProcessesOfDeadOwners(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	marker := t.TempDir()
+	// A stand-in "etcd": a copy of sleep named etcd, inside the marker directory so
+	// the marker is on its command line.
+	sleep, err := exec.LookPath("sleep")
+	require.NoError(t, err)
+	fake := filepath.Join(marker, "etcd")
+	data, err := os.ReadFile(sleep)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(fake, data, 0o755))
+	orphan := exec.Command(fake, "300")
+	require.NoError(t, orphan.Start())
+	t.Cleanup(func() { _ = orphan.Process.Kill() })
+	exited := make(chan struct{})
+	go func() { _ = orphan.Wait(); close(exited) }()
+
+	require.NoError(t, os.MkdirAll(registryDir(), 0o755))
+	write := func(name string, rec record) string {
+		raw, _ := json.Marshal(rec)
+		p := filepath.Join(registryDir(), name)
+		require.NoError(t, os.WriteFile(p, raw, 0o644))
+		return p
+	}
+	live := write("live.json", record{Owner: os.Getpid(), OwnerStart: startTime(os.Getpid()), Markers: []string{marker}})
+	n, err := reapOrphans()
+	require.NoError(t, err)
+	require.Zero(t, n, "the owner is alive")
+	require.FileExists(t, live)
+
+	require.NoError(t, os.Remove(live))
+	dead := write("dead.json", record{Owner: 1 << 30, OwnerStart: "1", Markers: []string{marker}})
+	n, err = reapOrphans()
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.NoFileExists(t, dead)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the orphan was not killed")
+	}
 }
