@@ -93,3 +93,21 @@ func UnstructuredGet(u *unstructured.Unstructured, conditionType string) (*metav
 	}
 	return nil, nil
 }
+
+// MirrorOr copies condition sourceType of a provider object as condition
+// targetType, prefixing the message with the object's kind and name (providers
+// explain their own progress best). Without such a condition it returns fallback.
+func MirrorOr(obj *unstructured.Unstructured, sourceType, targetType string, fallback metav1.Condition) metav1.Condition {
+	if obj == nil {
+		return fallback
+	}
+	c, err := UnstructuredGet(obj, sourceType)
+	if err != nil || c == nil || c.Reason == "" {
+		return fallback
+	}
+	msg := c.Message
+	if msg != "" {
+		msg = obj.GetKind() + " " + obj.GetName() + ": " + msg
+	}
+	return metav1.Condition{Type: targetType, Status: c.Status, Reason: c.Reason, Message: msg}
+}

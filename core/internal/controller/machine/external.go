@@ -16,7 +16,6 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/contract"
 	"capstan.dev/contracts/external"
-	"capstan.dev/contracts/patch"
 )
 
 // externalRequeue is how often a Machine re-reads a referenced object that does
@@ -55,36 +54,11 @@ func (r *Reconciler) getExternal(ctx context.Context, ref clusterv1.ContractVers
 // reference (a MachineSet or a control plane) is dropped: from now on the object
 // lives and dies with the Machine.
 func (r *Reconciler) adopt(ctx context.Context, m *clusterv1.Machine, obj *unstructured.Unstructured) error {
-	helper, err := patch.NewHelper(obj, r.Client)
-	if err != nil {
-		return err
-	}
-	var refs []metav1.OwnerReference
-	for _, ref := range obj.GetOwnerReferences() {
-		switch {
-		case ref.UID == m.UID:
-			continue // re-added below as the controller
-		case isCreatorRef(ref):
-			continue
-		case ref.Controller != nil && *ref.Controller:
-			return fmt.Errorf("%s %s/%s is already controlled by %s %s: a Machine must own its own %s",
-				obj.GetKind(), obj.GetNamespace(), obj.GetName(), ref.Kind, ref.Name, obj.GetKind())
-		}
-		refs = append(refs, ref)
-	}
 	isController, blockDeletion := true, true
-	refs = append(refs, metav1.OwnerReference{
+	return external.Adopt(ctx, r.Client, obj, metav1.OwnerReference{
 		APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: m.Name, UID: m.UID,
 		Controller: &isController, BlockOwnerDeletion: &blockDeletion,
-	})
-	obj.SetOwnerReferences(refs)
-	labels := obj.GetLabels()
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[clusterv1.ClusterNameLabel] = m.Spec.ClusterName
-	obj.SetLabels(labels)
-	return helper.Patch(ctx, obj)
+	}, m.Spec.ClusterName, isCreatorRef)
 }
 
 // isCreatorRef recognises the owner references that creators of Machines put on

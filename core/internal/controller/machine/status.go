@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -47,9 +46,9 @@ func bootstrapCondition(s *scope) metav1.Condition {
 		return conditions.False(t, clusterv1.MachineBootstrapConfigDoesNotExistReason,
 			fmt.Sprintf("%s %s does not exist: create it, or fix spec.bootstrap.configRef", ref.Kind, ref.Name))
 	case ptr.Deref(m.Status.Initialization.BootstrapDataSecretCreated, false):
-		return mirrorOr(s.bootstrapConfig, t, conditions.True(t, clusterv1.MachineBootstrapConfigReadyReason, ""))
+		return conditions.MirrorOr(s.bootstrapConfig, clusterv1.ReadyCondition, t, conditions.True(t, clusterv1.MachineBootstrapConfigReadyReason, ""))
 	}
-	return mirrorOr(s.bootstrapConfig, t, conditions.False(t, clusterv1.MachineBootstrapConfigNotReadyReason,
+	return conditions.MirrorOr(s.bootstrapConfig, clusterv1.ReadyCondition, t, conditions.False(t, clusterv1.MachineBootstrapConfigNotReadyReason,
 		fmt.Sprintf("Waiting for %s %s to report status.initialization.dataSecretCreated", ref.Kind, ref.Name)))
 }
 
@@ -68,27 +67,10 @@ func infrastructureCondition(s *scope) metav1.Condition {
 		return conditions.False(t, clusterv1.MachineInfrastructureDoesNotExistReason,
 			fmt.Sprintf("%s %s does not exist: create it, or fix spec.infrastructureRef", ref.Kind, ref.Name))
 	case provisioned:
-		return mirrorOr(s.infraMachine, t, conditions.True(t, clusterv1.MachineInfrastructureReadyReason, ""))
+		return conditions.MirrorOr(s.infraMachine, clusterv1.ReadyCondition, t, conditions.True(t, clusterv1.MachineInfrastructureReadyReason, ""))
 	}
-	return mirrorOr(s.infraMachine, t, conditions.False(t, clusterv1.MachineInfrastructureNotReadyReason,
+	return conditions.MirrorOr(s.infraMachine, clusterv1.ReadyCondition, t, conditions.False(t, clusterv1.MachineInfrastructureNotReadyReason,
 		fmt.Sprintf("Waiting for %s %s to report status.initialization.provisioned", ref.Kind, ref.Name)))
-}
-
-// mirrorOr copies the provider object's Ready condition (providers explain their
-// own progress best), keeping our condition type; without one it uses fallback.
-func mirrorOr(obj *unstructured.Unstructured, t string, fallback metav1.Condition) metav1.Condition {
-	if obj == nil {
-		return fallback
-	}
-	c, err := conditions.UnstructuredGet(obj, clusterv1.ReadyCondition)
-	if err != nil || c == nil || c.Reason == "" {
-		return fallback
-	}
-	msg := c.Message
-	if msg != "" {
-		msg = obj.GetKind() + " " + obj.GetName() + ": " + msg
-	}
-	return metav1.Condition{Type: t, Status: c.Status, Reason: c.Reason, Message: msg}
 }
 
 func nodeConditions(s *scope) (ready, healthy metav1.Condition) {

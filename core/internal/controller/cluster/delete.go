@@ -1,0 +1,95 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/contract"
+	"capstan.dev/contracts/external"
+)
+
+// deleteRequeue is how often a deleting Cluster re-checks what is left, on top of
+// the watches on its descendants.
+const deleteRequeue = 5 * time.Second
+
+// reconcileDelete deletes the Cluster top-down: Machine groups and worker
+// Machines, then the control plane, then the infrastructure cluster, then the
+// finalizer. Each wait names what is left in the Deleting condition.
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
+	c := s.cluster
+	log := ctrl.LoggerFrom(ctx)
+	withCP := c.Spec.ControlPlaneRef.IsDefined()
+
+	d, err := listDescendants(ctx, r.Client, c)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	s.descendants, s.listedDescendants = d, true
+	if left := d.remaining(withCP); left != "" {
+		for _, obj := range d.toDelete(withCP) {
+			if !obj.GetDeletionTimestamp().IsZero() {
+				continue
+			}
+			log.Info("Deleting descendant", "kind", fmt.Sprintf("%T", obj), "name", obj.GetName())
+			if err := r.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+				return ctrl.Result{}, fmt.Errorf("deleting %s: %w", obj.GetName(), err)
+			}
+		}
+		s.deleting = deletingStatus{clusterv1.ClusterDeletingWaitingForWorkersDeletionReason, "Waiting for " + left + " to be deleted"}
+		return ctrl.Result{RequeueAfter: deleteRequeue}, nil
+	}
+
+	for _, step := range []struct {
+		ref    clusterv1.ContractVersionedObjectReference
+		reason string
+	}{
+		{c.Spec.ControlPlaneRef, clusterv1.ClusterDeletingWaitingForControlPlaneDeletionReason},
+		{c.Spec.InfrastructureRef, clusterv1.ClusterDeletingWaitingForInfrastructureDeletionReason},
+	} {
+		if !step.ref.IsDefined() {
+			continue
+		}
+		gone, err := r.deleteExternal(ctx, c, step.ref)
+		if err != nil {
+			s.deleting = deletingStatus{clusterv1.ClusterDeletingInternalErrorReason,
+				fmt.Sprintf("Cannot delete %s: %v", objectName(step.ref), err)}
+			return ctrl.Result{}, err
+		}
+		if !gone {
+			s.deleting = deletingStatus{step.reason, fmt.Sprintf("Waiting for %s to be deleted", objectName(step.ref))}
+			return ctrl.Result{RequeueAfter: deleteRequeue}, nil
+		}
+	}
+	s.deleting = deletingStatus{clusterv1.ClusterDeletingDeletionCompletedReason, "Deletion completed"}
+	log.Info("Removing finalizer: deletion completed")
+	controllerutil.RemoveFinalizer(c, clusterv1.ClusterFinalizer)
+	return ctrl.Result{}, nil
+}
+
+// deleteExternal deletes a referenced object and reports whether it is gone. A
+// kind whose CRD is not installed has no object left.
+func (r *Reconciler) deleteExternal(ctx context.Context, c *clusterv1.Cluster, ref clusterv1.ContractVersionedObjectReference) (bool, error) {
+	obj, _, err := external.Get(ctx, r.Client, ref, c.Namespace)
+	switch {
+	case apierrors.IsNotFound(err), isMissingCRD(err):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	if obj.GetDeletionTimestamp().IsZero() {
+		ctrl.LoggerFrom(ctx).Info("Deleting "+ref.Kind, ref.Kind, ref.Name)
+		if err := r.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+			return false, fmt.Errorf("deleting %s: %w", objectName(ref), err)
+		}
+	}
+	return false, nil
+}
+
+func isMissingCRD(err error) bool { return errors.Is(err, contract.ErrCRDNotFound) }
