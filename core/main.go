@@ -38,7 +38,10 @@ func main() {
 		os.Exit(1)
 	}
 
-	// Controllers are registered here as the provider grows (see docs/status.md).
+	if err := setupControllers(ctx, mgr, opts); err != nil {
+		log.Error(err, "Unable to set up controllers")
+		os.Exit(1)
+	}
 
 	log.Info("Starting manager", "leaderElectionID", opts.LeaderElectionID, "namespace", opts.LeaderElectionNS)
 	if err := mgr.Start(ctx); err != nil {

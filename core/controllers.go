@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	"capstan.dev/contracts/manager"
+	"capstan.dev/contracts/remote"
+	"capstan.dev/core/internal/controller/cluster"
+	"capstan.dev/core/internal/controller/machine"
+)
+
+// setupControllers registers the ClusterCache and every core controller.
+func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Options) error {
+	cc, err := remote.SetupWithManager(mgr, remote.Options{
+		SecretReader:     mgr.GetAPIReader(),
+		WatchFilterValue: opts.WatchFilterValue,
+	})
+	if err != nil {
+		return fmt.Errorf("setting up the ClusterCache: %w", err)
+	}
+	workers := func(stem string) controller.Options {
+		return controller.Options{MaxConcurrentReconciles: opts.Concurrency(stem)}
+	}
+	if err := (&cluster.Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Health: cc, WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("cluster")); err != nil {
+		return err
+	}
+	if err := (&machine.Reconciler{
+		Client: mgr.GetClient(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("machine")); err != nil {
+		return err
+	}
+	return nil
+}
