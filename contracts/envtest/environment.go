@@ -38,6 +38,9 @@ type Options struct {
 	// AttachControlPlaneOutput copies kube-apiserver and etcd output to the test's
 	// stdout/stderr (also enabled by KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT=true).
 	AttachControlPlaneOutput bool
+	// APIServerFlags are extra kube-apiserver flags, e.g. an audit log to count
+	// every write in a test ("audit-log-path": path).
+	APIServerFlags map[string]string
 	// Logger becomes controller-runtime's logger in Run; defaults to a development
 	// zap logger on stderr, so controllers under test log where `go test -v` shows it.
 	Logger *logr.Logger
@@ -105,7 +108,11 @@ func Start(opts Options) (*Environment, error) {
 		ControlPlaneStartTimeout: 60 * time.Second,
 		ControlPlaneStopTimeout:  30 * time.Second,
 	}
-	te.ControlPlane.GetAPIServer().Path = paths["kube-apiserver"]
+	apiServer := te.ControlPlane.GetAPIServer()
+	apiServer.Path = paths["kube-apiserver"]
+	for k, v := range opts.APIServerFlags {
+		apiServer.Configure().Set(k, v)
+	}
 	te.ControlPlane.Etcd = &crenvtest.Etcd{Path: paths["etcd"]}
 	if kubectl, err := k8sbin.Path("kubectl"); err == nil {
 		te.ControlPlane.KubectlPath = kubectl

@@ -15,7 +15,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
-// New builds a controller-runtime manager from validated Options. The default client
+// New builds a controller-runtime manager from validated Options. Informers stream
+// their initial lists (client-go's WatchListClient gate, on by default since 0.35). The default client
 // reads Secrets and ConfigMaps live instead of caching them: a management cluster
 // holds many of both, and caching their data costs memory the managers never need
 // (upstream Cluster API learnt this in #3887/#3986). Unstructured reads are cached so

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/require"
+	clientfeatures "k8s.io/client-go/features"
 )
 
 func parse(t *testing.T, args ...string) (*Options, error) {
@@ -52,4 +53,11 @@ func TestOptions_ValidateNamesTheBadFlag(t *testing.T) {
 func TestOptions_LeaderElectionOffNeedsNoNamespace(t *testing.T) {
 	_, err := parse(t, "--leader-elect=false", "--leader-election-namespace=")
 	require.NoError(t, err)
+}
+
+// Informers stream their initial list (WatchList) instead of paging a LIST when
+// client-go's WatchListClient gate is on; it is on by default from client-go 0.35,
+// and nothing in the managers may turn it off.
+func TestWatchListStreamingIsEnabled(t *testing.T) {
+	require.True(t, clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient))
 }
