@@ -22,11 +22,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/testing/crds"
 )
 
 var env *envtest.Environment
 
-func TestMain(m *testing.M) { os.Exit(envtest.Run(m, envtest.Options{}, &env)) }
+func TestMain(m *testing.M) { os.Exit(envtest.Run(m, envtest.Options{CRDs: crds.All()}, &env)) }
 
 // provider is what a user knows about a manager: where its main package is, which
 // namespace holds its Lease and what the Lease is called.
@@ -44,6 +45,7 @@ var providers = []provider{
 type managerProcess struct {
 	cmd        *exec.Cmd
 	healthAddr string
+	logPath    string
 	done       chan error
 }
 
@@ -89,6 +91,7 @@ func startManager(t *testing.T, bin, kubeconfig string) *managerProcess {
 		"--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s",
 	)
 	logPath := filepath.Join(t.TempDir(), filepath.Base(bin)+".log")
+	mp.logPath = logPath
 	logFile, err := os.Create(logPath)
 	require.NoError(t, err)
 	mp.cmd.Stdout, mp.cmd.Stderr = logFile, logFile
