@@ -11,6 +11,8 @@ import (
 	"capstan.dev/contracts/remote"
 	"capstan.dev/core/internal/controller/cluster"
 	"capstan.dev/core/internal/controller/machine"
+	"capstan.dev/core/internal/controller/machinedeployment"
+	"capstan.dev/core/internal/controller/machineset"
 )
 
 // setupControllers registers the ClusterCache and every core controller.
@@ -33,6 +35,16 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	if err := (&machine.Reconciler{
 		Client: mgr.GetClient(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
 	}).SetupWithManager(ctx, mgr, workers("machine")); err != nil {
+		return err
+	}
+	if err := (&machineset.Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("machineset")); err != nil {
+		return err
+	}
+	if err := (&machinedeployment.Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("machinedeployment")); err != nil {
 		return err
 	}
 	return nil

@@ -30,7 +30,8 @@ func NewHelper(obj client.Object, c client.Client) (*Helper, error) {
 // Patch writes the changes between the snapshot and obj. Metadata and spec go in a
 // merge patch guarded by the resourceVersion (lists such as finalizers and
 // ownerReferences are replaced whole by a merge patch, so a concurrent writer must
-// cause a conflict, not be overwritten); status goes to the status subresource. On
+// cause a conflict, not be overwritten); status goes to the status subresource,
+// guarded the same way. On
 // return obj holds what the server stored, with the desired status.
 func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	before, err := toMap(h.before)
@@ -69,7 +70,10 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 		} else {
 			base = h.before.DeepCopyObject().(client.Object)
 		}
-		if err := h.c.Status().Patch(ctx, obj, client.MergeFrom(base)); err != nil {
+		// Guarded too: another controller may own some of the conditions (the
+		// MachineSet's UpToDate on a Machine, say), and a merge patch replaces the
+		// whole list. A conflict makes the reconcile re-read and recompute instead.
+		if err := h.c.Status().Patch(ctx, obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 			return fmt.Errorf("patching status of %s: %w", describe(obj), err)
 		}
 	}

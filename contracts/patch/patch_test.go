@@ -127,3 +127,23 @@ func TestPatch_UnstructuredObjectsKeepTheirResourceVersion(t *testing.T) {
 	require.NotEmpty(t, u.GetResourceVersion())
 	require.NoError(t, h.Patch(ctx, u), "a second patch of the same helper works too")
 }
+
+func TestPatch_StatusConflictsInsteadOfDroppingAnotherControllersCondition(t *testing.T) {
+	ctx := context.Background()
+	cluster := newCluster(t)
+	h, err := patch.NewHelper(cluster, env.Client)
+	require.NoError(t, err)
+
+	// Another controller sets its own condition after our read.
+	other := &clusterv1.Cluster{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), other))
+	conditions.Set(other, conditions.True("TheirCondition", "Theirs", ""))
+	require.NoError(t, env.Client.Status().Update(ctx, other))
+
+	conditions.Set(cluster, conditions.True("OurCondition", "Ours", ""))
+	err = h.Patch(ctx, cluster)
+	require.True(t, apierrors.IsConflict(err), "got %v", err)
+	got := &clusterv1.Cluster{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), got))
+	require.NotNil(t, conditions.Get(got, "TheirCondition"), "their condition is not lost")
+}

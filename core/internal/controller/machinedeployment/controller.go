@@ -1,0 +1,150 @@
+package machinedeployment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/patch"
+	"capstan.dev/contracts/predicates"
+)
+
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedeployments,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedeployments/status,verbs=patch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedeployments/finalizers,verbs=update
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinesets,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;clusters,verbs=get;list;watch
+
+// Reconciler reconciles MachineDeployments.
+type Reconciler struct {
+	// Client is the manager's (cached) client.
+	Client client.Client
+	// APIReader reads from the API server directly: before creating a MachineSet the cache has
+	// not shown, and before removing the finalizer. SetupWithManager fills it from the manager
+	// when nil.
+	APIReader client.Reader
+	// WatchFilterValue limits reconciliation to objects labelled with it (--watch-filter).
+	WatchFilterValue string
+}
+
+// SetupWithManager registers the controller and its watches: MachineDeployments, their
+// MachineSets (and orphan MachineSets they could adopt), the Machines of those MachineSets (their
+// availability paces a rolling update) and Clusters (pause, deletion).
+func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
+	if r.Client == nil {
+		return errors.New("machinedeployment reconciler needs a Client")
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
+	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
+	err := ctrl.NewControllerManagedBy(mgr).
+		For(&clusterv1.MachineDeployment{}, builder.WithPredicates(filter)).
+		Named("machinedeployment").
+		WithOptions(opts).
+		Watches(&clusterv1.MachineSet{}, handler.EnqueueRequestsFromMapFunc(r.machineSetToMachineDeployments)).
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.machineToMachineDeployment)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachineDeployments),
+			builder.WithPredicates(predicates.ClusterUpdateTriggersChildren(), filter)).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("creating the machinedeployment controller: %w", err)
+	}
+	return nil
+}
+
+// scope holds what one reconcile read and decided, for the status computation.
+type scope struct {
+	md      *clusterv1.MachineDeployment
+	cluster *clusterv1.Cluster
+	now     time.Time
+
+	selector labels.Selector
+	// machineSets are the MachineSets md controls (after adoption and release), oldest revision
+	// first; newMS is the one matching the current template (nil until created) and oldMSs the
+	// others, in the same order.
+	machineSets []*clusterv1.MachineSet
+	newMS       *clusterv1.MachineSet
+	oldMSs      []*clusterv1.MachineSet
+	// machines are the Machines of each MachineSet, by MachineSet UID.
+	machines map[types.UID][]*clusterv1.Machine
+	read     bool
+
+	// rolloutBlocked says why the rollout cannot progress, for the RollingOut message.
+	rolloutBlocked string
+}
+
+// Reconcile is the controller's entry point.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	md := &clusterv1.MachineDeployment{}
+	if err := r.Client.Get(ctx, req.NamespacedName, md); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("reading MachineDeployment %s: %w", req.NamespacedName, err)
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(md.Namespace, md.Spec.ClusterName))
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	cluster, err := r.getCluster(ctx, md)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	helper, err := patch.NewHelper(md, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if predicates.SetPausedCondition(md, cluster) {
+		log.V(4).Info("Reconciliation is paused")
+		return ctrl.Result{}, helper.Patch(ctx, md)
+	}
+	if md.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(md, clusterv1.MachineDeploymentFinalizer) {
+		// Written on its own and first, so that no MachineSet exists before the
+		// MachineDeployment can clean it up; the update event brings the next reconcile.
+		controllerutil.AddFinalizer(md, clusterv1.MachineDeploymentFinalizer)
+		return ctrl.Result{}, helper.Patch(ctx, md)
+	}
+
+	s := &scope{md: md, cluster: cluster, now: time.Now()}
+	defer func() {
+		setStatus(s, retErr == nil)
+		if err := helper.Patch(ctx, md); err != nil && !(apierrors.IsNotFound(err) && !md.DeletionTimestamp.IsZero()) {
+			retErr = errors.Join(retErr, err) // a deleted MachineDeployment whose finalizer just went has nothing left to patch
+		}
+	}()
+
+	if !md.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, s)
+	}
+	if cluster == nil {
+		log.Info("Waiting for the Cluster to exist")
+		return ctrl.Result{}, nil // the Cluster watch brings us back
+	}
+	return r.reconcileNormal(ctx, s)
+}
+
+// getCluster returns the MachineDeployment's Cluster, or nil when it does not exist.
+func (r *Reconciler) getCluster(ctx context.Context, md *clusterv1.MachineDeployment) (*clusterv1.Cluster, error) {
+	cluster := &clusterv1.Cluster{}
+	key := client.ObjectKey{Namespace: md.Namespace, Name: md.Spec.ClusterName}
+	if err := r.Client.Get(ctx, key, cluster); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading Cluster %s: %w", key, err)
+	}
+	return cluster, nil
+}

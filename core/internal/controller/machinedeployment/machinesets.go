@@ -1,0 +1,295 @@
+package machinedeployment
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/core/internal/controller/machineset"
+)
+
+// selectorFor returns the MachineDeployment's selector. An empty selector would match every
+// MachineSet of the namespace; it is read as "the MachineSets this MachineDeployment created"
+// (the deployment-name label) instead.
+func selectorFor(md *clusterv1.MachineDeployment) (labels.Selector, error) {
+	if len(md.Spec.Selector.MatchLabels) == 0 && len(md.Spec.Selector.MatchExpressions) == 0 {
+		return labels.SelectorFromSet(labels.Set{clusterv1.MachineDeploymentNameLabel: machineset.LabelValue(md.Name)}), nil
+	}
+	sel, err := metav1.LabelSelectorAsSelector(&md.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("spec.selector of MachineDeployment %s/%s: %w", md.Namespace, md.Name, err)
+	}
+	return sel, nil
+}
+
+// revision is the revision annotation of obj, 0 when absent or malformed.
+func revision(obj metav1.Object) int64 {
+	v, err := strconv.ParseInt(obj.GetAnnotations()[clusterv1.RevisionAnnotation], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// getAndAdoptMachineSets lists the MachineSets of the MachineDeployment's Cluster, adopts the
+// orphans its selector matches, releases the owned ones it no longer matches, and returns the
+// ones it controls, oldest revision first (then oldest, then by name).
+func (r *Reconciler) getAndAdoptMachineSets(ctx context.Context, s *scope) ([]*clusterv1.MachineSet, error) {
+	log := ctrl.LoggerFrom(ctx)
+	md := s.md
+	list := &clusterv1.MachineSetList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(md.Namespace),
+		client.MatchingLabels{clusterv1.ClusterNameLabel: md.Spec.ClusterName}); err != nil {
+		return nil, fmt.Errorf("listing MachineSets of Cluster %s/%s: %w", md.Namespace, md.Spec.ClusterName, err)
+	}
+	var owned []*clusterv1.MachineSet
+	for i := range list.Items {
+		ms := &list.Items[i]
+		matches := s.selector.Matches(labels.Set(ms.Labels))
+		ref := metav1.GetControllerOf(ms)
+		switch {
+		case ref != nil && ref.UID == md.UID:
+			if matches || !ms.DeletionTimestamp.IsZero() {
+				owned = append(owned, ms)
+				continue
+			}
+			log.Info("Releasing MachineSet that no longer matches spec.selector", "MachineSet", klog.KObj(ms))
+			if err := r.setOwner(ctx, md, ms, false); err != nil {
+				return nil, err
+			}
+		case ref == nil && matches && ms.DeletionTimestamp.IsZero() && ms.Spec.ClusterName == md.Spec.ClusterName:
+			log.Info("Adopting MachineSet that matches spec.selector", "MachineSet", klog.KObj(ms))
+			if err := r.setOwner(ctx, md, ms, true); err != nil {
+				return nil, err
+			}
+			owned = append(owned, ms)
+		}
+	}
+	sortByRevision(owned)
+	return owned, nil
+}
+
+func sortByRevision(sets []*clusterv1.MachineSet) {
+	sort.SliceStable(sets, func(i, j int) bool {
+		a, b := sets[i], sets[j]
+		if ra, rb := revision(a), revision(b); ra != rb {
+			return ra < rb
+		}
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return a.Name < b.Name
+	})
+}
+
+// setOwner adopts (adopt=true) or releases ms, with an optimistic lock so that two
+// MachineDeployments racing for one orphan cannot both win.
+func (r *Reconciler) setOwner(ctx context.Context, md *clusterv1.MachineDeployment, ms *clusterv1.MachineSet, adopt bool) error {
+	base := ms.DeepCopy()
+	refs := ms.OwnerReferences[:0:0]
+	for _, ref := range ms.OwnerReferences {
+		if ref.UID != md.UID {
+			refs = append(refs, ref)
+		}
+	}
+	if adopt {
+		refs = append(refs, controllerRef(md))
+	}
+	ms.OwnerReferences = refs
+	if err := r.Client.Patch(ctx, ms, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("updating the owner of MachineSet %s: %w", ms.Name, err)
+	}
+	return nil
+}
+
+func controllerRef(md *clusterv1.MachineDeployment) metav1.OwnerReference {
+	return metav1.OwnerReference{
+		APIVersion:         clusterv1.GroupVersion.String(),
+		Kind:               "MachineDeployment",
+		Name:               md.Name,
+		UID:                md.UID,
+		Controller:         ptr.To(true),
+		BlockOwnerDeletion: ptr.To(true),
+	}
+}
+
+// listMachines returns the Machines of the given MachineSets from the cache, by MachineSet UID,
+// each list sorted by name.
+func (r *Reconciler) listMachines(ctx context.Context, md *clusterv1.MachineDeployment, sets []*clusterv1.MachineSet) (map[types.UID][]*clusterv1.Machine, error) {
+	list := &clusterv1.MachineList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(md.Namespace),
+		client.MatchingLabels{clusterv1.ClusterNameLabel: md.Spec.ClusterName}); err != nil {
+		return nil, fmt.Errorf("listing Machines of Cluster %s/%s: %w", md.Namespace, md.Spec.ClusterName, err)
+	}
+	out := make(map[types.UID][]*clusterv1.Machine, len(sets))
+	for _, ms := range sets {
+		out[ms.UID] = nil
+	}
+	for i := range list.Items {
+		m := &list.Items[i]
+		ref := metav1.GetControllerOf(m)
+		if ref == nil {
+			continue
+		}
+		if _, ok := out[ref.UID]; ok {
+			out[ref.UID] = append(out[ref.UID], m)
+		}
+	}
+	for uid := range out {
+		sort.Slice(out[uid], func(i, j int) bool { return out[uid][i].Name < out[uid][j].Name })
+	}
+	return out, nil
+}
+
+// rolloutAfter returns spec.rollout.after when it has passed, nil otherwise.
+func rolloutAfter(md *clusterv1.MachineDeployment, now time.Time) *time.Time {
+	after := md.Spec.Rollout.After
+	if after.IsZero() || after.After(now) {
+		return nil
+	}
+	t := after.Time
+	return &t
+}
+
+// isCurrent reports whether ms has the MachineDeployment's current template: same rollout
+// fields and, once spec.rollout.after has passed, created for or after it. A MachineSet named
+// for that rollout.after counts as created for it even if the API server's clock stamped it a
+// little earlier than this controller's clock.
+func isCurrent(md *clusterv1.MachineDeployment, ms *clusterv1.MachineSet, templateHash string, now time.Time) bool {
+	if TemplateHash(&ms.Spec.Template) != templateHash {
+		return false
+	}
+	after := rolloutAfter(md, now)
+	if after == nil || !ms.CreationTimestamp.Time.Before(*after) {
+		return true
+	}
+	return ms.Name == machineSetName(md, machineSetSuffix(templateHash, after))
+}
+
+// machineSetName is the name of a MachineDeployment's MachineSet with the given suffix.
+func machineSetName(md *clusterv1.MachineDeployment, suffix string) string {
+	const maxName = 253
+	prefix := md.Name
+	if len(prefix)+1+len(suffix) > maxName {
+		prefix = prefix[:maxName-1-len(suffix)]
+	}
+	return prefix + "-" + suffix
+}
+
+// hashLabelValue is the machine-template-hash of an existing MachineSet.
+func hashLabelValue(ms *clusterv1.MachineSet) string {
+	if v, ok := ms.Spec.Selector.MatchLabels[clusterv1.MachineDeploymentUniqueLabel]; ok {
+		return v
+	}
+	return ms.Labels[clusterv1.MachineDeploymentUniqueLabel]
+}
+
+// newMachineSet builds the MachineSet for the MachineDeployment's current template.
+func newMachineSet(md *clusterv1.MachineDeployment, suffix string, replicas int32) *clusterv1.MachineSet {
+	sel := md.Spec.Selector.DeepCopy()
+	if sel.MatchLabels == nil {
+		sel.MatchLabels = map[string]string{}
+	}
+	if len(md.Spec.Selector.MatchLabels) == 0 && len(md.Spec.Selector.MatchExpressions) == 0 {
+		sel.MatchLabels[clusterv1.MachineDeploymentNameLabel] = machineset.LabelValue(md.Name)
+	}
+	sel.MatchLabels[clusterv1.MachineDeploymentUniqueLabel] = suffix
+	ms := &clusterv1.MachineSet{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            machineSetName(md, suffix),
+			Namespace:       md.Namespace,
+			OwnerReferences: []metav1.OwnerReference{controllerRef(md)},
+		},
+		Spec: clusterv1.MachineSetSpec{
+			ClusterName: md.Spec.ClusterName,
+			Replicas:    ptr.To(replicas),
+			Selector:    *sel,
+			Template:    *md.Spec.Template.DeepCopy(),
+		},
+	}
+	ms.Spec.Template.Spec.ClusterName = md.Spec.ClusterName
+	ms.Labels = map[string]string{clusterv1.MachineDeploymentUniqueLabel: suffix}
+	ms.Spec.Template.Labels = map[string]string{clusterv1.MachineDeploymentUniqueLabel: suffix}
+	syncInPlace(md, ms)
+	return ms
+}
+
+// syncInPlace copies the fields a MachineDeployment changes in place onto its current
+// MachineSet: the template's labels and annotations (plus the deployment-name and cluster-name
+// labels, keeping the MachineSet's machine-template-hash), minReadySeconds, readinessGates and
+// deletion timeouts. The MachineSet then propagates them to its Machines.
+func syncInPlace(md *clusterv1.MachineDeployment, ms *clusterv1.MachineSet) {
+	hash := hashLabelValue(ms)
+	labels := map[string]string{}
+	for k, v := range md.Spec.Template.Labels {
+		labels[k] = v
+	}
+	labels[clusterv1.MachineDeploymentNameLabel] = machineset.LabelValue(md.Name)
+	if hash != "" {
+		labels[clusterv1.MachineDeploymentUniqueLabel] = hash
+	}
+	ms.Spec.Template.Labels = labels
+
+	msLabels := map[string]string{}
+	for k, v := range ms.Labels {
+		msLabels[k] = v
+	}
+	for k, v := range labels {
+		msLabels[k] = v
+	}
+	msLabels[clusterv1.ClusterNameLabel] = md.Spec.ClusterName
+	ms.Labels = msLabels
+
+	ms.Spec.Template.Annotations = nil
+	if len(md.Spec.Template.Annotations) > 0 {
+		ms.Spec.Template.Annotations = map[string]string{}
+		for k, v := range md.Spec.Template.Annotations {
+			ms.Spec.Template.Annotations[k] = v
+		}
+	}
+	ms.Spec.Template.Spec.MinReadySeconds = md.Spec.Template.Spec.MinReadySeconds
+	ms.Spec.Template.Spec.ReadinessGates = md.Spec.Template.Spec.ReadinessGates
+	ms.Spec.Template.Spec.Deletion = md.Spec.Template.Spec.Deletion
+}
+
+// createMachineSet creates ms. A MachineSet of that name may already exist when the cache has not
+// shown an earlier creation yet: if this MachineDeployment controls it, it is the one to use.
+func (r *Reconciler) createMachineSet(ctx context.Context, s *scope, ms *clusterv1.MachineSet) (*clusterv1.MachineSet, error) {
+	log := ctrl.LoggerFrom(ctx).WithValues("MachineSet", klog.KObj(ms))
+	log.Info("Creating MachineSet", "revision", ms.Annotations[clusterv1.RevisionAnnotation], "replicas", ptr.Deref(ms.Spec.Replicas, 0))
+	err := r.Client.Create(ctx, ms)
+	if err == nil {
+		return ms, nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("creating MachineSet %s: %w", ms.Name, err)
+	}
+	existing := &clusterv1.MachineSet{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(ms), existing); err != nil {
+		return nil, fmt.Errorf("reading MachineSet %s: %w", ms.Name, err)
+	}
+	ref := metav1.GetControllerOf(existing)
+	switch {
+	case ref == nil || ref.UID != s.md.UID:
+		return nil, fmt.Errorf("MachineSet %s/%s already exists and is not controlled by this MachineDeployment: delete or rename it",
+			ms.Namespace, ms.Name)
+	case !existing.DeletionTimestamp.IsZero():
+		s.rolloutBlocked = fmt.Sprintf("waiting for MachineSet %s/%s, which has the current template's name, to finish deleting", ms.Namespace, ms.Name)
+		log.Info("Waiting for the MachineSet of the same name to be deleted before creating it again")
+		return nil, nil
+	}
+	log.V(4).Info("MachineSet already exists; the cache had not shown it yet")
+	return existing, nil
+}

@@ -1,0 +1,176 @@
+package machineset
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+)
+
+// AutoscalerMinSizeAnnotation is the cluster-autoscaler's minimum node group size. When
+// spec.replicas is unset, a MachineSet wants this many Machines (1 without the annotation).
+const AutoscalerMinSizeAnnotation = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"
+
+// DesiredReplicas is the number of Machines a MachineSet wants: spec.replicas, or, when unset,
+// the autoscaler's minimum size, or 1.
+func DesiredReplicas(replicas *int32, annotations map[string]string) int32 {
+	if replicas != nil {
+		return *replicas
+	}
+	if v, err := strconv.ParseInt(annotations[AutoscalerMinSizeAnnotation], 10, 32); err == nil && v >= 0 {
+		return int32(v)
+	}
+	return 1
+}
+
+// selectorFor returns the MachineSet's selector. An empty selector would match every Machine of
+// the namespace; it is read as "the Machines this MachineSet created" (the set-name label) instead,
+// which is what upstream's defaulting webhook writes into such a selector.
+func selectorFor(ms *clusterv1.MachineSet) (labels.Selector, error) {
+	if len(ms.Spec.Selector.MatchLabels) == 0 && len(ms.Spec.Selector.MatchExpressions) == 0 {
+		return labels.SelectorFromSet(labels.Set{clusterv1.MachineSetNameLabel: LabelValue(ms.Name)}), nil
+	}
+	sel, err := metav1.LabelSelectorAsSelector(&ms.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("spec.selector of MachineSet %s/%s: %w", ms.Namespace, ms.Name, err)
+	}
+	return sel, nil
+}
+
+// getAndAdoptMachines lists the Machines of the MachineSet's Cluster through reader, adopts the
+// orphans its selector matches, releases the owned Machines it no longer matches, and returns the
+// Machines it owns, sorted by name.
+//
+// Adoption and release patch ownerReferences with an optimistic lock, so two MachineSets racing
+// for one orphan cannot both win: the loser gets a conflict and retries.
+func (r *Reconciler) getAndAdoptMachines(ctx context.Context, s *scope, reader client.Reader) ([]*clusterv1.Machine, error) {
+	log := ctrl.LoggerFrom(ctx)
+	ms := s.ms
+	list := &clusterv1.MachineList{}
+	if err := reader.List(ctx, list, client.InNamespace(ms.Namespace),
+		client.MatchingLabels{clusterv1.ClusterNameLabel: ms.Spec.ClusterName}); err != nil {
+		return nil, fmt.Errorf("listing Machines of Cluster %s/%s: %w", ms.Namespace, ms.Spec.ClusterName, err)
+	}
+	var owned []*clusterv1.Machine
+	for i := range list.Items {
+		m := &list.Items[i]
+		matches := s.selector.Matches(labels.Set(m.Labels))
+		ref := metav1.GetControllerOf(m)
+		switch {
+		case ref != nil && ref.UID == ms.UID:
+			// A deleting Machine is kept even if relabelled: it still counts until it is gone.
+			if matches || !m.DeletionTimestamp.IsZero() {
+				owned = append(owned, m)
+				continue
+			}
+			log.Info("Releasing Machine that no longer matches spec.selector", "Machine", klog.KObj(m))
+			if err := r.release(ctx, ms, m); err != nil {
+				return nil, err
+			}
+		case ref == nil && matches && m.DeletionTimestamp.IsZero() && m.Spec.ClusterName == ms.Spec.ClusterName:
+			log.Info("Adopting Machine that matches spec.selector", "Machine", klog.KObj(m))
+			if err := r.adopt(ctx, ms, m); err != nil {
+				return nil, err
+			}
+			owned = append(owned, m)
+		}
+	}
+	sort.Slice(owned, func(i, j int) bool { return owned[i].Name < owned[j].Name })
+	return owned, nil
+}
+
+func (r *Reconciler) adopt(ctx context.Context, ms *clusterv1.MachineSet, m *clusterv1.Machine) error {
+	base := m.DeepCopy()
+	m.OwnerReferences = append(m.OwnerReferences, controllerRef(ms))
+	if err := r.Client.Patch(ctx, m, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("adopting Machine %s: %w", m.Name, err)
+	}
+	return nil
+}
+
+func (r *Reconciler) release(ctx context.Context, ms *clusterv1.MachineSet, m *clusterv1.Machine) error {
+	base := m.DeepCopy()
+	refs := m.OwnerReferences[:0:0]
+	for _, ref := range m.OwnerReferences {
+		if ref.UID != ms.UID {
+			refs = append(refs, ref)
+		}
+	}
+	m.OwnerReferences = refs
+	if err := r.Client.Patch(ctx, m, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("releasing Machine %s: %w", m.Name, err)
+	}
+	return nil
+}
+
+// controllerRef is the ownerReference that makes ms the controller of a Machine.
+func controllerRef(ms *clusterv1.MachineSet) metav1.OwnerReference {
+	return metav1.OwnerReference{
+		APIVersion:         clusterv1.GroupVersion.String(),
+		Kind:               "MachineSet",
+		Name:               ms.Name,
+		UID:                ms.UID,
+		Controller:         ptr.To(true),
+		BlockOwnerDeletion: ptr.To(true),
+	}
+}
+
+// ownerRef is a non-controller ownerReference to ms, for the provider objects cloned for a
+// Machine until the Machine controller takes them over: if the Machine is never created, the
+// garbage collector still removes them with the MachineSet.
+func ownerRef(ms *clusterv1.MachineSet) metav1.OwnerReference {
+	return metav1.OwnerReference{
+		APIVersion: clusterv1.GroupVersion.String(),
+		Kind:       "MachineSet",
+		Name:       ms.Name,
+		UID:        ms.UID,
+	}
+}
+
+// ownerDeployment returns the MachineDeployment that controls ms, or nil when there is none or it
+// cannot be found.
+func (r *Reconciler) ownerDeployment(ctx context.Context, ms *clusterv1.MachineSet) (*clusterv1.MachineDeployment, error) {
+	ref := metav1.GetControllerOf(ms)
+	if ref == nil || ref.Kind != "MachineDeployment" || !isClusterGroup(ref.APIVersion) {
+		return nil, nil
+	}
+	md := &clusterv1.MachineDeployment{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ms.Namespace, Name: ref.Name}, md); err != nil {
+		if client.IgnoreNotFound(err) == nil {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading MachineDeployment %s/%s: %w", ms.Namespace, ref.Name, err)
+	}
+	if md.UID != ref.UID {
+		return nil, nil
+	}
+	return md, nil
+}
+
+// deleting reports whether m is being deleted.
+func deleting(m *clusterv1.Machine) bool { return !m.DeletionTimestamp.IsZero() }
+
+// ownedMachines lists, through reader, the Machines ms controls, whatever their labels.
+func (r *Reconciler) ownedMachines(ctx context.Context, s *scope, reader client.Reader) ([]*clusterv1.Machine, error) {
+	list := &clusterv1.MachineList{}
+	if err := reader.List(ctx, list, client.InNamespace(s.ms.Namespace)); err != nil {
+		return nil, fmt.Errorf("listing Machines in namespace %s: %w", s.ms.Namespace, err)
+	}
+	var out []*clusterv1.Machine
+	for i := range list.Items {
+		if ref := metav1.GetControllerOf(&list.Items[i]); ref != nil && ref.UID == s.ms.UID {
+			out = append(out, &list.Items[i])
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}

@@ -1,0 +1,62 @@
+package machineset
+
+import (
+	"context"
+	"fmt"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+)
+
+// reconcileNormal brings the MachineSet's Machines in line with its spec.
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
+	steps := []func(context.Context, *scope) (ctrl.Result, error){
+		r.readMachines,
+		r.syncMachines,
+		r.remediateUnhealthyMachines,
+		r.syncReplicas,
+	}
+	var res ctrl.Result
+	for _, step := range steps {
+		stepRes, err := step(ctx, s)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if stepRes.RequeueAfter > 0 && (res.RequeueAfter == 0 || stepRes.RequeueAfter < res.RequeueAfter) {
+			res.RequeueAfter = stepRes.RequeueAfter
+		}
+	}
+	return res, nil
+}
+
+// readMachines resolves the selector and the owning MachineDeployment, and lists (adopting and
+// releasing) the MachineSet's Machines from the cache.
+func (r *Reconciler) readMachines(ctx context.Context, s *scope) (ctrl.Result, error) {
+	sel, err := selectorFor(s.ms)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	s.selector = sel
+	if s.deployment, err = r.ownerDeployment(ctx, s.ms); err != nil {
+		return ctrl.Result{}, err
+	}
+	machines, err := r.getAndAdoptMachines(ctx, s, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	s.machines, s.machinesRead = machines, true
+	return ctrl.Result{}, nil
+}
+
+// isCurrentRevision reports whether the MachineSet is its MachineDeployment's current revision:
+// only that MachineSet's Machines are up to date, and only it remediates.
+func isCurrentRevision(ms *clusterv1.MachineSet, md *clusterv1.MachineDeployment) bool {
+	rev := ms.Annotations[clusterv1.RevisionAnnotation]
+	return rev != "" && rev == md.Annotations[clusterv1.RevisionAnnotation]
+}
+
+// describeMS names a MachineSet in messages.
+func describeMS(ms *clusterv1.MachineSet) string {
+	return fmt.Sprintf("MachineSet %s/%s", ms.Namespace, ms.Name)
+}

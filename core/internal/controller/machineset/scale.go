@@ -1,0 +1,197 @@
+package machineset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/external"
+)
+
+// syncReplicas creates or deletes Machines until the MachineSet has spec.replicas of them.
+// Machines being deleted still count: a replacement is created once they are gone, so a
+// MachineSet never runs more Machines than asked for.
+//
+// The cache may not have observed this controller's latest creations and deletions yet (or,
+// after a restart, anything at all about them), so the decision to act is always taken on a live
+// list: a cache that lags can cost one extra API read, never a duplicate Machine.
+func (r *Reconciler) syncReplicas(ctx context.Context, s *scope) (ctrl.Result, error) {
+	desired := int(DesiredReplicas(s.ms.Spec.Replicas, s.ms.Annotations))
+	if len(s.machines) == desired {
+		return ctrl.Result{}, nil
+	}
+	machines, err := r.getAndAdoptMachines(ctx, s, r.APIReader)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	s.machines = machines
+	switch diff := len(machines) - desired; {
+	case diff < 0:
+		return ctrl.Result{}, r.scaleUp(ctx, s, -diff)
+	case diff > 0:
+		return ctrl.Result{}, r.scaleDown(ctx, s, diff)
+	}
+	return ctrl.Result{}, nil
+}
+
+func (r *Reconciler) scaleUp(ctx context.Context, s *scope, count int) error {
+	log := ctrl.LoggerFrom(ctx)
+	switch {
+	case s.ms.Annotations[clusterv1.DisableMachineCreateAnnotation] == "true":
+		s.scaleUpBlocked = fmt.Sprintf("Machine creation is disabled by the %s annotation", clusterv1.DisableMachineCreateAnnotation)
+		log.V(4).Info("Not creating Machines: " + s.scaleUpBlocked)
+		return nil
+	case !s.cluster.DeletionTimestamp.IsZero():
+		s.scaleUpBlocked = fmt.Sprintf("Cluster %s/%s is being deleted", s.cluster.Namespace, s.cluster.Name)
+		log.V(4).Info("Not creating Machines: " + s.scaleUpBlocked)
+		return nil
+	}
+	log.Info("Scaling up", "from", len(s.machines), "to", len(s.machines)+count)
+	for range count {
+		m, err := r.createMachine(ctx, s)
+		if err != nil {
+			s.scaleUpBlocked = "creating a Machine failed: " + err.Error()
+			return err
+		}
+		s.machines = append(s.machines, m)
+	}
+	slices.SortFunc(s.machines, func(a, b *clusterv1.Machine) int { return strings.Compare(a.Name, b.Name) })
+	return nil
+}
+
+func (r *Reconciler) scaleDown(ctx context.Context, s *scope, count int) error {
+	log := ctrl.LoggerFrom(ctx)
+	ordered := slices.Clone(s.machines)
+	if err := SortForDeletion(ordered, s.ms.Spec.Deletion.Order); err != nil {
+		return err
+	}
+	log.Info("Scaling down", "from", len(s.machines), "to", len(s.machines)-count)
+	var errs []error
+	for _, m := range ordered[:count] {
+		if deleting(m) {
+			continue
+		}
+		log.Info("Deleting Machine", "Machine", klog.KObj(m), "tier", machineDeletionTier(m).String())
+		if err := r.Client.Delete(ctx, m); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("deleting Machine %s: %w", m.Name, err))
+			continue
+		}
+		now := metav1.Now()
+		m.DeletionTimestamp = &now
+	}
+	return errors.Join(errs...)
+}
+
+// createMachine creates one Machine from the template: first the BootstrapConfig and
+// InfraMachine cloned from the template's <Kind>Templates, named like the Machine and owned (not
+// controlled) by the MachineSet, then the Machine referencing them. If a later step fails, the
+// clones made so far are deleted, so a failed attempt leaves nothing behind.
+func (r *Reconciler) createMachine(ctx context.Context, s *scope) (*clusterv1.Machine, error) {
+	log := ctrl.LoggerFrom(ctx)
+	ms := s.ms
+	tmpl := &ms.Spec.Template
+	name, err := machineName(ms.Spec.MachineNaming.Template, ms.Spec.ClusterName, ms.Name)
+	if err != nil {
+		return nil, err
+	}
+	m := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            name,
+			Namespace:       ms.Namespace,
+			Labels:          machineLabels(ms),
+			Annotations:     copyMap(tmpl.Annotations),
+			OwnerReferences: []metav1.OwnerReference{controllerRef(ms)},
+		},
+		Spec: *tmpl.Spec.DeepCopy(),
+	}
+	m.Spec.ClusterName = ms.Spec.ClusterName
+	log = log.WithValues("Machine", klog.KObj(m))
+
+	var clones []*unstructured.Unstructured
+	cleanup := func(cause error) error {
+		errs := []error{cause}
+		for _, c := range clones {
+			log.Info("Deleting "+c.GetKind()+" cloned for a Machine that could not be created", c.GetKind(), klog.KObj(c))
+			if err := r.Client.Delete(ctx, c); err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("deleting %s %s: %w", c.GetKind(), c.GetName(), err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	owner := ownerRef(ms)
+	clone := func(what string, ref clusterv1.ContractVersionedObjectReference) (*unstructured.Unstructured, error) {
+		log.Info("Creating "+what+" from template", "template", klog.KRef(ms.Namespace, ref.Name), "templateKind", ref.Kind)
+		obj, err := external.CloneTemplate(ctx, r.Client, external.CloneInput{
+			Template:    ref,
+			Namespace:   ms.Namespace,
+			Name:        name,
+			ClusterName: ms.Spec.ClusterName,
+			Labels:      m.Labels,
+			Annotations: tmpl.Annotations,
+			Owner:       &owner,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("creating %s for Machine %s from %s %s: %w", what, name, ref.Kind, ref.Name, err)
+		}
+		clones = append(clones, obj)
+		return obj, nil
+	}
+	if tmpl.Spec.Bootstrap.ConfigRef.IsDefined() {
+		obj, err := clone("BootstrapConfig", tmpl.Spec.Bootstrap.ConfigRef)
+		if err != nil {
+			return nil, err
+		}
+		m.Spec.Bootstrap.ConfigRef = external.RefTo(obj)
+	}
+	obj, err := clone("InfraMachine", tmpl.Spec.InfrastructureRef)
+	if err != nil {
+		return nil, cleanup(err)
+	}
+	m.Spec.InfrastructureRef = external.RefTo(obj)
+
+	log.Info("Creating Machine")
+	if err := r.Client.Create(ctx, m); err != nil {
+		return nil, cleanup(fmt.Errorf("creating Machine %s: %w", name, err))
+	}
+	return m, nil
+}
+
+// machineLabels are the labels of a new Machine: the template's, plus the set-name and
+// cluster-name labels, plus the deployment-name and machine-template-hash labels a
+// MachineDeployment put on the MachineSet.
+func machineLabels(ms *clusterv1.MachineSet) map[string]string {
+	out := copyMap(ms.Spec.Template.Labels)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, k := range []string{clusterv1.MachineDeploymentNameLabel, clusterv1.MachineDeploymentUniqueLabel} {
+		if v, ok := ms.Labels[k]; ok {
+			if _, set := out[k]; !set {
+				out[k] = v
+			}
+		}
+	}
+	out[clusterv1.MachineSetNameLabel] = LabelValue(ms.Name)
+	out[clusterv1.ClusterNameLabel] = ms.Spec.ClusterName
+	return out
+}
+
+func copyMap(in map[string]string) map[string]string {
+	if in == nil {
+		return nil
+	}
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
