@@ -1,0 +1,210 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conditions"
+	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/manager"
+	"capstan.dev/contracts/remote"
+	"capstan.dev/contracts/testing/crds"
+	"capstan.dev/core/internal/controller/cluster"
+	"capstan.dev/core/internal/controller/machine"
+	"capstan.dev/core/internal/controller/machinedeployment"
+	"capstan.dev/core/internal/controller/machineset"
+	"capstan.dev/core/internal/coretest"
+)
+
+var (
+	env      *envtest.Environment
+	auditLog string
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "capstan-audit-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	flags, logPath, err := auditFlags(dir)
+	if err != nil {
+		panic(err)
+	}
+	auditLog = logPath
+	os.Exit(envtest.Run(m, envtest.Options{CRDs: crds.All(), APIServerFlags: flags}, &env))
+}
+
+// startCore runs every core controller that has no external dependency, wired as
+// core/controllers.go wires them, with the shortest sync period the managers
+// accept so a full resync happens inside the observation window.
+func startCore(t *testing.T) {
+	t.Helper()
+	opts := manager.NewOptions("core-integration", "core-integration", "default")
+	opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress = false, "0", "0"
+	opts.SyncPeriod = time.Minute
+	mgr, err := manager.New(opts, env.Scheme, env.Config)
+	require.NoError(t, err)
+	ctx := context.Background()
+	copts := controller.Options{SkipNameValidation: ptr.To(true)}
+	cc, err := remote.SetupWithManager(mgr, remote.Options{SecretReader: mgr.GetAPIReader(), Controller: copts})
+	require.NoError(t, err)
+	require.NoError(t, (&cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Health: cc}).SetupWithManager(ctx, mgr, copts))
+	require.NoError(t, (&machine.Reconciler{Client: mgr.GetClient(), Workload: cc}).SetupWithManager(ctx, mgr, copts))
+	require.NoError(t, (&machineset.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()}).SetupWithManager(ctx, mgr, copts))
+	require.NoError(t, (&machinedeployment.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()}).SetupWithManager(ctx, mgr, copts))
+	coretest.StartManager(t, mgr)
+}
+
+// TestSteadyState_TwentyMachinesProduceNoWrites builds a Cluster with a
+// MachineDeployment of 20 Machines, brings every Machine to Running and
+// Available, then watches the API server's audit log: for longer than a sync
+// period (so every object is reconciled again at least once) nothing may be
+// written.
+func TestSteadyState_TwentyMachinesProduceNoWrites(t *testing.T) {
+	const replicas = 20
+	startCore(t)
+	ctx := context.Background()
+	ns := env.CreateNamespace(t, "steady")
+
+	c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "steady", Namespace: ns},
+		Spec: clusterv1.ClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "10.0.0.1", Port: 6443}}}
+	require.NoError(t, env.Client.Create(ctx, c))
+	coretest.CreateKubeconfigSecret(t, env, c)
+	envtest.WaitFor(t, 30*time.Second, "the Cluster finalizer", func() (bool, error) {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), c)
+		return err == nil && len(c.Finalizers) > 0, err
+	})
+	c.Status.Initialization.ControlPlaneInitialized = ptr.To(true) // as a control plane provider would report
+	require.NoError(t, env.Client.Status().Update(ctx, c))
+
+	for _, tmpl := range []*unstructured.Unstructured{
+		crds.New(crds.GenericInfrastructureMachineTemplateGVK, ns, "workers"),
+		crds.New(crds.GenericBootstrapConfigTemplateGVK, ns, "workers"),
+	} {
+		require.NoError(t, unstructured.SetNestedMap(tmpl.Object, map[string]any{"spec": map[string]any{}}, "spec", "template"))
+		require.NoError(t, env.Client.Create(ctx, tmpl))
+	}
+	md := &clusterv1.MachineDeployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "workers", Namespace: ns},
+		Spec: clusterv1.MachineDeploymentSpec{
+			ClusterName: c.Name, Replicas: ptr.To[int32](replicas),
+			Selector: metav1.LabelSelector{MatchLabels: map[string]string{"pool": "workers"}},
+			Template: clusterv1.MachineTemplateSpec{
+				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"pool": "workers"}},
+				Spec: clusterv1.MachineSpec{ClusterName: c.Name, Version: "v1.37.2",
+					Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
+						APIGroup: crds.GenericBootstrapConfigTemplateGVK.Group, Kind: crds.GenericBootstrapConfigTemplateGVK.Kind, Name: "workers"}},
+					InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+						APIGroup: crds.GenericInfrastructureMachineTemplateGVK.Group, Kind: crds.GenericInfrastructureMachineTemplateGVK.Kind, Name: "workers"}},
+			},
+		},
+	}
+	require.NoError(t, env.Client.Create(ctx, md))
+
+	// Play the providers: every Machine's clones become provisioned and its Node Ready.
+	provisioned := map[string]bool{}
+	envtest.WaitFor(t, 3*time.Minute, fmt.Sprintf("%d Machines Running and Available", replicas), func() (bool, error) {
+		machines := &clusterv1.MachineList{}
+		if err := env.Client.List(ctx, machines, client.InNamespace(ns)); err != nil {
+			return false, err
+		}
+		available := 0
+		for i := range machines.Items {
+			m := &machines.Items[i]
+			if !provisioned[m.Name] {
+				if err := provision(ctx, ns, m); err != nil {
+					return false, err
+				}
+				provisioned[m.Name] = true
+			}
+			if m.Status.Phase == string(clusterv1.MachinePhaseRunning) && conditions.IsTrue(m, clusterv1.MachineAvailableCondition) {
+				available++
+			}
+		}
+		if available < replicas {
+			return false, fmt.Errorf("%d of %d Machines available", available, replicas)
+		}
+		return true, nil
+	})
+	envtest.WaitFor(t, 60*time.Second, "the MachineDeployment and Cluster to report it", func() (bool, error) {
+		got := &clusterv1.MachineDeployment{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(md), got); err != nil {
+			return false, err
+		}
+		cl := &clusterv1.Cluster{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), cl); err != nil {
+			return false, err
+		}
+		return ptr.Deref(got.Status.AvailableReplicas, 0) == replicas && cl.Status.Workers != nil &&
+			ptr.Deref(cl.Status.Workers.AvailableReplicas, 0) == replicas, nil
+	})
+	// Let in-flight reconciles of the last transitions finish before measuring:
+	// wait until the audit log has been quiet for five seconds (bounded).
+	envtest.WaitFor(t, 60*time.Second, "the writes of the last transitions to settle", func() (bool, error) {
+		recent, err := writesBetween(auditLog, time.Now().Add(-5*time.Second), time.Now().Add(time.Second))
+		return err == nil && len(recent) == 0, err
+	})
+
+	window := 75 * time.Second // longer than the 1m sync period plus its jitter
+	from := time.Now()
+	deadline := from.Add(window)
+	for time.Now().Before(deadline) { // poll so a regression fails fast, with its writes named
+		writes, err := writesBetween(auditLog, from, time.Now())
+		require.NoError(t, err)
+		require.Empty(t, writes, "a steady cluster of %d Machines must not be written to; writes:\n%s", replicas, describe(writes))
+		time.Sleep(time.Second)
+	}
+	writes, err := writesBetween(auditLog, from, deadline)
+	require.NoError(t, err)
+	require.Empty(t, writes, "writes in the steady window:\n%s", describe(writes))
+}
+
+// provision marks a Machine's generic bootstrap config and infra machine done and
+// registers its Node, as the providers and the kubelet would.
+func provision(ctx context.Context, ns string, m *clusterv1.Machine) error {
+	providerID := "generic:////" + ns + "-" + m.Name
+	if ref := m.Spec.Bootstrap.ConfigRef; ref.Name != "" {
+		b := crds.New(crds.GenericBootstrapConfigGVK, ns, ref.Name)
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(b), b); err != nil {
+			return err
+		}
+		_ = unstructured.SetNestedField(b.Object, true, "status", "initialization", "dataSecretCreated")
+		_ = unstructured.SetNestedField(b.Object, ref.Name+"-data", "status", "dataSecretName")
+		if err := env.Client.Status().Update(ctx, b); err != nil {
+			return err
+		}
+	}
+	infra := crds.New(crds.GenericInfrastructureMachineGVK, ns, m.Spec.InfrastructureRef.Name)
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(infra), infra); err != nil {
+		return err
+	}
+	_ = unstructured.SetNestedField(infra.Object, providerID, "spec", "providerID")
+	if err := env.Client.Update(ctx, infra); err != nil {
+		return err
+	}
+	_ = unstructured.SetNestedField(infra.Object, true, "status", "initialization", "provisioned")
+	if err := env.Client.Status().Update(ctx, infra); err != nil {
+		return err
+	}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + m.Name}, Spec: corev1.NodeSpec{ProviderID: providerID}}
+	if err := env.Client.Create(ctx, node); err != nil {
+		return err
+	}
+	now := metav1.Now()
+	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+		LastHeartbeatTime: now, LastTransitionTime: now}}
+	return env.Client.Status().Update(ctx, node)
+}
