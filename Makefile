@@ -82,6 +82,12 @@ managers: ## Build the three manager binaries into bin/.
 	go build -o bin/bootstrap-kubeadm ./bootstrap-kubeadm
 	go build -o bin/infrastructure-docker ./infrastructure-docker
 
+##@ Docker
+
+.PHONY: docker-up
+docker-up: ## Install (Debian docker.io, needs root) and start a Docker Engine when none answers.
+	bash hack/docker-up.sh
+
 ##@ Management plane
 
 .PHONY: k8s-binaries
