@@ -12,6 +12,8 @@ import (
 	"capstan.dev/core/internal/controller/cluster"
 	"capstan.dev/core/internal/controller/machine"
 	"capstan.dev/core/internal/controller/machinedeployment"
+	"capstan.dev/core/internal/controller/machinehealthcheck"
+	"capstan.dev/core/internal/controller/machinepool"
 	"capstan.dev/core/internal/controller/machineset"
 )
 
@@ -35,6 +37,16 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	if err := (&machine.Reconciler{
 		Client: mgr.GetClient(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
 	}).SetupWithManager(ctx, mgr, workers("machine")); err != nil {
+		return err
+	}
+	if err := (&machinehealthcheck.Reconciler{
+		Client: mgr.GetClient(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("machinehealthcheck")); err != nil {
+		return err
+	}
+	if err := (&machinepool.Reconciler{
+		Client: mgr.GetClient(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("machinepool")); err != nil {
 		return err
 	}
 	if err := (&machineset.Reconciler{

@@ -1,18 +1,25 @@
 package external
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/contract"
 )
 
 // Tracker adds a watch per GroupKind on a controller, lazily: the core cannot know
@@ -56,4 +63,51 @@ func (t *Tracker) Watch(log logr.Logger, obj *unstructured.Unstructured) error {
 func (t *Tracker) Watching(gk schema.GroupKind) bool {
 	_, ok := t.watching.Load(gk)
 	return ok
+}
+
+// GetAndWatch reads the referenced object like Get and makes sure its kind is
+// watched, even when the object does not exist yet. notFound reports a missing
+// object; a kind without an installed CRD is an error wrapping
+// contract.ErrCRDNotFound. A nil Tracker only reads.
+func (t *Tracker) GetAndWatch(ctx context.Context, c client.Reader, ref clusterv1.ContractVersionedObjectReference, namespace string) (obj *unstructured.Unstructured, v contract.Version, notFound bool, err error) {
+	obj, v, err = Get(ctx, c, ref, namespace)
+	if v.APIVersion != "" && t != nil {
+		probe := &unstructured.Unstructured{}
+		probe.SetGroupVersionKind(v.GroupVersionKind(ref.GroupKind()))
+		if werr := t.Watch(ctrl.LoggerFrom(ctx), probe); werr != nil {
+			return nil, v, false, werr
+		}
+	}
+	switch {
+	case err == nil:
+		return obj, v, false, nil
+	case apierrors.IsNotFound(err):
+		return nil, v, true, nil
+	default:
+		return nil, v, false, err
+	}
+}
+
+// Delete deletes the referenced object, once, and reports whether it is gone. An
+// undefined reference, a missing object and a kind without an installed CRD are
+// all gone. The kind is watched (as GetAndWatch does), so its disappearance
+// triggers the caller again instead of a polling requeue.
+func (t *Tracker) Delete(ctx context.Context, c client.Client, ref clusterv1.ContractVersionedObjectReference, namespace string) (gone bool, err error) {
+	if !ref.IsDefined() {
+		return true, nil
+	}
+	obj, _, notFound, err := t.GetAndWatch(ctx, c, ref, namespace)
+	if errors.Is(err, contract.ErrCRDNotFound) || notFound {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if obj.GetDeletionTimestamp().IsZero() {
+		ctrl.LoggerFrom(ctx).Info("Deleting "+ref.Kind, ref.Kind, ref.Name)
+		if err := c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+			return false, fmt.Errorf("deleting %s %s: %w", ref.Kind, ref.Name, err)
+		}
+	}
+	return false, nil
 }

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -34,12 +35,19 @@ func Run(m *testing.M, env **envtest.Environment) int {
 // without listening on any port.
 func NewManager(t *testing.T, env *envtest.Environment) ctrl.Manager {
 	t.Helper()
+	return NewManagerAs(t, env, env.Config)
+}
+
+// NewManagerAs is NewManager talking to the API server with cfg, such as a user
+// holding only a controller's RBAC.
+func NewManagerAs(t *testing.T, env *envtest.Environment, cfg *rest.Config) ctrl.Manager {
+	t.Helper()
 	opts := manager.NewOptions("core-test", "core-test", "default")
 	opts.LeaderElect = false
 	opts.MetricsBindAddress = "0"
 	opts.HealthProbeBindAddress = "0"
 	opts.KubeAPIQPS, opts.KubeAPIBurst = 1000, 2000
-	mgr, err := manager.New(opts, env.Scheme, env.Config)
+	mgr, err := manager.New(opts, env.Scheme, cfg)
 	require.NoError(t, err)
 	return mgr
 }

@@ -9,8 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -87,8 +89,15 @@ func TestSteadyState_TwentyMachinesProduceNoWrites(t *testing.T) {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), c)
 		return err == nil && len(c.Finalizers) > 0, err
 	})
-	c.Status.Initialization.ControlPlaneInitialized = ptr.To(true) // as a control plane provider would report
-	require.NoError(t, env.Client.Status().Update(ctx, c))
+	// As a control plane provider would report; the Cluster controller writes the
+	// same status concurrently, so a conflict is retried on a fresh read.
+	require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), c); err != nil {
+			return err
+		}
+		c.Status.Initialization.ControlPlaneInitialized = ptr.To(true)
+		return env.Client.Status().Update(ctx, c)
+	}))
 
 	for _, tmpl := range []*unstructured.Unstructured{
 		crds.New(crds.GenericInfrastructureMachineTemplateGVK, ns, "workers"),
@@ -199,8 +208,14 @@ func provision(ctx context.Context, ns string, m *clusterv1.Machine) error {
 	if err := env.Client.Status().Update(ctx, infra); err != nil {
 		return err
 	}
+	// provision is retried after a conflict, so the Node may exist already.
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + m.Name}, Spec: corev1.NodeSpec{ProviderID: providerID}}
-	if err := env.Client.Create(ctx, node); err != nil {
+	if err := env.Client.Create(ctx, node); apierrors.IsAlreadyExists(err) {
+		err = env.Client.Get(ctx, client.ObjectKeyFromObject(node), node)
+		if err != nil {
+			return err
+		}
+	} else if err != nil {
 		return err
 	}
 	now := metav1.Now()

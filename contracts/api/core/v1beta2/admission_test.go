@@ -197,14 +197,14 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 		{
 			name: "MachineBootstrapWithNeitherConfigRefNorDataSecretName",
 			obj: func(t *testing.T, ns string) client.Object {
-				return withField(t, newMachine(ns), map[string]any{}, "spec", "bootstrap")
+				return env.WithField(t, newMachine(ns), map[string]any{}, "spec", "bootstrap")
 			},
 			wantMessages: []string{"spec.bootstrap", "bootstrap needs configRef (a bootstrap provider object such as a KubeadmConfig) or dataSecretName"},
 		},
 		{
 			name: "MachineInfrastructureRefWithoutKind",
 			obj: func(t *testing.T, ns string) client.Object {
-				return withField(t, newMachine(ns), map[string]any{"apiGroup": "infrastructure.cluster.x-k8s.io", "name": "m1"}, "spec", "infrastructureRef")
+				return env.WithField(t, newMachine(ns), map[string]any{"apiGroup": "infrastructure.cluster.x-k8s.io", "name": "m1"}, "spec", "infrastructureRef")
 			},
 			wantMessages: []string{"spec.infrastructureRef.kind: Required value"},
 		},
@@ -285,14 +285,7 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ns := env.CreateNamespace(t, "admission")
-			err := env.Client.Create(context.Background(), tt.obj(t, ns))
-			require.Error(t, err, "the apiserver accepted an invalid object")
-			t.Logf("apiserver: %v", err)
-			require.Truef(t, apierrors.IsInvalid(err), "want an Invalid error, got %v", err)
-			for _, msg := range tt.wantMessages {
-				require.Contains(t, err.Error(), msg)
-			}
+			env.RequireInvalid(t, tt.obj(t, env.CreateNamespace(t, "admission")), tt.wantMessages...)
 		})
 	}
 }

@@ -38,26 +38,21 @@ func TestCreate_MinimalObjectsAreStoredAsSent(t *testing.T) {
 		obj  func(ns string) client.Object
 		// spec extracts the spec so that what was sent can be compared with what was stored.
 		spec func(obj client.Object) any
-		// empty returns a new object of the same kind to read into.
-		empty func() client.Object
 	}{
 		{
-			name:  "Cluster",
-			obj:   func(ns string) client.Object { return newCluster(ns) },
-			spec:  func(o client.Object) any { return o.(*clusterv1.Cluster).Spec },
-			empty: func() client.Object { return &clusterv1.Cluster{} },
+			name: "Cluster",
+			obj:  func(ns string) client.Object { return newCluster(ns) },
+			spec: func(o client.Object) any { return o.(*clusterv1.Cluster).Spec },
 		},
 		{
-			name:  "Machine",
-			obj:   func(ns string) client.Object { return newMachine(ns) },
-			spec:  func(o client.Object) any { return o.(*clusterv1.Machine).Spec },
-			empty: func() client.Object { return &clusterv1.Machine{} },
+			name: "Machine",
+			obj:  func(ns string) client.Object { return newMachine(ns) },
+			spec: func(o client.Object) any { return o.(*clusterv1.Machine).Spec },
 		},
 		{
-			name:  "MachineSet",
-			obj:   func(ns string) client.Object { return newMachineSet(ns) },
-			spec:  func(o client.Object) any { return o.(*clusterv1.MachineSet).Spec },
-			empty: func() client.Object { return &clusterv1.MachineSet{} },
+			name: "MachineSet",
+			obj:  func(ns string) client.Object { return newMachineSet(ns) },
+			spec: func(o client.Object) any { return o.(*clusterv1.MachineSet).Spec },
 		},
 		{
 			name: "MachineDeployment",
@@ -75,8 +70,7 @@ func TestCreate_MinimalObjectsAreStoredAsSent(t *testing.T) {
 				md.Spec.Deletion.Order = clusterv1.OldestMachineSetDeletionOrder
 				return md
 			},
-			spec:  func(o client.Object) any { return o.(*clusterv1.MachineDeployment).Spec },
-			empty: func() client.Object { return &clusterv1.MachineDeployment{} },
+			spec: func(o client.Object) any { return o.(*clusterv1.MachineDeployment).Spec },
 		},
 		{
 			name: "MachineHealthCheck",
@@ -86,27 +80,17 @@ func TestCreate_MinimalObjectsAreStoredAsSent(t *testing.T) {
 				mhc.Spec.Remediation.TriggerIf.UnhealthyInRange = "[1-3]"
 				return mhc
 			},
-			spec:  func(o client.Object) any { return o.(*clusterv1.MachineHealthCheck).Spec },
-			empty: func() client.Object { return &clusterv1.MachineHealthCheck{} },
+			spec: func(o client.Object) any { return o.(*clusterv1.MachineHealthCheck).Spec },
 		},
 		{
-			name:  "MachinePool",
-			obj:   func(ns string) client.Object { return newMachinePool(ns) },
-			spec:  func(o client.Object) any { return o.(*clusterv1.MachinePool).Spec },
-			empty: func() client.Object { return &clusterv1.MachinePool{} },
+			name: "MachinePool",
+			obj:  func(ns string) client.Object { return newMachinePool(ns) },
+			spec: func(o client.Object) any { return o.(*clusterv1.MachinePool).Spec },
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
-			ns := env.CreateNamespace(t, "create")
-			sent := tt.obj(ns)
-			want := tt.spec(sent.DeepCopyObject().(client.Object))
-			require.NoError(t, env.Client.Create(ctx, sent))
-
-			got := tt.empty()
-			require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(sent), got))
-			require.Empty(t, cmp.Diff(want, tt.spec(got)), "stored spec differs from the sent spec (-sent +stored)")
+			env.RequireStoredAsSent(t, tt.obj(env.CreateNamespace(t, "create")), tt.spec)
 		})
 	}
 }

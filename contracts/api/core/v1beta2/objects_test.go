@@ -17,15 +17,8 @@ limitations under the License.
 package v1beta2_test
 
 import (
-	"testing"
-
-	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 )
@@ -116,19 +109,4 @@ func newMachinePool(ns string) *clusterv1.MachinePool {
 			Template:    machineTemplate(),
 		},
 	}
-}
-
-// withField returns obj as unstructured with the field at path set to value. Typed objects cannot
-// express some invalid inputs (e.g. an empty bootstrap object is dropped by omitzero), so those cases
-// go through unstructured.
-func withField(t *testing.T, obj client.Object, value any, path ...string) *unstructured.Unstructured {
-	t.Helper()
-	gvk, err := apiutil.GVKForObject(obj, env.Scheme)
-	require.NoError(t, err)
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	require.NoError(t, err)
-	u := &unstructured.Unstructured{Object: m}
-	u.SetGroupVersionKind(gvk)
-	require.NoError(t, unstructured.SetNestedField(u.Object, value, path...))
-	return u
 }

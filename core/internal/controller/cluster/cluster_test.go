@@ -117,8 +117,7 @@ func TestCluster_WithoutControlPlaneProviderWritesKubeconfigAndInitializesFromMa
 			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "GenericInfrastructureMachine", Name: "cp-0"}},
 	}
 	require.NoError(t, env.Client.Create(ctx, m))
-	m.Status.NodeRef = clusterv1.MachineNodeReference{Name: "node-0"}
-	require.NoError(t, env.Client.Status().Update(ctx, m))
+	envtest.UpdateStatus(t, env.Client, m, func() { m.Status.NodeRef = clusterv1.MachineNodeReference{Name: "node-0"} })
 	got := waitCondition(t, c, clusterv1.ClusterControlPlaneInitializedCondition, metav1.ConditionTrue, "")
 	require.True(t, ptr.Deref(got.Status.Initialization.ControlPlaneInitialized, false))
 }

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,8 +10,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
-	"capstan.dev/contracts/contract"
-	"capstan.dev/contracts/external"
 )
 
 // deleteRequeue is how often a deleting Cluster re-checks what is left, on top of
@@ -56,7 +53,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		if !step.ref.IsDefined() {
 			continue
 		}
-		gone, err := r.deleteExternal(ctx, c, step.ref)
+		gone, err := r.tracker.Delete(ctx, r.Client, step.ref, c.Namespace)
 		if err != nil {
 			s.deleting = deletingStatus{clusterv1.ClusterDeletingInternalErrorReason,
 				fmt.Sprintf("Cannot delete %s: %v", objectName(step.ref), err)}
@@ -72,24 +69,3 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	controllerutil.RemoveFinalizer(c, clusterv1.ClusterFinalizer)
 	return ctrl.Result{}, nil
 }
-
-// deleteExternal deletes a referenced object and reports whether it is gone. A
-// kind whose CRD is not installed has no object left.
-func (r *Reconciler) deleteExternal(ctx context.Context, c *clusterv1.Cluster, ref clusterv1.ContractVersionedObjectReference) (bool, error) {
-	obj, _, err := external.Get(ctx, r.Client, ref, c.Namespace)
-	switch {
-	case apierrors.IsNotFound(err), isMissingCRD(err):
-		return true, nil
-	case err != nil:
-		return false, err
-	}
-	if obj.GetDeletionTimestamp().IsZero() {
-		ctrl.LoggerFrom(ctx).Info("Deleting "+ref.Kind, ref.Kind, ref.Name)
-		if err := r.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
-			return false, fmt.Errorf("deleting %s: %w", objectName(ref), err)
-		}
-	}
-	return false, nil
-}
-
-func isMissingCRD(err error) bool { return errors.Is(err, contract.ErrCRDNotFound) }

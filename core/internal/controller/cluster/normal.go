@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -35,22 +34,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	return res, errors.Join(errs...)
 }
 
-// getExternal reads and adopts a referenced object and makes sure its kind is watched.
+// getExternal reads and adopts a referenced object; its kind is watched.
 func (r *Reconciler) getExternal(ctx context.Context, s *scope, ref clusterv1.ContractVersionedObjectReference) (*unstructured.Unstructured, contract.Version, bool, error) {
 	c := s.cluster
-	obj, v, err := external.Get(ctx, r.Client, ref, c.Namespace)
-	if v.APIVersion != "" {
-		probe := &unstructured.Unstructured{}
-		probe.SetGroupVersionKind(v.GroupVersionKind(ref.GroupKind()))
-		if werr := r.tracker.Watch(ctrl.LoggerFrom(ctx), probe); werr != nil {
-			return nil, v, false, werr
-		}
-	}
-	if apierrors.IsNotFound(err) {
-		return nil, v, true, nil
-	}
-	if err != nil {
-		return nil, v, false, err
+	obj, v, notFound, err := r.tracker.GetAndWatch(ctx, r.Client, ref, c.Namespace)
+	if notFound || err != nil {
+		return nil, v, notFound, err
 	}
 	if err := external.Adopt(ctx, r.Client, obj, ownerRef(c), c.Name, nil); err != nil {
 		return nil, v, false, err

@@ -54,13 +54,13 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, nil
 	}
 
-	if gone, err := r.deleteExternal(ctx, s, m.Spec.InfrastructureRef); err != nil || !gone {
+	if gone, err := r.tracker.Delete(ctx, r.Client, m.Spec.InfrastructureRef, m.Namespace); err != nil || !gone {
 		s.deleting = deletingStatus{clusterv1.MachineDeletingWaitingForInfrastructureDeletionReason,
 			fmt.Sprintf("Waiting for %s %s to be deleted", m.Spec.InfrastructureRef.Kind, m.Spec.InfrastructureRef.Name)}
 		return ctrl.Result{}, err // its deletion is a watch event
 	}
 	if ref := m.Spec.Bootstrap.ConfigRef; ref.IsDefined() {
-		if gone, err := r.deleteExternal(ctx, s, ref); err != nil || !gone {
+		if gone, err := r.tracker.Delete(ctx, r.Client, ref, m.Namespace); err != nil || !gone {
 			s.deleting = deletingStatus{clusterv1.MachineDeletingWaitingForBootstrapDeletionReason,
 				fmt.Sprintf("Waiting for %s %s to be deleted", ref.Kind, ref.Name)}
 			return ctrl.Result{}, err
@@ -106,24 +106,6 @@ func (r *Reconciler) isDeleteNodeAllowed(ctx context.Context, s *scope) (bool, s
 		}
 	}
 	return false, "it is the last control-plane Node"
-}
-
-// deleteExternal deletes a referenced object and reports whether it is gone.
-func (r *Reconciler) deleteExternal(ctx context.Context, s *scope, ref clusterv1.ContractVersionedObjectReference) (bool, error) {
-	obj, _, notFound, err := r.getExternal(ctx, ref, s.machine.Namespace)
-	if errors.Is(err, errMissingCRD) || notFound {
-		return true, nil // a kind without a CRD has no objects left to delete
-	}
-	if err != nil {
-		return false, err
-	}
-	if obj.GetDeletionTimestamp().IsZero() {
-		ctrl.LoggerFrom(ctx).Info("Deleting "+ref.Kind, ref.Kind, ref.Name)
-		if err := r.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
-			return false, fmt.Errorf("deleting %s %s: %w", ref.Kind, ref.Name, err)
-		}
-	}
-	return false, nil
 }
 
 // deleteNode deletes the Node in the workload cluster, giving up after

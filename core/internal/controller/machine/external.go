@@ -2,19 +2,15 @@ package machine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
-	"capstan.dev/contracts/contract"
 	"capstan.dev/contracts/external"
 )
 
@@ -22,32 +18,6 @@ import (
 // not exist yet: no watch can deliver its creation, because it carries no owner
 // reference to the Machine until the Machine adopts it.
 const externalRequeue = 10 * time.Second
-
-// errMissingCRD marks a reference to a kind whose CRD is not installed.
-var errMissingCRD = errors.New("CRD not installed")
-
-// getExternal reads a referenced object and makes sure its kind is watched. A
-// missing object is reported as (nil, version, nil) with notFound set.
-func (r *Reconciler) getExternal(ctx context.Context, ref clusterv1.ContractVersionedObjectReference, ns string) (obj *unstructured.Unstructured, v contract.Version, notFound bool, err error) {
-	obj, v, err = external.Get(ctx, r.Client, ref, ns)
-	if v.APIVersion != "" && r.tracker != nil {
-		probe := &unstructured.Unstructured{}
-		probe.SetGroupVersionKind(v.GroupVersionKind(ref.GroupKind()))
-		if werr := r.tracker.Watch(ctrl.LoggerFrom(ctx), probe); werr != nil {
-			return nil, v, false, werr
-		}
-	}
-	switch {
-	case err == nil:
-		return obj, v, false, nil
-	case apierrors.IsNotFound(err):
-		return nil, v, true, nil
-	case errors.Is(err, contract.ErrCRDNotFound):
-		return nil, v, false, fmt.Errorf("%w: %w", errMissingCRD, err)
-	default:
-		return nil, v, false, err
-	}
-}
 
 // adopt makes the Machine the controller owner of a bootstrap config or
 // infrastructure machine and labels it with the Cluster name. The creator's owner

@@ -66,8 +66,8 @@ func (r *Reconciler) reconcileBootstrap(ctx context.Context, s *scope) (ctrl.Res
 		}
 		return ctrl.Result{}, nil
 	}
-	obj, v, notFound, err := r.getExternal(ctx, ref, m.Namespace)
-	if errors.Is(err, errMissingCRD) {
+	obj, v, notFound, err := r.tracker.GetAndWatch(ctx, r.Client, ref, m.Namespace)
+	if errors.Is(err, contract.ErrCRDNotFound) {
 		s.bootstrapErr = err
 		return ctrl.Result{RequeueAfter: externalRequeue}, nil
 	}
@@ -104,8 +104,8 @@ func (r *Reconciler) reconcileBootstrap(ctx context.Context, s *scope) (ctrl.Res
 // addresses and failure domain once the provider reports it provisioned.
 func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (ctrl.Result, error) {
 	m := s.machine
-	obj, v, notFound, err := r.getExternal(ctx, m.Spec.InfrastructureRef, m.Namespace)
-	if errors.Is(err, errMissingCRD) {
+	obj, v, notFound, err := r.tracker.GetAndWatch(ctx, r.Client, m.Spec.InfrastructureRef, m.Namespace)
+	if errors.Is(err, contract.ErrCRDNotFound) {
 		s.infraErr = err
 		return ctrl.Result{RequeueAfter: externalRequeue}, nil
 	}

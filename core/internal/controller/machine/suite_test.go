@@ -62,9 +62,10 @@ func newFixture(t *testing.T, clusterMutators ...func(*clusterv1.Cluster)) *fixt
 		mut(f.cluster)
 	}
 	require.NoError(t, env.Client.Create(ctx, f.cluster))
-	f.cluster.Status.Initialization.InfrastructureProvisioned = ptr.To(true)
-	f.cluster.Status.Initialization.ControlPlaneInitialized = ptr.To(true)
-	require.NoError(t, env.Client.Status().Update(ctx, f.cluster))
+	envtest.UpdateStatus(t, env.Client, f.cluster, func() {
+		f.cluster.Status.Initialization.InfrastructureProvisioned = ptr.To(true)
+		f.cluster.Status.Initialization.ControlPlaneInitialized = ptr.To(true)
+	})
 	coretest.CreateKubeconfigSecret(t, env, f.cluster)
 	return f
 }
@@ -126,10 +127,11 @@ func createNode(t *testing.T, name, providerID string, mutate ...func(*corev1.No
 		mut(n)
 	}
 	require.NoError(t, env.Client.Create(ctx, n))
-	n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-		LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
-	n.Status.NodeInfo = corev1.NodeSystemInfo{KubeletVersion: "v1.37.2", OSImage: "Debian GNU/Linux 12 (bookworm)"}
-	require.NoError(t, env.Client.Status().Update(ctx, n))
+	envtest.UpdateStatus(t, env.Client, n, func() {
+		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+			LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
+		n.Status.NodeInfo = corev1.NodeSystemInfo{KubeletVersion: "v1.37.2", OSImage: "Debian GNU/Linux 12 (bookworm)"}
+	})
 	t.Cleanup(func() { _ = client.IgnoreNotFound(env.Client.Delete(context.Background(), n)) })
 	return n
 }

@@ -1,0 +1,153 @@
+package machinehealthcheck
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conditions"
+)
+
+// The field managers of the two Machine conditions this controller writes. Each owns one
+// entry of status.conditions (a listType=map keyed by type), so applying it leaves every
+// other entry, the Machine controller's and the owner's, untouched. They are separate so
+// that writing HealthCheckSucceeded never has to restate OwnerRemediated, which the
+// Machine's owner takes over once it starts remediating (omitting it from an apply would
+// remove the fields this manager still owns).
+const (
+	HealthCheckFieldManager     = "capstan-machinehealthcheck"
+	OwnerRemediatedFieldManager = "capstan-machinehealthcheck-remediation"
+)
+
+// errLostRace marks a condition write that failed because the Machine changed since it
+// was read (a guarded apply's Conflict, or a JSON patch whose test no longer holds): a
+// retry on a fresh read settles it.
+var errLostRace = errors.New("the Machine changed since it was read")
+
+// ownerRemediatedWaitingMessage is OwnerRemediated's message while the owner has not
+// picked the Machine up.
+const ownerRemediatedWaitingMessage = "Waiting for remediation"
+
+// markMachine brings a target's HealthCheckSucceeded and OwnerRemediated conditions to
+// what its health calls for, writing nothing when they already say it:
+//   - HealthCheckSucceeded is always set;
+//   - an unhealthy Machine, when remediation is allowed, gets OwnerRemediated=False
+//     (WaitingForRemediation) unless it already has OwnerRemediated=False: then its owner
+//     is remediating and owns the condition;
+//   - a healthy Machine loses OwnerRemediated.
+func (r *Reconciler) markMachine(ctx context.Context, t *target, remediationAllowed bool, now time.Time) error {
+	m := t.machine
+	log := ctrl.LoggerFrom(ctx).WithValues("Machine", klog.KObj(m))
+	owner := conditions.Get(m, clusterv1.MachineOwnerRemediatedCondition)
+	switch {
+	case !t.unhealthy && owner != nil:
+		log.Info("Removing condition OwnerRemediated from a healthy Machine")
+		if err := r.removeCondition(ctx, m, clusterv1.MachineOwnerRemediatedCondition); err != nil {
+			return err
+		}
+	case t.unhealthy && remediationAllowed && (owner == nil || owner.Status == metav1.ConditionTrue):
+		log.Info("Asking the Machine's owner to remediate it", "reason", t.condition.Reason, "message", t.condition.Message)
+		c := desiredCondition(m, conditions.False(clusterv1.MachineOwnerRemediatedCondition,
+			clusterv1.MachineOwnerRemediatedWaitingForRemediationReason, ownerRemediatedWaitingMessage), now)
+		// Guarded by the resourceVersion read: the owner may have taken the condition over
+		// since, and its word must not be overwritten from a stale read.
+		if err := r.applyCondition(ctx, m, c, OwnerRemediatedFieldManager, true); err != nil {
+			return err
+		}
+	}
+
+	want := desiredCondition(m, t.condition, now)
+	if cur := conditions.Get(m, want.Type); cur != nil && sameCondition(*cur, want) {
+		return nil
+	}
+	log.V(2).Info("Setting condition HealthCheckSucceeded", "status", want.Status, "reason", want.Reason)
+	return r.applyCondition(ctx, m, want, HealthCheckFieldManager, false)
+}
+
+// desiredCondition stamps c as conditions.Set would on m: the Machine's generation, and
+// a transition time that moves only when the status flips.
+func desiredCondition(m *clusterv1.Machine, c metav1.Condition, now time.Time) metav1.Condition {
+	c.ObservedGeneration = m.Generation
+	if cur := conditions.Get(m, c.Type); cur != nil && cur.Status == c.Status {
+		c.LastTransitionTime = cur.LastTransitionTime
+	} else {
+		c.LastTransitionTime = metav1.NewTime(now.Truncate(time.Second))
+	}
+	return c
+}
+
+func sameCondition(a, b metav1.Condition) bool {
+	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
+		a.ObservedGeneration == b.ObservedGeneration && a.LastTransitionTime.Equal(&b.LastTransitionTime)
+}
+
+// applyCondition server-side applies one condition of the Machine's status under
+// manager. With guard, the apply carries the resourceVersion read and fails with a
+// Conflict when the Machine changed since.
+func (r *Reconciler) applyCondition(ctx context.Context, m *clusterv1.Machine, c metav1.Condition, manager string, guard bool) error {
+	cond, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&c)
+	if err != nil {
+		return fmt.Errorf("converting condition %s: %w", c.Type, err)
+	}
+	cond["message"] = c.Message // required by the schema even when empty
+	meta := map[string]any{"name": m.Name, "namespace": m.Namespace}
+	if guard {
+		meta["resourceVersion"] = m.ResourceVersion
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": clusterv1.GroupVersion.String(),
+		"kind":       "Machine",
+		"metadata":   meta,
+		"status":     map[string]any{"conditions": []any{cond}},
+	}}
+	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
+		client.FieldOwner(manager), client.ForceOwnership); err != nil {
+		if apierrors.IsConflict(err) {
+			err = fmt.Errorf("%w: %w", errLostRace, err)
+		}
+		return fmt.Errorf("setting condition %s on Machine %s: %w", c.Type, m.Name, err)
+	}
+	return nil
+}
+
+// removeCondition removes one condition from the Machine's status with a JSON patch that
+// first tests that the entry at the index read still has that type, so a list that
+// changed in between fails the patch instead of losing someone else's condition.
+func (r *Reconciler) removeCondition(ctx context.Context, m *clusterv1.Machine, conditionType string) error {
+	idx := -1
+	for i, c := range m.Status.Conditions {
+		if c.Type == conditionType {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil
+	}
+	path := fmt.Sprintf("/status/conditions/%d", idx)
+	ops, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": path + "/type", "value": conditionType},
+		{"op": "remove", "path": path},
+	})
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Status().Patch(ctx, m.DeepCopy(), client.RawPatch(types.JSONPatchType, ops)); err != nil {
+		if apierrors.IsInvalid(err) { // the API server answers a failed test op with 422
+			err = fmt.Errorf("%w: %w", errLostRace, err)
+		}
+		return fmt.Errorf("removing condition %s from Machine %s: %w", conditionType, m.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package coretest
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+)
+
+// CallCounter counts the writes a reconciler makes through its client, and its
+// reads of one object (each reconcile of that object starts with one), so a test
+// can tell "reconciled again and wrote nothing" from "not reconciled yet".
+type CallCounter struct {
+	// Key and Type name the object whose reads are counted; Type is an empty
+	// object of its Go type, such as &clusterv1.MachinePool{}.
+	Key  client.ObjectKey
+	Type client.Object
+
+	mu     sync.Mutex
+	gets   int
+	writes []string
+}
+
+// Snapshot returns the reads of the object and every write so far.
+func (c *CallCounter) Snapshot() (gets int, writes []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gets, append([]string(nil), c.writes...)
+}
+
+func (c *CallCounter) write(verb string, obj any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	name := fmt.Sprintf("%T", obj)
+	if o, ok := obj.(client.Object); ok {
+		name = fmt.Sprintf("%T %s", o, o.GetName())
+	}
+	c.writes = append(c.writes, verb+" "+name)
+}
+
+// Wrap returns inner counting through c.
+func (c *CallCounter) Wrap(inner client.Client) client.Client {
+	return interceptor.NewClient(withoutWatch{inner}, interceptor.Funcs{
+		Get: func(ctx context.Context, cl client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if key == c.Key && reflect.TypeOf(obj) == reflect.TypeOf(c.Type) {
+				c.mu.Lock()
+				c.gets++
+				c.mu.Unlock()
+			}
+			return cl.Get(ctx, key, obj, opts...)
+		},
+		Create: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			c.write("create", obj)
+			return cl.Create(ctx, obj, opts...)
+		},
+		Update: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			c.write("update", obj)
+			return cl.Update(ctx, obj, opts...)
+		},
+		Patch: func(ctx context.Context, cl client.WithWatch, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
+			c.write("patch", obj)
+			return cl.Patch(ctx, obj, p, opts...)
+		},
+		Apply: func(ctx context.Context, cl client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			c.write("apply", obj)
+			return cl.Apply(ctx, obj, opts...)
+		},
+		Delete: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			c.write("delete", obj)
+			return cl.Delete(ctx, obj, opts...)
+		},
+		SubResourceUpdate: func(ctx context.Context, cl client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			c.write(sub+" update", obj)
+			return cl.SubResource(sub).Update(ctx, obj, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, cl client.Client, sub string, obj client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
+			c.write(sub+" patch", obj)
+			return cl.SubResource(sub).Patch(ctx, obj, p, opts...)
+		},
+		SubResourceApply: func(ctx context.Context, cl client.Client, sub string, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+			c.write(sub+" apply", obj)
+			return cl.SubResource(sub).Apply(ctx, obj, opts...)
+		},
+	})
+}
+
+// withoutWatch lets the interceptor wrap a manager's client, which cannot watch.
+type withoutWatch struct{ client.Client }
+
+func (withoutWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
+	return nil, fmt.Errorf("watch is not supported through a manager's client")
+}
