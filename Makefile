@@ -15,7 +15,8 @@ GOTEST_FLAGS       ?= -v -race -timeout 30m
 MGMT               := bin/mgmt
 
 # Files make generate writes; make verify regenerates them and fails when they differ.
-GENERATED := contracts/api contracts/config/crd $(foreach p,$(PROVIDERS),$(p)/config/rbac)
+GENERATED := contracts/api contracts/config/crd bootstrap-kubeadm/api bootstrap-kubeadm/config/crd \
+	$(foreach p,$(PROVIDERS),$(p)/config/rbac)
 
 .PHONY: help
 help: ## Show the targets.
@@ -42,10 +43,13 @@ clean: ## Stop the management plane and delete its data and the built binaries.
 generate: ## Generate deepcopy, CRDs and RBAC with controller-gen.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./contracts/api/...
 	$(CONTROLLER_GEN) crd paths=./contracts/api/... output:crd:artifacts:config=contracts/config/crd/bases
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./bootstrap-kubeadm/api/...
+	$(CONTROLLER_GEN) crd paths=./bootstrap-kubeadm/api/... output:crd:artifacts:config=bootstrap-kubeadm/config/crd/bases
 	@for p in $(PROVIDERS); do \
 	  $(CONTROLLER_GEN) rbac:roleName=manager-role paths=./$$p/... output:rbac:artifacts:config=$$p/config/rbac || exit 1; \
 	done
 	@hack/gen-crd-kustomization.sh contracts/config/crd
+	@hack/gen-crd-kustomization.sh bootstrap-kubeadm/config/crd
 
 .PHONY: verify
 verify: verify-fmt verify-vet verify-generated verify-imports ## All static checks.
@@ -72,7 +76,7 @@ verify-imports: ## Fail when a provider imports another provider.
 	go run ./hack/tools/cmd/importcheck
 
 .PHONY: test
-test: k8s-binaries ## Run every module's tests (unit + envtest against a real kube-apiserver and etcd).
+test: k8s-binaries docker-up ## Run every module's tests (unit + envtest against a real kube-apiserver and etcd).
 	go test $(GOTEST_FLAGS) $(PKGS)
 
 .PHONY: managers
@@ -87,6 +91,16 @@ managers: ## Build the three manager binaries into bin/.
 .PHONY: docker-up
 docker-up: ## Install (Debian docker.io, needs root) and start a Docker Engine when none answers.
 	bash hack/docker-up.sh
+
+##@ Images
+
+.PHONY: node-image
+node-image: docker-up k8s-binaries ## Build capstan/node:$(KUBERNETES_VERSION) offline (cached by input hash).
+	bash hack/images/node-image.sh $(KUBERNETES_VERSION)
+
+.PHONY: lb-image
+lb-image: docker-up ## Build capstan/haproxy offline (cached by input hash).
+	bash hack/images/lb-image.sh
 
 ##@ Management plane
 

@@ -1,0 +1,236 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta2_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
+)
+
+// secretSource is a valid contentFrom.
+var secretSource = bootstrapv1.FileSource{Secret: bootstrapv1.SecretFileSource{Name: "files", Key: "audit.yaml"}}
+
+// TestAdmission_RejectsInvalidObjects sends one invalid object per admission rule to the real
+// apiserver and checks that it is refused with the rule's own message, so that users get an
+// actionable error without any webhook running.
+func TestAdmission_RejectsInvalidObjects(t *testing.T) {
+	tests := []struct {
+		name string
+		obj  func(t *testing.T, ns string) client.Object
+		// wantMessages must all appear in the apiserver's error.
+		wantMessages []string
+	}{
+		{
+			name: "FileWithContentAndContentFrom",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.Files = []bootstrapv1.File{{Path: "/etc/audit.yaml", Content: "rules: []", ContentFrom: secretSource}}
+				return kc
+			},
+			wantMessages: []string{`spec.files[0]: Invalid value: file "/etc/audit.yaml" sets both content and contentFrom: a file takes its content from exactly one source; remove one of them`},
+		},
+		{
+			name: "TemplateFileWithContentAndContentFrom",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kct := newKubeadmConfigTemplate(ns)
+				kct.Spec.Template.Spec.Files = []bootstrapv1.File{
+					{Path: "/etc/ok", Content: "ok"},
+					{Path: "/etc/both", Content: "x", ContentFrom: secretSource},
+				}
+				return kct
+			},
+			wantMessages: []string{`spec.template.spec.files[1]: Invalid value: file "/etc/both" sets both content and contentFrom`},
+		},
+		{
+			name: "FileEncodingUnknown",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.Files = []bootstrapv1.File{{Path: "/etc/a", Encoding: "gz+b64", Content: "H4sI"}}
+				return kc
+			},
+			wantMessages: []string{`spec.files[0].encoding: Unsupported value: "gz+b64": supported values: "base64", "gzip", "gzip+base64"`},
+		},
+		{
+			name: "FilePathTwice",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.Files = []bootstrapv1.File{{Path: "/etc/a", Content: "1"}, {Path: "/etc/a", Content: "2"}}
+				return kc
+			},
+			wantMessages: []string{"spec.files[1]: Duplicate value", `"path":"/etc/a"`},
+		},
+		{
+			name: "FileContentFromWithoutKey",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.Files = []bootstrapv1.File{{Path: "/etc/a", ContentFrom: bootstrapv1.FileSource{
+					Secret: bootstrapv1.SecretFileSource{Name: "files"},
+				}}}
+				return kc
+			},
+			wantMessages: []string{"spec.files[0].contentFrom.secret.key: Required value"},
+		},
+		{
+			name: "FormatIgnition",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.Format = "ignition"
+				return kc
+			},
+			wantMessages: []string{`spec.format: Unsupported value: "ignition": supported values: "cloud-config"`},
+		},
+		{
+			name: "APIServerExtraArgNameTwice",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.ClusterConfiguration.APIServer.ExtraArgs = []bootstrapv1.Arg{arg("v", "2"), arg("audit-log-path", "-"), arg("v", "4")}
+				return kc
+			},
+			wantMessages: []string{`spec.clusterConfiguration.apiServer.extraArgs: Invalid value: extraArgs names must be unique: kubeadm turns each entry into one --name=value flag of the component; keep a single entry per name`},
+		},
+		{
+			name: "EtcdExtraArgNameTwice",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.ClusterConfiguration.Etcd.Local.ExtraArgs = []bootstrapv1.Arg{arg("snapshot-count", "1"), arg("snapshot-count", "2")}
+				return kc
+			},
+			wantMessages: []string{"spec.clusterConfiguration.etcd.local.extraArgs", "extraArgs names must be unique"},
+		},
+		{
+			name: "KubeletExtraArgNameTwice",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs = []bootstrapv1.Arg{arg("node-labels", "a=b"), arg("node-labels", "c=d")}
+				return kc
+			},
+			wantMessages: []string{"spec.joinConfiguration.nodeRegistration.kubeletExtraArgs", "kubeletExtraArgs names must be unique: kubeadm turns each entry into one --name=value kubelet flag; keep a single entry per name"},
+		},
+		{
+			name: "BootstrapTokenMalformed",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.InitConfiguration.BootstrapTokens = []bootstrapv1.BootstrapToken{{Token: "ABCDEF.0123456789abcdef"}}
+				return kc
+			},
+			wantMessages: []string{"spec.initConfiguration.bootstrapTokens[0].token", "should match"},
+		},
+		{
+			name: "ImagePullPolicyUnknown",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.JoinConfiguration.NodeRegistration.ImagePullPolicy = "Sometimes"
+				return kc
+			},
+			wantMessages: []string{`spec.joinConfiguration.nodeRegistration.imagePullPolicy: Unsupported value: "Sometimes"`},
+		},
+		{
+			name: "VerbosityAboveTen",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.Verbosity = ptr.To[int32](11)
+				return kc
+			},
+			wantMessages: []string{"spec.verbosity", "should be less than or equal to 10"},
+		},
+		{
+			name: "BindPortNotANumber",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newKubeadmConfig(ns), "6443", "spec", "initConfiguration", "localAPIEndpoint", "bindPort")
+			},
+			wantMessages: []string{"spec.initConfiguration.localAPIEndpoint.bindPort", `must be of type integer`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env.RequireInvalid(t, tt.obj(t, env.CreateNamespace(t, "admission")), tt.wantMessages...)
+		})
+	}
+}
+
+// TestAdmission_AcceptsValuesAtTheEdgeOfEachRule guards against rules that are stricter than
+// intended: each object sits just inside a rule that TestAdmission_RejectsInvalidObjects exercises.
+func TestAdmission_AcceptsValuesAtTheEdgeOfEachRule(t *testing.T) {
+	tests := []struct {
+		name string
+		obj  func(ns string) client.Object
+	}{
+		{
+			name: "FilesWithOneSourceEachOrNone",
+			obj: func(ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.Files = []bootstrapv1.File{
+					{Path: "/etc/inline", Content: "x"},
+					{Path: "/etc/from-secret", ContentFrom: secretSource},
+					{Path: "/etc/empty"},
+				}
+				return kc
+			},
+		},
+		{
+			name: "EveryEncoding",
+			obj: func(ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				for i, enc := range []bootstrapv1.Encoding{bootstrapv1.Base64, bootstrapv1.Gzip, bootstrapv1.GzipBase64} {
+					kc.Spec.Files = append(kc.Spec.Files, bootstrapv1.File{Path: fmt.Sprintf("/etc/f%d", i), Encoding: enc, ContentFrom: secretSource})
+				}
+				return kc
+			},
+		},
+		{
+			// The most extraArgs the schema allows, all distinct: the uniqueness rule must stay
+			// within the apiserver's runtime CEL budget too.
+			name: "HundredDistinctExtraArgsWithEmptyValues",
+			obj: func(ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				for i := range 100 {
+					kc.Spec.ClusterConfiguration.APIServer.ExtraArgs = append(kc.Spec.ClusterConfiguration.APIServer.ExtraArgs, arg(fmt.Sprintf("flag-%03d", i), ""))
+				}
+				return kc
+			},
+		},
+		{
+			name: "SameFlagValueUnderDifferentNames",
+			obj: func(ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs = []bootstrapv1.Arg{arg("a", "1"), arg("b", "1")}
+				return kc
+			},
+		},
+		{
+			name: "VerbosityTen",
+			obj: func(ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.Verbosity = ptr.To[int32](10)
+				return kc
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ns := env.CreateNamespace(t, "admission-ok")
+			require.NoError(t, env.Client.Create(context.Background(), tt.obj(ns)))
+		})
+	}
+}

@@ -1,0 +1,467 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta2
+
+import (
+	corev1 "k8s.io/api/core/v1"
+)
+
+// This file declares the kubeadm settings a KubeadmConfig carries. They are the user-facing
+// subset of kubeadm's own configuration API; the bootstrap controller turns them, plus values
+// taken from the Cluster and the Machine (cluster name, endpoint, networks, Kubernetes version),
+// into kubeadm v1beta4 documents. That is why ClusterConfiguration has no clusterName,
+// networking or kubernetesVersion: upstream v1beta2 removed them for the same reason.
+
+// ClusterConfiguration holds the cluster-wide kubeadm settings used by "kubeadm init".
+// +kubebuilder:validation:MinProperties=1
+type ClusterConfiguration struct {
+	// etcd configures the etcd that kubeadm runs on each control plane node (stacked etcd).
+	// +optional
+	Etcd Etcd `json:"etcd,omitempty,omitzero"`
+
+	// apiServer holds extra settings for the kube-apiserver.
+	// +optional
+	APIServer APIServer `json:"apiServer,omitempty,omitzero"`
+
+	// controllerManager holds extra settings for the kube-controller-manager.
+	// +optional
+	ControllerManager ControllerManager `json:"controllerManager,omitempty,omitzero"`
+
+	// scheduler holds extra settings for the kube-scheduler.
+	// +optional
+	Scheduler Scheduler `json:"scheduler,omitempty,omitzero"`
+
+	// dns configures the image of the cluster DNS add-on (CoreDNS) that kubeadm installs.
+	// +optional
+	DNS DNS `json:"dns,omitempty,omitzero"`
+
+	// certificatesDir is where kubeadm stores and looks for certificates on the node.
+	// Defaults to /etc/kubernetes/pki.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	CertificatesDir string `json:"certificatesDir,omitempty"`
+
+	// imageRepository is the registry kubeadm pulls control plane images from.
+	// Defaults to kubeadm's default registry.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	ImageRepository string `json:"imageRepository,omitempty"`
+
+	// featureGates are kubeadm feature gates, passed to kubeadm as given,
+	// e.g. {WaitForAllControlPlaneComponents: true}.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=64
+	FeatureGates map[string]bool `json:"featureGates,omitempty"`
+}
+
+// Etcd configures etcd.
+// +kubebuilder:validation:MinProperties=1
+type Etcd struct {
+	// local configures the etcd member kubeadm runs as a static Pod on each control plane node.
+	// +optional
+	Local LocalEtcd `json:"local,omitempty,omitzero"`
+}
+
+// LocalEtcd configures the etcd member kubeadm runs on a control plane node.
+// +kubebuilder:validation:MinProperties=1
+type LocalEtcd struct {
+	// dataDir is the directory etcd stores its data in. Defaults to /var/lib/etcd.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	DataDir string `json:"dataDir,omitempty"`
+
+	// extraArgs are extra etcd flags, without leading dashes; they override kubeadm's defaults.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +listMapKey=value
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x.name == y.name))",message="extraArgs names must be unique: kubeadm turns each entry into one --name=value flag of the component; keep a single entry per name"
+	ExtraArgs []Arg `json:"extraArgs,omitempty"`
+}
+
+// APIServer holds extra settings for the kube-apiserver.
+// +kubebuilder:validation:MinProperties=1
+type APIServer struct {
+	// extraArgs are extra kube-apiserver flags, without leading dashes; they override kubeadm's
+	// defaults.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +listMapKey=value
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x.name == y.name))",message="extraArgs names must be unique: kubeadm turns each entry into one --name=value flag of the component; keep a single entry per name"
+	ExtraArgs []Arg `json:"extraArgs,omitempty"`
+
+	// certSANs are extra Subject Alternative Names for the API server's serving certificate,
+	// e.g. the names and addresses clients use to reach it through a load balancer.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	CertSANs []string `json:"certSANs,omitempty"`
+}
+
+// ControllerManager holds extra settings for the kube-controller-manager.
+// +kubebuilder:validation:MinProperties=1
+type ControllerManager struct {
+	// extraArgs are extra kube-controller-manager flags, without leading dashes; they override
+	// kubeadm's defaults.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +listMapKey=value
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x.name == y.name))",message="extraArgs names must be unique: kubeadm turns each entry into one --name=value flag of the component; keep a single entry per name"
+	ExtraArgs []Arg `json:"extraArgs,omitempty"`
+}
+
+// Scheduler holds extra settings for the kube-scheduler.
+// +kubebuilder:validation:MinProperties=1
+type Scheduler struct {
+	// extraArgs are extra kube-scheduler flags, without leading dashes; they override kubeadm's
+	// defaults.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +listMapKey=value
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x.name == y.name))",message="extraArgs names must be unique: kubeadm turns each entry into one --name=value flag of the component; keep a single entry per name"
+	ExtraArgs []Arg `json:"extraArgs,omitempty"`
+}
+
+// DNS configures the image of the cluster DNS add-on.
+// +kubebuilder:validation:MinProperties=1
+type DNS struct {
+	// imageRepository is the registry to pull the DNS image from; defaults to
+	// clusterConfiguration.imageRepository.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	ImageRepository string `json:"imageRepository,omitempty"`
+
+	// imageTag pins the DNS image tag. When set, kubeadm no longer changes the DNS image on upgrades.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	ImageTag string `json:"imageTag,omitempty"`
+}
+
+// Arg is one command-line flag of a component: name without leading dashes, and value.
+type Arg struct {
+	// name of the flag, without leading dashes, e.g. "v" for --v.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Name string `json:"name,omitempty"`
+
+	// value of the flag; may be empty. A pointer so that an empty value is kept rather than dropped.
+	// +required
+	// +kubebuilder:validation:MinLength=0
+	// +kubebuilder:validation:MaxLength=1024
+	Value *string `json:"value,omitempty"`
+}
+
+// InitConfiguration holds the settings specific to "kubeadm init", run on the first control
+// plane node only.
+// +kubebuilder:validation:MinProperties=1
+type InitConfiguration struct {
+	// bootstrapTokens are bootstrap tokens "kubeadm init" creates. They are not needed for Machines
+	// to join: the bootstrap controller creates its own tokens.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	BootstrapTokens []BootstrapToken `json:"bootstrapTokens,omitempty"`
+
+	// nodeRegistration configures how the node registers with the cluster. For control plane
+	// nodes keep it consistent with joinConfiguration.nodeRegistration.
+	// +optional
+	NodeRegistration NodeRegistrationOptions `json:"nodeRegistration,omitempty,omitzero"`
+
+	// localAPIEndpoint is the address and port the API server on this node advertises and binds
+	// to; unlike the Cluster's controlPlaneEndpoint it is specific to this node.
+	// +optional
+	LocalAPIEndpoint APIEndpoint `json:"localAPIEndpoint,omitempty,omitzero"`
+
+	// skipPhases lists "kubeadm init" phases to skip, e.g. addon/kube-proxy.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=256
+	SkipPhases []string `json:"skipPhases,omitempty"`
+
+	// patches configures kubeadm patches applied to the static Pod manifests it writes.
+	// +optional
+	Patches Patches `json:"patches,omitempty,omitzero"`
+
+	// timeouts bounds the steps of "kubeadm init".
+	// +optional
+	Timeouts Timeouts `json:"timeouts,omitempty,omitzero"`
+}
+
+// JoinConfiguration holds the settings of "kubeadm join", run on every node but the first
+// control plane node.
+// +kubebuilder:validation:MinProperties=1
+type JoinConfiguration struct {
+	// nodeRegistration configures how the node registers with the cluster.
+	// +optional
+	NodeRegistration NodeRegistrationOptions `json:"nodeRegistration,omitempty,omitzero"`
+
+	// discovery says how the joining node finds and trusts the cluster's API server. The
+	// bootstrap controller fills in the token, the endpoint and the CA hashes when they are unset.
+	// +optional
+	Discovery Discovery `json:"discovery,omitempty,omitzero"`
+
+	// controlPlane, when set, makes the node join as an additional control plane node. It must be
+	// unset for workers.
+	// +optional
+	ControlPlane *JoinControlPlane `json:"controlPlane,omitempty"`
+
+	// skipPhases lists "kubeadm join" phases to skip.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=256
+	SkipPhases []string `json:"skipPhases,omitempty"`
+
+	// patches configures kubeadm patches applied to the static Pod manifests it writes.
+	// +optional
+	Patches Patches `json:"patches,omitempty,omitzero"`
+
+	// timeouts bounds the steps of "kubeadm join".
+	// +optional
+	Timeouts Timeouts `json:"timeouts,omitempty,omitzero"`
+}
+
+// JoinControlPlane configures the control plane instance of a joining control plane node.
+type JoinControlPlane struct {
+	// localAPIEndpoint is the address and port the API server on this node advertises and binds to.
+	// +optional
+	LocalAPIEndpoint APIEndpoint `json:"localAPIEndpoint,omitempty,omitzero"`
+}
+
+// APIEndpoint is the address and port of one API server instance.
+// +kubebuilder:validation:MinProperties=1
+type APIEndpoint struct {
+	// advertiseAddress is the IP address the API server advertises.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=39
+	AdvertiseAddress string `json:"advertiseAddress,omitempty"`
+
+	// bindPort is the port the API server listens on. Defaults to 6443.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	BindPort int32 `json:"bindPort,omitempty"`
+}
+
+// NodeRegistrationOptions configures how a node registers with the cluster, for both
+// "kubeadm init" and "kubeadm join".
+// +kubebuilder:validation:MinProperties=1
+type NodeRegistrationOptions struct {
+	// name of the Node object; also the common name of the kubelet's client certificate.
+	// Defaults to the node's hostname.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name,omitempty"`
+
+	// criSocket is the container runtime's socket, e.g. unix:///var/run/containerd/containerd.sock.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	CRISocket string `json:"criSocket,omitempty"`
+
+	// taints the Node registers with. Unset means kubeadm's default: the control-plane taint on
+	// control plane nodes, none on workers. An empty list means no taints at all.
+	// +optional
+	// +kubebuilder:validation:MinItems=0
+	// +kubebuilder:validation:MaxItems=100
+	Taints *[]corev1.Taint `json:"taints,omitempty"`
+
+	// kubeletExtraArgs are extra kubelet flags for this node, without leading dashes.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +listMapKey=value
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x.name == y.name))",message="kubeletExtraArgs names must be unique: kubeadm turns each entry into one --name=value kubelet flag; keep a single entry per name"
+	KubeletExtraArgs []Arg `json:"kubeletExtraArgs,omitempty"`
+
+	// ignorePreflightErrors lists kubeadm preflight checks whose errors are ignored on this node,
+	// e.g. Swap; "all" ignores every check.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=512
+	IgnorePreflightErrors []string `json:"ignorePreflightErrors,omitempty"`
+
+	// imagePullPolicy is how kubeadm pulls images during init and join: Always, IfNotPresent
+	// (kubeadm's default) or Never.
+	// +optional
+	// +kubebuilder:validation:Enum=Always;IfNotPresent;Never
+	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+}
+
+// BootstrapToken is a bootstrap token "kubeadm init" creates.
+type BootstrapToken struct {
+	// token is the token itself, "<6 characters>.<16 characters>" of [a-z0-9].
+	// +required
+	// +kubebuilder:validation:MinLength=23
+	// +kubebuilder:validation:MaxLength=23
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]{6}\.[a-z0-9]{16}$`
+	Token string `json:"token,omitempty"`
+
+	// description says why the token exists, for other administrators.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Description string `json:"description,omitempty"`
+
+	// ttlSeconds is how long the token is valid. Defaults to 24 hours.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	TTLSeconds *int32 `json:"ttlSeconds,omitempty"`
+
+	// usages are the ways the token may be used, e.g. signing and authentication.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=256
+	Usages []string `json:"usages,omitempty"`
+
+	// groups are the extra groups the token authenticates as.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=256
+	Groups []string `json:"groups,omitempty"`
+}
+
+// Discovery says how a joining node finds and trusts the cluster's API server.
+// +kubebuilder:validation:MinProperties=1
+type Discovery struct {
+	// bootstrapToken configures discovery with a bootstrap token.
+	// +optional
+	BootstrapToken BootstrapTokenDiscovery `json:"bootstrapToken,omitempty,omitzero"`
+}
+
+// BootstrapTokenDiscovery configures discovery with a bootstrap token.
+// +kubebuilder:validation:MinProperties=1
+type BootstrapTokenDiscovery struct {
+	// token authenticates the joining node and validates the cluster information it fetches.
+	// When unset, the bootstrap controller creates a token and writes it here.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Token string `json:"token,omitempty"`
+
+	// apiServerEndpoint is the host:port the cluster information is fetched from. Defaults to the
+	// Cluster's controlPlaneEndpoint.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	APIServerEndpoint string `json:"apiServerEndpoint,omitempty"`
+
+	// caCertHashes pin the cluster CA's public key, each "sha256:<hex>". When unset, the bootstrap
+	// controller computes them from the cluster CA.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=512
+	CACertHashes []string `json:"caCertHashes,omitempty"`
+
+	// unsafeSkipCAVerification lets discovery proceed without caCertHashes, so that any server
+	// presenting the token is trusted.
+	// +optional
+	UnsafeSkipCAVerification *bool `json:"unsafeSkipCAVerification,omitempty"`
+}
+
+// Patches configures kubeadm patches.
+// +kubebuilder:validation:MinProperties=1
+type Patches struct {
+	// directory holds patch files named "target[suffix][+patchtype].extension", e.g.
+	// kube-apiserver0+merge.yaml; targets are kube-apiserver, kube-controller-manager,
+	// kube-scheduler, etcd and kubeletconfiguration. Write the files with spec.files.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Directory string `json:"directory,omitempty"`
+}
+
+// Timeouts bounds the steps of kubeadm commands. Unset fields keep kubeadm's defaults.
+// +kubebuilder:validation:MinProperties=1
+type Timeouts struct {
+	// controlPlaneComponentHealthCheckSeconds bounds the wait for control plane components
+	// (e.g. the API server) to become healthy. kubeadm's default is 240.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ControlPlaneComponentHealthCheckSeconds *int32 `json:"controlPlaneComponentHealthCheckSeconds,omitempty"`
+
+	// kubeletHealthCheckSeconds bounds the wait for the kubelet to become healthy. kubeadm's
+	// default is 240.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	KubeletHealthCheckSeconds *int32 `json:"kubeletHealthCheckSeconds,omitempty"`
+
+	// kubernetesAPICallSeconds bounds each request kubeadm makes to the API server. kubeadm's
+	// default is 60.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	KubernetesAPICallSeconds *int32 `json:"kubernetesAPICallSeconds,omitempty"`
+
+	// etcdAPICallSeconds bounds each request kubeadm makes to etcd. kubeadm's default is 120.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	EtcdAPICallSeconds *int32 `json:"etcdAPICallSeconds,omitempty"`
+
+	// tlsBootstrapSeconds bounds the kubelet's TLS bootstrap on a joining node. kubeadm's default
+	// is 300.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	TLSBootstrapSeconds *int32 `json:"tlsBootstrapSeconds,omitempty"`
+
+	// discoverySeconds bounds the validation of the API server's identity on a joining node.
+	// kubeadm's default is 300.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	DiscoverySeconds *int32 `json:"discoverySeconds,omitempty"`
+}

@@ -1,0 +1,337 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta2
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+)
+
+const (
+	// KubeadmControlPlaneFinalizer is added by the KubeadmControlPlane controller so that it can
+	// delete its Machines before the KubeadmControlPlane goes away.
+	KubeadmControlPlaneFinalizer = "kubeadm.controlplane.cluster.x-k8s.io"
+
+	// SkipCoreDNSAnnotation on a KubeadmControlPlane stops the controller from managing CoreDNS.
+	SkipCoreDNSAnnotation = "controlplane.cluster.x-k8s.io/skip-coredns"
+
+	// SkipKubeProxyAnnotation on a KubeadmControlPlane stops the controller from managing kube-proxy.
+	SkipKubeProxyAnnotation = "controlplane.cluster.x-k8s.io/skip-kube-proxy"
+
+	// RemediationInProgressAnnotation is set on the KubeadmControlPlane between deleting an
+	// unhealthy Machine and creating its replacement, so that remediation stays one at a time even
+	// across controller restarts.
+	RemediationInProgressAnnotation = "controlplane.cluster.x-k8s.io/remediation-in-progress"
+
+	// RemediationForAnnotation is set on a replacement Machine and names the first unhealthy
+	// Machine of its remediation sequence, so that retries are counted.
+	RemediationForAnnotation = "controlplane.cluster.x-k8s.io/remediation-for"
+
+	// PreTerminateHookCleanupAnnotation is the pre-terminate hook the controller puts on its
+	// Machines, so that it can remove the Machine's etcd member after the Node is drained and
+	// before the infrastructure goes away.
+	PreTerminateHookCleanupAnnotation = clusterv1.PreTerminateDeleteHookAnnotationPrefix + "/kcp-cleanup"
+
+	// DefaultMinHealthyPeriodSeconds is used when spec.remediation.minHealthyPeriodSeconds is unset.
+	DefaultMinHealthyPeriodSeconds = int32(60 * 60)
+)
+
+// KubeadmControlPlaneRolloutStrategyType is how a KubeadmControlPlane replaces Machines.
+// +kubebuilder:validation:Enum=RollingUpdate
+type KubeadmControlPlaneRolloutStrategyType string
+
+const (
+	// RollingUpdateStrategyType replaces Machines one at a time.
+	RollingUpdateStrategyType KubeadmControlPlaneRolloutStrategyType = "RollingUpdate"
+)
+
+// KubeadmControlPlaneSpec is the desired state of a KubeadmControlPlane.
+type KubeadmControlPlaneSpec struct {
+	// replicas is the number of control plane Machines. Etcd runs stacked on each of them, so the
+	// number must be odd: an even member count tolerates no more failures than one member fewer.
+	// Defaults to 1. The odd-number rule uses a fixed message because the apiserver refuses
+	// string(<int>) in a messageExpression for cost; it prefixes the rejected value itself.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=99
+	// +kubebuilder:validation:XValidation:rule="self % 2 == 1",message="replicas must be odd (1, 3, 5...): each control plane Machine runs an etcd member, and an even member count tolerates no more failures than one member fewer; use the next odd number"
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// version is the Kubernetes version of the control plane, vMAJOR.MINOR.PATCH (e.g. v1.37.2).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self.matches('^v(0|[1-9][0-9]*)[.](0|[1-9][0-9]*)[.](0|[1-9][0-9]*)(-[0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?([+][0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?$')",messageExpression="'version \"' + self + '\" is not a Kubernetes version: write it as vMAJOR.MINOR.PATCH, e.g. v1.37.2'"
+	Version string `json:"version,omitempty"`
+
+	// machineTemplate describes the control plane Machines.
+	// +required
+	MachineTemplate KubeadmControlPlaneMachineTemplate `json:"machineTemplate,omitempty,omitzero"`
+
+	// kubeadmConfigSpec is the bootstrap configuration of the control plane Machines: the first
+	// Machine runs kubeadm init with clusterConfiguration and initConfiguration, the others run
+	// kubeadm join with joinConfiguration.
+	// +optional
+	KubeadmConfigSpec bootstrapv1.KubeadmConfigSpec `json:"kubeadmConfigSpec,omitempty,omitzero"`
+
+	// rollout configures when and how control plane Machines are replaced. When omitted it
+	// defaults to a RollingUpdate with maxSurge 1.
+	// +optional
+	// +kubebuilder:default={strategy: {type: "RollingUpdate", rollingUpdate: {maxSurge: 1}}}
+	Rollout KubeadmControlPlaneRolloutSpec `json:"rollout,omitempty,omitzero"`
+
+	// remediation configures how unhealthy control plane Machines are remediated.
+	// +optional
+	Remediation KubeadmControlPlaneRemediationSpec `json:"remediation,omitempty,omitzero"`
+}
+
+// KubeadmControlPlaneMachineTemplate describes the control plane Machines.
+type KubeadmControlPlaneMachineTemplate struct {
+	// metadata holds labels and annotations put on the control plane Machines.
+	// +optional
+	ObjectMeta clusterv1.ObjectMeta `json:"metadata,omitempty,omitzero"`
+
+	// spec describes the control plane Machines.
+	// +required
+	Spec KubeadmControlPlaneMachineTemplateSpec `json:"spec,omitempty,omitzero"`
+}
+
+// KubeadmControlPlaneMachineTemplateSpec describes the control plane Machines.
+type KubeadmControlPlaneMachineTemplateSpec struct {
+	// infrastructureRef references the InfraMachineTemplate (e.g. a DevMachineTemplate) cloned for
+	// each control plane Machine.
+	// +required
+	InfrastructureRef clusterv1.ContractVersionedObjectReference `json:"infrastructureRef,omitempty,omitzero"`
+
+	// deletion bounds the time spent on each step of a control plane Machine's deletion.
+	// +optional
+	Deletion KubeadmControlPlaneMachineTemplateDeletionSpec `json:"deletion,omitempty,omitzero"`
+}
+
+// KubeadmControlPlaneMachineTemplateDeletionSpec bounds the time spent on each step of a
+// control plane Machine's deletion. It is copied to the Machines' spec.deletion in place, without
+// a rollout.
+// +kubebuilder:validation:MinProperties=1
+type KubeadmControlPlaneMachineTemplateDeletionSpec struct {
+	// nodeDrainTimeoutSeconds is the most time spent draining the Node. 0 (the default) means no limit.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	NodeDrainTimeoutSeconds *int32 `json:"nodeDrainTimeoutSeconds,omitempty"`
+
+	// nodeVolumeDetachTimeoutSeconds is the most time spent waiting for volumes to detach from the
+	// Node. 0 (the default) means no limit.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	NodeVolumeDetachTimeoutSeconds *int32 `json:"nodeVolumeDetachTimeoutSeconds,omitempty"`
+
+	// nodeDeletionTimeoutSeconds is how long the Machine controller keeps trying to delete the Node
+	// once the infrastructure is gone; 0 means retry forever. Unset keeps the Machine's default.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	NodeDeletionTimeoutSeconds *int32 `json:"nodeDeletionTimeoutSeconds,omitempty"`
+}
+
+// KubeadmControlPlaneRolloutSpec configures when and how control plane Machines are replaced.
+// +kubebuilder:validation:MinProperties=1
+type KubeadmControlPlaneRolloutSpec struct {
+	// after forces a rollout of all Machines created before this time, even if nothing else
+	// changed, e.g. to renew certificates. RFC3339, e.g. "2026-03-09T09:00:00Z".
+	// +optional
+	After metav1.Time `json:"after,omitempty,omitzero"`
+
+	// strategy is how Machines are replaced. Defaults to RollingUpdate with maxSurge 1.
+	// +optional
+	// +kubebuilder:default={type: "RollingUpdate", rollingUpdate: {maxSurge: 1}}
+	Strategy KubeadmControlPlaneRolloutStrategy `json:"strategy,omitempty,omitzero"`
+}
+
+// KubeadmControlPlaneRolloutStrategy is how control plane Machines are replaced.
+// +kubebuilder:validation:MinProperties=1
+type KubeadmControlPlaneRolloutStrategy struct {
+	// type of rollout; RollingUpdate is the only one.
+	// +required
+	// +kubebuilder:default=RollingUpdate
+	Type KubeadmControlPlaneRolloutStrategyType `json:"type,omitempty"`
+
+	// rollingUpdate bounds a RollingUpdate. Defaults to maxSurge 1.
+	// +optional
+	// +kubebuilder:default={maxSurge: 1}
+	RollingUpdate KubeadmControlPlaneRolloutStrategyRollingUpdate `json:"rollingUpdate,omitempty,omitzero"`
+}
+
+// KubeadmControlPlaneRolloutStrategyRollingUpdate bounds a rolling update of the control plane.
+// +kubebuilder:validation:MinProperties=1
+type KubeadmControlPlaneRolloutStrategyRollingUpdate struct {
+	// maxSurge is how many Machines may exist above spec.replicas during a rollout: 1 (the
+	// default) creates the new Machine before deleting an old one; 0 deletes first, for
+	// infrastructure without room for an extra Machine, at the cost of one member less during the
+	// rollout.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="type(self) == int && (self == 0 || self == 1)",message="maxSurge must be the number 0 or 1: a control plane is replaced one Machine at a time, either creating the new Machine first (1, the default) or deleting the old one first (0)"
+	MaxSurge *intstr.IntOrString `json:"maxSurge,omitempty"`
+}
+
+// KubeadmControlPlaneRemediationSpec configures how unhealthy control plane Machines are remediated.
+// +kubebuilder:validation:MinProperties=1
+type KubeadmControlPlaneRemediationSpec struct {
+	// maxRetry is how many times in a row a replacement Machine may itself be remediated (a retry)
+	// before remediation stops. Unset means no limit.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MaxRetry *int32 `json:"maxRetry,omitempty"`
+
+	// retryPeriodSeconds is how long to wait before remediating a replacement Machine (a retry).
+	// Unset means retry at once.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	RetryPeriodSeconds *int32 `json:"retryPeriodSeconds,omitempty"`
+
+	// minHealthyPeriodSeconds is how long a replacement Machine must stay healthy for its next
+	// failure to count as unrelated (resetting the retry count). Defaults to 3600.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MinHealthyPeriodSeconds *int32 `json:"minHealthyPeriodSeconds,omitempty"`
+}
+
+// KubeadmControlPlaneStatus is the observed state of a KubeadmControlPlane.
+// +kubebuilder:validation:MinProperties=1
+type KubeadmControlPlaneStatus struct {
+	// conditions are the observations of the KubeadmControlPlane's state. Known types: Available,
+	// Initialized, CertificatesAvailable, EtcdClusterHealthy, ControlPlaneComponentsHealthy,
+	// MachinesReady, MachinesUpToDate, RollingOut, ScalingUp, ScalingDown, Remediating, Deleting,
+	// Paused.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=32
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// initialization records the one-way milestones of the control plane.
+	// These fields are part of the provider contract.
+	// +optional
+	Initialization KubeadmControlPlaneInitializationStatus `json:"initialization,omitempty,omitzero"`
+
+	// selector selects the control plane Machines, in label-query form; the scale subresource
+	// exposes it.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Selector string `json:"selector,omitempty"`
+
+	// replicas is the number of non-terminated control plane Machines.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// readyReplicas is the number of control plane Machines whose Ready condition is true.
+	// +optional
+	ReadyReplicas *int32 `json:"readyReplicas,omitempty"`
+
+	// availableReplicas is the number of control plane Machines whose Available condition is true.
+	// +optional
+	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+
+	// upToDateReplicas is the number of control plane Machines whose UpToDate condition is true.
+	// +optional
+	UpToDateReplicas *int32 `json:"upToDateReplicas,omitempty"`
+
+	// version is the lowest Kubernetes version among the control plane Machines.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Version string `json:"version,omitempty"`
+
+	// observedGeneration is the metadata.generation the controller last acted on.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// KubeadmControlPlaneInitializationStatus records the one-way milestones of a control plane.
+// +kubebuilder:validation:MinProperties=1
+type KubeadmControlPlaneInitializationStatus struct {
+	// controlPlaneInitialized becomes true once the control plane accepts requests (kubeadm init
+	// finished on the first Machine); it never goes back to false. The Cluster controller copies it
+	// to Cluster.status.initialization.controlPlaneInitialized.
+	// +optional
+	ControlPlaneInitialized *bool `json:"controlPlaneInitialized,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=kubeadmcontrolplanes,shortName=kcp,scope=Namespaced,categories=cluster-api
+// +kubebuilder:storageversion
+// +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
+// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1beta2"
+// +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".metadata.labels['cluster\\.x-k8s\\.io/cluster-name']",description="Cluster the control plane belongs to"
+// +kubebuilder:printcolumn:name="Initialized",type="boolean",JSONPath=".status.initialization.controlPlaneInitialized",description="Whether the control plane accepts requests"
+// +kubebuilder:printcolumn:name="Available",type="string",JSONPath=`.status.conditions[?(@.type=="Available")].status`,description="Whether the control plane passes its availability checks"
+// +kubebuilder:printcolumn:name="Desired",type="integer",JSONPath=".spec.replicas",description="Desired number of control plane Machines"
+// +kubebuilder:printcolumn:name="Current",type="integer",JSONPath=".status.replicas",description="Current number of control plane Machines"
+// +kubebuilder:printcolumn:name="Ready",type="integer",JSONPath=".status.readyReplicas",description="Control plane Machines with Ready condition true"
+// +kubebuilder:printcolumn:name="Up-to-date",type="integer",JSONPath=".status.upToDateReplicas",description="Control plane Machines with UpToDate condition true"
+// +kubebuilder:printcolumn:name="Paused",type="string",JSONPath=`.status.conditions[?(@.type=="Paused")].status`,description="Whether reconciliation is paused",priority=10
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp",description="Time since the KubeadmControlPlane was created"
+// +kubebuilder:printcolumn:name="Version",type="string",JSONPath=".spec.version",description="Kubernetes version of the control plane"
+
+// KubeadmControlPlane runs a Cluster's Kubernetes control plane on Machines bootstrapped with
+// kubeadm, with etcd stacked on the same Machines.
+type KubeadmControlPlane struct {
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the desired state of the control plane.
+	// +required
+	Spec KubeadmControlPlaneSpec `json:"spec,omitempty,omitzero"`
+
+	// status is the observed state of the control plane.
+	// +optional
+	Status KubeadmControlPlaneStatus `json:"status,omitempty,omitzero"`
+}
+
+// GetConditions returns the KubeadmControlPlane's conditions, for shared condition helpers.
+func (in *KubeadmControlPlane) GetConditions() []metav1.Condition {
+	return in.Status.Conditions
+}
+
+// SetConditions replaces the KubeadmControlPlane's conditions, for shared condition helpers.
+func (in *KubeadmControlPlane) SetConditions(conditions []metav1.Condition) {
+	in.Status.Conditions = conditions
+}
+
+// +kubebuilder:object:root=true
+
+// KubeadmControlPlaneList is a list of KubeadmControlPlanes.
+type KubeadmControlPlaneList struct {
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard list metadata.
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// items are the KubeadmControlPlanes.
+	Items []KubeadmControlPlane `json:"items"`
+}
+
+func init() {
+	objectTypes = append(objectTypes, &KubeadmControlPlane{}, &KubeadmControlPlaneList{})
+}
