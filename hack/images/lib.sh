@@ -1,0 +1,136 @@
+# Shared helpers for the image build scripts; sourced, never run.
+#
+# The cache: every image these scripts build carries the label io.capstan.inputs=<sha256 of
+# its inputs> (recipe files, scripts, binaries, base image hashes). A build is skipped when
+# an image with that label already exists; the wanted tag is then just pointed at it.
+# Nothing is ever pulled: bases come from debootstrap tarballs (`docker import`) or scratch.
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+recipes=$root/infrastructure-docker/images
+scripts=$root/hack/images
+cache=${CAPSTAN_CACHE:-$HOME/.cache/capstan}
+images_cache=$cache/images
+inputs_label=io.capstan.inputs
+
+# Versions of what is built from Go modules besides Kubernetes (which hack/k8s/go.mod pins,
+# and whose coredns/etcd/pause tags come from `kubeadm config images list`).
+flannel_version=v0.27.4
+# The flannel CNI plugin comes from containernetworking/plugins v0.9.1, its last release before
+# it moved to github.com/flannel-io/cni-plugin, which the module proxy reachable here refuses.
+cni_plugins_version=v0.9.1
+# Debian bookworm has no cri-tools package.
+crictl_version=v1.37.0
+# Docker's CLI here has no buildx plugin: the classic builder is what builds images.
+export DOCKER_BUILDKIT=0
+
+log() { echo "$(date +%T) $*" >&2; }
+die() { echo "$(basename "$0"): $*" >&2; exit 1; }
+
+need_engine() {
+  docker version --format '{{.Server.Version}}' >/dev/null 2>&1 ||
+    die "no Docker Engine answers: run 'make docker-up'"
+}
+
+# hash_files FILE|DIR... prints one sha256 over the names (relative to the repo) and contents.
+hash_files() {
+  local p f
+  for p in "$@"; do
+    if [ -d "$p" ]; then find "$p" -type f | LC_ALL=C sort; else echo "$p"; fi
+  done | while read -r f; do
+    printf '%s %s\n' "${f#"$root"/}" "$(sha256sum <"$f" | cut -d' ' -f1)"
+  done | sha256sum | cut -d' ' -f1
+}
+
+# hash_strings STRING... prints one sha256 over the strings.
+hash_strings() { printf '%s\n' "$@" | sha256sum | cut -d' ' -f1; }
+
+# image_with_inputs HASH prints the ID of an image labelled with HASH, if any.
+image_with_inputs() {
+  docker images --no-trunc -q --filter "label=$inputs_label=$1" | head -1
+}
+
+# reuse_image REF HASH tags the cached image for HASH as REF; fails when there is none.
+reuse_image() {
+  local id
+  id=$(image_with_inputs "$2")
+  [ -n "$id" ] || return 1
+  docker tag "$id" "$1"
+  log "$1: cached (inputs ${2:0:12})"
+}
+
+# supersede REF remembers the image REF names now, before it is rebuilt; remove_superseded then
+# deletes the remembered images that no tag names any more (failing quietly for an image a
+# container still uses), so rebuilt images do not pile up as dangling gigabytes.
+superseded=()
+supersede() {
+  local id
+  id=$(docker image inspect -f '{{.Id}}' "$1" 2>/dev/null) || return 0
+  superseded+=("$id")
+}
+remove_superseded() {
+  local pass id
+  for pass in 1 2; do # a parent goes only once its child is gone
+    for id in "${superseded[@]}"; do
+      [ -z "$(docker image inspect -f '{{join .RepoTags " "}}' "$id" 2>/dev/null)" ] || continue
+      docker rmi "$id" >/dev/null 2>&1 || true
+    done
+  done
+}
+
+# build_image REF HASH DOCKERFILE CONTEXT [docker build args...] builds REF labelled with HASH.
+build_image() {
+  local ref=$1 hash=$2 dockerfile=$3 context=$4
+  shift 4
+  log "$ref: building (inputs ${hash:0:12})"
+  supersede "$ref"
+  local out
+  if ! out=$(docker build -q --label "$inputs_label=$hash" -t "$ref" -f "$dockerfile" "$@" "$context" 2>&1); then
+    echo "$out" >&2
+    die "building $ref failed"
+  fi
+}
+
+# new_context sets ctx to a new, empty build-context directory in the cache (the filesystem of
+# the cached binaries, so they can be hard-linked instead of copied); removed on exit.
+contexts=()
+new_context() {
+  mkdir -p "$images_cache/tmp"
+  ctx=$(mktemp -d "$images_cache/tmp/ctx.XXXXXX")
+  contexts+=("$ctx")
+}
+cleanup_contexts() { [ ${#contexts[@]} -eq 0 ] || rm -rf "${contexts[@]}"; }
+trap cleanup_contexts EXIT
+
+# link FILE DIR [NAME] hard-links (or copies) FILE into DIR, as NAME when given.
+link() {
+  local dst=$2/${3:-$(basename "$1")}
+  ln -f "$1" "$dst" 2>/dev/null || cp -f "$1" "$dst"
+}
+
+# go_tool NAME MODULE/PKG VERSION [LDFLAGS] builds a static binary with `go install pkg@version`
+# from the Go module proxy into $CAPSTAN_CACHE/images/bin/NAME-VERSION (once) and prints its path.
+# CGO=1 in the environment builds with cgo, linked statically.
+go_tool() {
+  local name=$1 pkg=$2 version=$3 ldflags=${4:-} cgo=${CGO:-0}
+  local out=$images_cache/bin/$name-$version tmp
+  [ "$cgo" = 0 ] || ldflags+=" -linkmode=external -extldflags=-static"
+  if [ ! -x "$out" ]; then
+    mkdir -p "$images_cache/bin"
+    tmp=$(mktemp -d "$images_cache/bin/.build.XXXXXX")
+    log "building $name from $pkg@$version"
+    if ! (cd "$tmp" && GOWORK=off GOFLAGS=-mod=mod CGO_ENABLED=$cgo GOBIN="$tmp" \
+      go install -trimpath -ldflags "-s -w $ldflags" "$pkg@$version" >&2); then
+      rm -rf "$tmp"
+      die "go install $pkg@$version failed"
+    fi
+    mv "$tmp/$(ls "$tmp" | head -1)" "$out"
+    rm -rf "$tmp"
+  fi
+  echo "$out"
+}
+
+# inputs_of REF prints the io.capstan.inputs label of a local image.
+inputs_of() { docker image inspect -f "{{index .Config.Labels \"$inputs_label\"}}" "$1"; }
+
+# sha_of FILE prints the sha256 of FILE.
+sha_of() { sha256sum <"$1" | cut -d' ' -f1; }
