@@ -6,12 +6,16 @@ package main
 
 import (
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
+	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+	"capstan.dev/bootstrap-kubeadm/internal/controller/kubeadmconfig"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/manager"
 )
@@ -19,12 +23,15 @@ import (
 func main() {
 	opts := manager.NewOptions("bootstrap-kubeadm", "capstan-kubeadm-bootstrap-leader-election", "capstan-kubeadm-bootstrap-system", "kubeadmconfig", "kubeadmcontrolplane")
 	opts.AddFlags(pflag.CommandLine)
+	var tokenTTL time.Duration
+	pflag.CommandLine.DurationVar(&tokenTTL, "bootstrap-token-ttl", kubeadmconfig.DefaultTokenTTL,
+		"How long the bootstrap tokens created for joining nodes are valid.")
 	pflag.Parse()
 	opts.SetupLogger()
 	log := ctrl.Log.WithName("setup")
 
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			log.Error(err, "Unable to build the scheme")
 			os.Exit(1)
@@ -38,7 +45,10 @@ func main() {
 		os.Exit(1)
 	}
 
-	// Controllers are registered here as the provider grows (see docs/status.md).
+	if err := setupControllers(ctx, mgr, opts, tokenTTL); err != nil {
+		log.Error(err, "Unable to set up controllers")
+		os.Exit(1)
+	}
 
 	log.Info("Starting manager", "leaderElectionID", opts.LeaderElectionID, "namespace", opts.LeaderElectionNS)
 	if err := mgr.Start(ctx); err != nil {

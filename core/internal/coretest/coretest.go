@@ -11,9 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -21,8 +18,6 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
-	"capstan.dev/contracts/manager"
-	"capstan.dev/contracts/secret"
 	"capstan.dev/contracts/testing/crds"
 )
 
@@ -42,49 +37,20 @@ func NewManager(t *testing.T, env *envtest.Environment) ctrl.Manager {
 // holding only a controller's RBAC.
 func NewManagerAs(t *testing.T, env *envtest.Environment, cfg *rest.Config) ctrl.Manager {
 	t.Helper()
-	opts := manager.NewOptions("core-test", "core-test", "default")
-	opts.LeaderElect = false
-	opts.MetricsBindAddress = "0"
-	opts.HealthProbeBindAddress = "0"
-	opts.KubeAPIQPS, opts.KubeAPIBurst = 1000, 2000
-	mgr, err := manager.New(opts, env.Scheme, cfg)
-	require.NoError(t, err)
-	return mgr
+	return env.NewManager(t, "core-test", cfg)
 }
 
 // StartManager runs mgr until the test ends and waits for its caches.
 func StartManager(t *testing.T, mgr ctrl.Manager) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("manager stopped with an error: %v", err)
-			}
-		case <-time.After(60 * time.Second):
-			t.Errorf("manager did not stop within 60s")
-		}
-	})
-	require.True(t, mgr.GetCache().WaitForCacheSync(ctx), "manager caches did not sync")
+	envtest.StartManager(t, mgr)
 }
 
 // CreateKubeconfigSecret stores a kubeconfig for the envtest API server itself as
 // the workload cluster's <cluster>-kubeconfig Secret.
 func CreateKubeconfigSecret(t *testing.T, env *envtest.Environment, cluster *clusterv1.Cluster) {
 	t.Helper()
-	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: secret.Name(cluster.Name, secret.Kubeconfig), Namespace: cluster.Namespace,
-			Labels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name},
-		},
-		Type: clusterv1.ClusterSecretType,
-		Data: map[string][]byte{secret.KubeconfigDataName: env.KubeConfig},
-	}
-	require.NoError(t, env.Client.Create(context.Background(), s))
+	env.CreateKubeconfigSecret(t, cluster)
 }
 
 // SetStatus patches status fields of a generic provider object, as its provider

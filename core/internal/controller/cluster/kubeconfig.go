@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"capstan.dev/contracts/kubeconfig"
+	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/secret"
 )
 
@@ -45,7 +46,7 @@ func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) (ctrl.Re
 		return ctrl.Result{}, nil
 	}
 	ctrl.LoggerFrom(ctx).Info("Creating the workload cluster kubeconfig", "Secret", key.Name)
-	if err := r.Client.Create(ctx, kubeconfig.NewSecret(c, data, ownerRef(c))); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := r.Client.Create(ctx, kubeconfig.NewSecret(c, data, owner.ClusterReference(c))); err != nil && !apierrors.IsAlreadyExists(err) {
 		return ctrl.Result{}, fmt.Errorf("creating Secret %s: %w", key, err)
 	}
 	return ctrl.Result{}, nil

@@ -13,6 +13,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/contract"
 	"capstan.dev/contracts/external"
+	"capstan.dev/contracts/owner"
 )
 
 // externalRequeue is how often a missing referenced object is looked for again: it
@@ -41,7 +42,7 @@ func (r *Reconciler) getExternal(ctx context.Context, s *scope, ref clusterv1.Co
 	if notFound || err != nil {
 		return nil, v, notFound, err
 	}
-	if err := external.Adopt(ctx, r.Client, obj, ownerRef(c), c.Name, nil); err != nil {
+	if err := external.Adopt(ctx, r.Client, obj, owner.ClusterReference(c), c.Name, nil); err != nil {
 		return nil, v, false, err
 	}
 	return obj, v, false, nil

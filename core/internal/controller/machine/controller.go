@@ -16,11 +16,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/contract"
 	"capstan.dev/contracts/external"
+	"capstan.dev/contracts/mapping"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 )
@@ -57,9 +57,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		For(&clusterv1.Machine{}, builder.WithPredicates(predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
 		WithOptions(opts).
-		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachines),
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(mapping.ClusterObjectToObjects(r.Client, newMachineList)),
 			builder.WithPredicates(predicates.ClusterUpdateTriggersChildren(), predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
-		WatchesRawSource(r.Workload.GetClusterSource("machine", r.clusterKeyToMachines)).
+		WatchesRawSource(r.Workload.GetClusterSource("machine", mapping.ClusterToObjects(r.Client, newMachineList))).
 		Build(r)
 	if err != nil {
 		return fmt.Errorf("creating the machine controller: %w", err)
@@ -147,20 +147,4 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	return r.reconcileNormal(ctx, s)
 }
 
-// clusterToMachines enqueues every Machine of a Cluster.
-func (r *Reconciler) clusterToMachines(ctx context.Context, o client.Object) []reconcile.Request {
-	return r.clusterKeyToMachines(ctx, client.ObjectKeyFromObject(o))
-}
-
-func (r *Reconciler) clusterKeyToMachines(ctx context.Context, cluster client.ObjectKey) []reconcile.Request {
-	list := &clusterv1.MachineList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(cluster.Namespace),
-		client.MatchingLabels{clusterv1.ClusterNameLabel: cluster.Name}); err != nil {
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for i := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-	}
-	return out
-}
+func newMachineList() client.ObjectList { return &clusterv1.MachineList{} }

@@ -71,7 +71,11 @@ func TestMachine_GoesPendingProvisioningProvisionedRunningAsProvidersProgress(t 
 	})
 	got = waitPhase(t, m, clusterv1.MachinePhaseRunning)
 	require.Equal(t, nodeName, got.Status.NodeRef.Name)
-	require.Equal(t, "v1.37.2", got.Status.NodeInfo.KubeletVersion)
+	// The Node's status (nodeInfo) is written after the Node is created, as a kubelet does.
+	envtest.WaitFor(t, 30*time.Second, "nodeInfo copied from the Node", func() (bool, error) {
+		got, err := getMachine(t, m)
+		return err == nil && got.Status.NodeInfo.KubeletVersion == "v1.37.2", err
+	})
 	envtest.WaitFor(t, 30*time.Second, "Machine Ready and Available", func() (bool, error) {
 		got, err := getMachine(t, m)
 		return err == nil && conditions.IsTrue(got, clusterv1.MachineReadyCondition) && conditions.IsTrue(got, clusterv1.MachineAvailableCondition), err

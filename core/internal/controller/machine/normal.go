@@ -13,6 +13,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/contract"
+	"capstan.dev/contracts/owner"
 )
 
 // reconcileNormal runs the steps of a live Machine; each step may ask to come back.
@@ -37,21 +38,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 // nobody else owns, makes the Cluster its owner so it is deleted with the Cluster.
 func (r *Reconciler) reconcileOwnerAndLabels(s *scope) {
 	m := s.machine
-	if m.Labels == nil {
-		m.Labels = map[string]string{}
+	owner.LabelCluster(m, m.Spec.ClusterName)
+	if s.cluster != nil && metav1.GetControllerOf(m) == nil {
+		owner.EnsureClusterOwner(m, s.cluster)
 	}
-	m.Labels[clusterv1.ClusterNameLabel] = m.Spec.ClusterName
-	if s.cluster == nil || metav1.GetControllerOf(m) != nil {
-		return
-	}
-	for _, ref := range m.OwnerReferences {
-		if ref.UID == s.cluster.UID {
-			return
-		}
-	}
-	m.OwnerReferences = append(m.OwnerReferences, metav1.OwnerReference{
-		APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: s.cluster.Name, UID: s.cluster.UID,
-	})
 }
 
 // reconcileBootstrap adopts the bootstrap config and copies the name of its data

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -14,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 )
@@ -125,17 +125,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 // reconcileOwnerAndLabels labels the MachineHealthCheck with its Cluster and makes the
 // Cluster an owner, so the MachineHealthCheck goes away with the Cluster.
 func reconcileOwnerAndLabels(s *scope) {
-	mhc, cluster := s.mhc, s.cluster
-	if mhc.Labels == nil {
-		mhc.Labels = map[string]string{}
-	}
-	mhc.Labels[clusterv1.ClusterNameLabel] = mhc.Spec.ClusterName
-	for _, ref := range mhc.OwnerReferences {
-		if ref.UID == cluster.UID {
-			return
-		}
-	}
-	mhc.OwnerReferences = append(mhc.OwnerReferences, metav1.OwnerReference{
-		APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID,
-	})
+	owner.LabelCluster(s.mhc, s.mhc.Spec.ClusterName)
+	owner.EnsureClusterOwner(s.mhc, s.cluster)
 }

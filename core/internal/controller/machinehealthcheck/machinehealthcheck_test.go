@@ -17,7 +17,6 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
-	"capstan.dev/core/internal/coretest"
 )
 
 // notReadyFor makes Nodes whose Ready condition is False or Unknown for 2s unhealthy.
@@ -184,7 +183,7 @@ func TestMachineHealthCheck_UnhealthyInRangeRemediatesOnlyWithinTheRange(t *test
 
 func TestMachineHealthCheck_SortsTargetsSkipsDeletingMachinesAndDoesNotWriteWhenNothingChanged(t *testing.T) {
 	f := newFixture(t)
-	calls := &coretest.CallCounter{Type: &clusterv1.MachineHealthCheck{}, Key: client.ObjectKey{Namespace: f.ns, Name: "steady"}}
+	calls := &envtest.CallCounter{Type: &clusterv1.MachineHealthCheck{}, Key: client.ObjectKey{Namespace: f.ns, Name: "steady"}}
 	startController(t, controllerOptions{calls: calls})
 	// Created out of order: status.targets must come out sorted whatever the list order.
 	for _, name := range []string{"c", "a", "b"} {
@@ -234,7 +233,7 @@ func TestMachineHealthCheck_SortsTargetsSkipsDeletingMachinesAndDoesNotWriteWhen
 // waitForReconcile touches an unrelated label on a target Machine and waits until the
 // MachineHealthCheck's reconcile has read it again and, by touching once more, until that
 // reconcile has finished (reconciles of one object never overlap).
-func waitForReconcile(t *testing.T, f *fixture, calls *coretest.CallCounter, machineName string) {
+func waitForReconcile(t *testing.T, f *fixture, calls *envtest.CallCounter, machineName string) {
 	t.Helper()
 	for i := 0; i < 2; i++ {
 		gets, _ := calls.Snapshot()

@@ -41,7 +41,7 @@ type controllerOptions struct {
 	// status.conditions.
 	withMachineController bool
 	// calls, when set, counts the MachineHealthCheck controller's API calls.
-	calls *coretest.CallCounter
+	calls *envtest.CallCounter
 }
 
 // startController runs the MachineHealthCheck controller (and the ClusterCache it needs)

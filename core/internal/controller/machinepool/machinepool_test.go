@@ -201,7 +201,7 @@ func nodeUID(t *testing.T, f *fixture, instance string) types.UID {
 
 func TestMachinePool_SteadyPoolIsNotWrittenWhenReconciledAgain(t *testing.T) {
 	f := newFixtureWithoutController(t)
-	calls := &coretest.CallCounter{Type: &clusterv1.MachinePool{}, Key: client.ObjectKey{Namespace: f.ns, Name: "steady"}}
+	calls := &envtest.CallCounter{Type: &clusterv1.MachinePool{}, Key: client.ObjectKey{Namespace: f.ns, Name: "steady"}}
 	startController(t, calls)
 	p := f.newPool("steady", 2)
 	coretest.SetStatus(t, env, p.bootstrap, map[string]any{"initialization.dataSecretCreated": true, "dataSecretName": "data"})
@@ -229,7 +229,7 @@ func TestMachinePool_SteadyPoolIsNotWrittenWhenReconciledAgain(t *testing.T) {
 // reconcileAgain touches an unrelated label on the pool's InfraMachinePool and waits until
 // the pool was read again and, touching once more, until that reconcile finished
 // (reconciles of one object never overlap).
-func reconcileAgain(t *testing.T, f *fixture, calls *coretest.CallCounter, p *pool) {
+func reconcileAgain(t *testing.T, f *fixture, calls *envtest.CallCounter, p *pool) {
 	t.Helper()
 	for i := 0; i < 2; i++ {
 		gets, _ := calls.Snapshot()

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"slices"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/contract"
+	"capstan.dev/contracts/owner"
 )
 
 // reconcileNormal runs the steps of a live MachinePool; each step may ask to come back.
@@ -35,22 +34,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 // reconcileOwnerAndLabels labels the pool with its Cluster and makes the Cluster an
 // owner, so the pool is deleted with the Cluster.
 func reconcileOwnerAndLabels(s *scope) {
-	mp := s.pool
-	if mp.Labels == nil {
-		mp.Labels = map[string]string{}
+	owner.LabelCluster(s.pool, s.pool.Spec.ClusterName)
+	if s.cluster != nil {
+		owner.EnsureClusterOwner(s.pool, s.cluster)
 	}
-	mp.Labels[clusterv1.ClusterNameLabel] = mp.Spec.ClusterName
-	if s.cluster == nil {
-		return
-	}
-	for _, ref := range mp.OwnerReferences {
-		if ref.UID == s.cluster.UID {
-			return
-		}
-	}
-	mp.OwnerReferences = append(mp.OwnerReferences, metav1.OwnerReference{
-		APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: s.cluster.Name, UID: s.cluster.UID,
-	})
 }
 
 // reconcileBootstrap adopts the bootstrap config and copies the name of its data Secret

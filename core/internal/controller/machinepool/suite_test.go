@@ -87,7 +87,7 @@ func newFixtureWithoutController(t *testing.T, clusterMutators ...func(*clusterv
 
 // startController runs the MachinePool controller (and the ClusterCache it needs) in a
 // fresh manager; with calls, the controller's API calls are counted.
-func startController(t *testing.T, calls ...*coretest.CallCounter) {
+func startController(t *testing.T, calls ...*envtest.CallCounter) {
 	t.Helper()
 	mgr := coretest.NewManager(t, env)
 	cc, err := remote.SetupWithManager(mgr, remote.Options{

@@ -1,4 +1,4 @@
-package coretest
+package envtest
 
 import (
 	"context"

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	"capstan.dev/bootstrap-kubeadm/internal/controller/kubeadmconfig"
+	"capstan.dev/contracts/manager"
+	"capstan.dev/contracts/remote"
+)
+
+// setupControllers registers the ClusterCache and the provider's controllers.
+func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, tokenTTL time.Duration) error {
+	cc, err := remote.SetupWithManager(mgr, remote.Options{
+		SecretReader:     mgr.GetAPIReader(),
+		WatchFilterValue: opts.WatchFilterValue,
+	})
+	if err != nil {
+		return fmt.Errorf("setting up the ClusterCache: %w", err)
+	}
+	if err := (&kubeadmconfig.Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Workload: cc,
+		TokenTTL: tokenTTL, WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: opts.Concurrency("kubeadmconfig")}); err != nil {
+		return err
+	}
+	return nil
+}
