@@ -27,7 +27,14 @@ import (
 
 var env *envtest.Environment
 
-func TestMain(m *testing.M) { os.Exit(envtest.Run(m, envtest.Options{CRDs: crds.All()}, &env)) }
+// TestMain installs every provider's CRDs, as a management cluster has them, so each
+// manager's watches start.
+func TestMain(m *testing.M) {
+	os.Exit(envtest.Run(m, envtest.Options{
+		CRDs:              crds.All(),
+		CRDDirectoryPaths: []string{"../../bootstrap-kubeadm/config/crd/bases"},
+	}, &env))
+}
 
 // provider is what a user knows about a manager: where its main package is, which
 // namespace holds its Lease and what the Lease is called.

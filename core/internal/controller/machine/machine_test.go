@@ -281,3 +281,60 @@ func TestMachine_MissingInfrastructureIsReportedWithTheFix(t *testing.T) {
 			b != nil && b.Status == metav1.ConditionTrue, nil
 	})
 }
+
+// TestMachine_DeletionWaitsForVolumesToDetach deletes two Machines whose Nodes still
+// have volumes attached: the deletion waits, naming the volumes, until they detach
+// (first Machine) or nodeVolumeDetachTimeoutSeconds passes (second Machine).
+func TestMachine_DeletionWaitsForVolumesToDetach(t *testing.T) {
+	startController(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	type target struct {
+		m     *clusterv1.Machine
+		infra *unstructured.Unstructured
+		node  *corev1.Node
+	}
+	start := func(name string, timeoutSeconds int32) target {
+		m, bootstrap, infra := f.newMachine(t, name, func(m *clusterv1.Machine) {
+			m.Spec.Deletion.NodeVolumeDetachTimeoutSeconds = ptr.To(timeoutSeconds)
+		})
+		providerID := uniqueProviderID(f, name)
+		provision(t, bootstrap, infra, providerID)
+		node := createNode(t, f.ns+"-"+name, providerID)
+		envtest.UpdateStatus(t, env.Client, node, func() {
+			node.Status.VolumesAttached = []corev1.AttachedVolume{
+				{Name: "kubernetes.io/csi/disk.csi.example^vol-b"}, {Name: "kubernetes.io/csi/disk.csi.example^vol-a"}}
+		})
+		waitPhase(t, m, clusterv1.MachinePhaseRunning)
+		require.NoError(t, env.Client.Delete(ctx, m))
+		envtest.WaitFor(t, 30*time.Second, name+" to wait for the volumes", func() (bool, error) {
+			got, err := getMachine(t, m)
+			if err != nil {
+				return false, err
+			}
+			c := conditions.Get(got, clusterv1.MachineDeletingCondition)
+			want := "Waiting for 2 volumes to detach from Node " + node.Name +
+				": kubernetes.io/csi/disk.csi.example^vol-a, kubernetes.io/csi/disk.csi.example^vol-b"
+			if c == nil || c.Reason != clusterv1.MachineDeletingWaitingForVolumeDetachReason || c.Message != want {
+				return false, fmt.Errorf("Deleting condition: %+v", c)
+			}
+			return true, nil
+		})
+		return target{m: m, infra: infra, node: node}
+	}
+	gone := func(tg target, within time.Duration) {
+		envtest.WaitFor(t, within, "Machine "+tg.m.Name+" to be deleted", func() (bool, error) {
+			_, err := getMachine(t, tg.m)
+			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+		})
+	}
+
+	detaching := start("detaching", 3600)
+	timingOut := start("timing-out", 5)
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(detaching.infra), detaching.infra.DeepCopy()),
+		"the infrastructure stays while volumes are attached")
+
+	envtest.UpdateStatus(t, env.Client, detaching.node, func() { detaching.node.Status.VolumesAttached = nil })
+	gone(detaching, 30*time.Second)
+	gone(timingOut, 60*time.Second)
+}
