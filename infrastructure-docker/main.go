@@ -14,17 +14,21 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/manager"
+	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
+	"capstan.dev/infrastructure-docker/internal/docker"
 )
 
 func main() {
 	opts := manager.NewOptions("infrastructure-docker", "capstan-docker-infrastructure-leader-election", "capstan-docker-system", "dockercluster", "dockermachine", "dockermachinepool")
 	opts.AddFlags(pflag.CommandLine)
+	plane := pflag.String("docker-network", "capstan",
+		"Name of the management plane's internal Docker network; it also labels every container, volume and network the provider creates, so several management planes can share one Docker Engine.")
 	pflag.Parse()
 	opts.SetupLogger()
 	log := ctrl.Log.WithName("setup")
 
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, infrav1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			log.Error(err, "Unable to build the scheme")
 			os.Exit(1)
@@ -38,7 +42,16 @@ func main() {
 		os.Exit(1)
 	}
 
-	// Controllers are registered here as the provider grows (see docs/status.md).
+	rt, err := docker.New(*plane)
+	if err != nil {
+		log.Error(err, "Unable to create the Docker client")
+		os.Exit(1)
+	}
+	defer rt.Close()
+	if err := setupControllers(ctx, mgr, opts, rt); err != nil {
+		log.Error(err, "Unable to set up controllers")
+		os.Exit(1)
+	}
 
 	log.Info("Starting manager", "leaderElectionID", opts.LeaderElectionID, "namespace", opts.LeaderElectionNS)
 	if err := mgr.Start(ctx); err != nil {

@@ -32,7 +32,7 @@ var env *envtest.Environment
 func TestMain(m *testing.M) {
 	os.Exit(envtest.Run(m, envtest.Options{
 		CRDs:              crds.All(),
-		CRDDirectoryPaths: []string{"../../bootstrap-kubeadm/config/crd/bases"},
+		CRDDirectoryPaths: []string{"../../bootstrap-kubeadm/config/crd/bases", "../../infrastructure-docker/config/crd/bases"},
 	}, &env))
 }
 

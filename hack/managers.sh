@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Starts (up) or stops (down) the three provider managers against the local
+# management plane, as background processes whose PIDs and logs live in
+# .capstan/managers/. Each manager gets its own loopback ports; up is idempotent
+# (a manager whose recorded PID still runs is left alone), down stops by PID only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+dir=.capstan/managers
+kubeconfig=${KUBECONFIG_MGMT:-$PWD/.capstan/mgmt/kubeconfig}
+# name  metrics-port  health-port
+managers=("core 18080 18081" "bootstrap-kubeadm 18082 18083" "infrastructure-docker 18084 18085")
+
+running() { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
+
+up() {
+  mkdir -p "$dir"
+  [ -f "$kubeconfig" ] || { echo "managers: no management plane kubeconfig at $kubeconfig (run 'make mgmt-up')" >&2; exit 1; }
+  for m in "${managers[@]}"; do
+    read -r name metrics health <<<"$m"
+    if running "$name"; then
+      echo "managers: $name already running (pid $(cat "$dir/$name.pid"))"
+      continue
+    fi
+    KUBECONFIG="$kubeconfig" nohup "bin/$name" \
+      --metrics-bind-address "127.0.0.1:$metrics" --health-addr "127.0.0.1:$health" \
+      >"$dir/$name.log" 2>&1 &
+    echo $! >"$dir/$name.pid"
+  done
+  # Wait until each answers its readiness probe, or show why it did not.
+  for m in "${managers[@]}"; do
+    read -r name metrics health <<<"$m"
+    for _ in $(seq 1 60); do
+      if curl -fsS "http://127.0.0.1:$health/readyz" >/dev/null 2>&1; then
+        echo "managers: $name ready (pid $(cat "$dir/$name.pid"), log $dir/$name.log)"
+        continue 2
+      fi
+      running "$name" || break
+      sleep 0.5
+    done
+    echo "managers: $name did not become ready; end of $dir/$name.log:" >&2
+    tail -20 "$dir/$name.log" >&2
+    exit 1
+  done
+}
+
+down() {
+  for m in "${managers[@]}"; do
+    read -r name _ _ <<<"$m"
+    if running "$name"; then
+      pid=$(cat "$dir/$name.pid")
+      kill -TERM "$pid"
+      for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+      kill -0 "$pid" 2>/dev/null && { echo "managers: $name (pid $pid) ignored SIGTERM; killing" >&2; kill -KILL "$pid"; }
+      echo "managers: $name stopped"
+    fi
+    rm -f "$dir/$name.pid"
+  done
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  *) echo "usage: $0 up|down" >&2; exit 2 ;;
+esac

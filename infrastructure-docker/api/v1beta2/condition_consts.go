@@ -1,0 +1,91 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta2
+
+import (
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+)
+
+// DockerCluster's Ready condition and reasons. The Cluster controller mirrors Ready into the
+// Cluster's InfrastructureReady condition, so its message is what users see on the Cluster.
+const (
+	// DockerClusterReadyCondition is true when the DockerCluster is not deleting and its load
+	// balancer is available.
+	DockerClusterReadyCondition = clusterv1.ReadyCondition
+
+	// DockerClusterReadyReason is used when the DockerCluster is ready.
+	DockerClusterReadyReason = clusterv1.ReadyReason
+
+	// DockerClusterNotReadyReason is used when the DockerCluster is not ready; the message says why.
+	DockerClusterNotReadyReason = clusterv1.NotReadyReason
+)
+
+// DockerCluster's LoadBalancerAvailable condition and reasons.
+const (
+	// DockerClusterLoadBalancerAvailableCondition is true when the <cluster>-lb container runs,
+	// publishes the API port and serves the current configuration.
+	DockerClusterLoadBalancerAvailableCondition = "LoadBalancerAvailable"
+
+	// DockerClusterLoadBalancerAvailableReason is used when the load balancer is available.
+	DockerClusterLoadBalancerAvailableReason = clusterv1.AvailableReason
+
+	// DockerClusterLoadBalancerNotAvailableReason is used while the load balancer is being
+	// created or started.
+	DockerClusterLoadBalancerNotAvailableReason = clusterv1.NotAvailableReason
+
+	// DockerClusterLoadBalancerNameTakenReason is used when a container with the load balancer's
+	// name exists but does not carry this provider's labels for this cluster: the provider never
+	// touches it, the user must remove or rename it.
+	DockerClusterLoadBalancerNameTakenReason = "NameTaken"
+
+	// DockerClusterLoadBalancerInternalErrorReason is used on unexpected errors talking to the
+	// Docker Engine; the message carries the error.
+	DockerClusterLoadBalancerInternalErrorReason = clusterv1.InternalErrorReason
+
+	// DockerClusterWaitingForClusterReason is used while the DockerCluster has no owner Cluster:
+	// the core's Cluster controller sets that owner reference.
+	DockerClusterWaitingForClusterReason = "WaitingForCluster"
+)
+
+// DockerCluster's Deleting condition and reasons.
+const (
+	// DockerClusterDeletingCondition reports the progress of the DockerCluster's deletion.
+	DockerClusterDeletingCondition = clusterv1.DeletingCondition
+
+	// DockerClusterNotDeletingReason is used when the DockerCluster has no deletionTimestamp.
+	DockerClusterNotDeletingReason = clusterv1.NotDeletingReason
+
+	// DockerClusterDeletingReason is used while the load balancer is being removed.
+	DockerClusterDeletingReason = clusterv1.DeletingReason
+
+	// DockerClusterDeletingWaitingForMachinesReason is used while DockerMachines of the cluster
+	// still exist: the load balancer stays until the last node is gone.
+	DockerClusterDeletingWaitingForMachinesReason = "WaitingForDockerMachines"
+)
+
+// DockerMachine's Ready condition and reasons. The Machine controller mirrors Ready into the
+// Machine's InfrastructureReady condition.
+const (
+	// DockerMachineReadyCondition is true when the node container runs and is bootstrapped.
+	DockerMachineReadyCondition = clusterv1.ReadyCondition
+
+	// DockerMachineReadyReason is used when the DockerMachine is ready.
+	DockerMachineReadyReason = clusterv1.ReadyReason
+
+	// DockerMachineNotReadyReason is used when the DockerMachine is not ready.
+	DockerMachineNotReadyReason = clusterv1.NotReadyReason
+)

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	"capstan.dev/contracts/manager"
+	"capstan.dev/infrastructure-docker/internal/controller/dockercluster"
+	"capstan.dev/infrastructure-docker/internal/docker"
+)
+
+// setupControllers registers every controller of the provider on the Docker Engine rt.
+func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, rt *docker.Runtime) error {
+	workers := func(stem string) controller.Options {
+		return controller.Options{MaxConcurrentReconciles: opts.Concurrency(stem)}
+	}
+	if err := (&dockercluster.Reconciler{
+		Client: mgr.GetClient(), Docker: rt, WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("dockercluster")); err != nil {
+		return fmt.Errorf("setting up the DockerCluster controller: %w", err)
+	}
+	return nil
+}
