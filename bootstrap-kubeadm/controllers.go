@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	"capstan.dev/bootstrap-kubeadm/internal/controller/kubeadmconfig"
+	"capstan.dev/bootstrap-kubeadm/internal/controller/kubeadmcontrolplane"
 	"capstan.dev/contracts/manager"
 	"capstan.dev/contracts/remote"
 )
@@ -26,6 +27,12 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Workload: cc,
 		TokenTTL: tokenTTL, WatchFilterValue: opts.WatchFilterValue,
 	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: opts.Concurrency("kubeadmconfig")}); err != nil {
+		return err
+	}
+	if err := (&kubeadmcontrolplane.Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Workload: cc,
+		WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: opts.Concurrency("kubeadmcontrolplane")}); err != nil {
 		return err
 	}
 	return nil

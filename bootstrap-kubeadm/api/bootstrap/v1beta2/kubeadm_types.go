@@ -386,7 +386,10 @@ type Discovery struct {
 // +kubebuilder:validation:MinProperties=1
 type BootstrapTokenDiscovery struct {
 	// token authenticates the joining node and validates the cluster information it fetches.
-	// When unset, the bootstrap controller creates a token and writes it here.
+	// When unset, the bootstrap controller creates a token and writes it here (see the
+	// bootstrap.cluster.x-k8s.io/managed-bootstrap-token annotation), keeps it valid while the
+	// owner has not joined, and replaces it before it expires for a MachinePool whose
+	// infrastructure is provisioned. A token set by the user is used as is.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512

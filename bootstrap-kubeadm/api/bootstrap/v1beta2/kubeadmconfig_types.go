@@ -30,6 +30,15 @@ const (
 	CloudConfig Format = "cloud-config"
 )
 
+// ManagedBootstrapTokenAnnotation is set by the KubeadmConfig controller on a KubeadmConfig whose
+// spec.joinConfiguration.discovery.bootstrapToken.token it created; the value is the token's ID
+// (the public "<id>" half of "<id>.<secret>", also the name suffix of its kube-system
+// bootstrap-token-<id> Secret in the workload cluster). The controller refreshes, re-creates and
+// rotates only a token whose ID matches: a token the user wrote into the spec is never touched.
+// It is an annotation rather than a status field so that it survives a move or a backup restore
+// together with the token in the spec.
+const ManagedBootstrapTokenAnnotation = "bootstrap.cluster.x-k8s.io/managed-bootstrap-token"
+
 // Encoding says how the content of a file is encoded; the node decodes it before writing the file.
 // +kubebuilder:validation:Enum=base64;gzip;gzip+base64
 type Encoding string

@@ -22,8 +22,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -44,7 +42,7 @@ import (
 
 // +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=kubeadmconfigs,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=kubeadmconfigs/status,verbs=patch
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines;machinepools,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create;delete
 
@@ -73,6 +71,7 @@ type Reconciler struct {
 	// Workload gives access to workload clusters (contracts/remote.ClusterCache).
 	Workload WorkloadClusters
 	// TokenTTL is the lifetime of the bootstrap tokens it creates (DefaultTokenTTL when zero).
+	// A token is refreshed or rotated once less than TTL/2 of it is left, checked every TTL/3.
 	TokenTTL time.Duration
 	// WaitRequeue is how often it re-checks what it waits for without a watch (10s when zero).
 	WaitRequeue time.Duration
@@ -98,6 +97,8 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 		WithOptions(opts).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToConfig),
 			builder.WithPredicates(predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
+		Watches(&clusterv1.MachinePool{}, handler.EnqueueRequestsFromMapFunc(machinePoolToConfig),
+			builder.WithPredicates(predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(mapping.ClusterObjectToObjects(r.Client, configs)),
 			builder.WithPredicates(predicates.ClusterUpdateTriggersChildren(), predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
 		WatchesRawSource(r.Workload.GetClusterSource("kubeadmconfig", mapping.ClusterToObjects(r.Client, configs))).
@@ -111,7 +112,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 // scope holds what one reconcile read and found.
 type scope struct {
 	config  *bootstrapv1.KubeadmConfig
-	machine *clusterv1.Machine
+	owner   configOwner
 	cluster *clusterv1.Cluster
 
 	// leaveStatus is set when the reconcile must not compute status (paused, deleting).
@@ -174,32 +175,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	return r.reconcileNormal(ctx, s)
 }
 
-// readOwnerAndCluster finds the owner Machine (controller owner reference) and the Cluster
-// (cluster-name label, else the Machine's spec.clusterName). What is missing becomes a wait.
+// readOwnerAndCluster finds the owner (controller owner reference: a Machine or a MachinePool)
+// and the Cluster (cluster-name label, else the owner's spec.clusterName). What is missing
+// becomes a wait.
 func (r *Reconciler) readOwnerAndCluster(ctx context.Context, s *scope) error {
 	cfg := s.config
-	ref := metav1.GetControllerOf(cfg)
-	switch {
-	case ref == nil:
-		s.wait("Waiting for a Machine to own this KubeadmConfig: the Machine controller becomes its controller owner once a Machine's spec.bootstrap.configRef names KubeadmConfig %s", cfg.Name)
-	case !isMachineRef(ref):
-		s.wait("KubeadmConfig is controlled by %s %s: only Machines are supported as owners so far", ref.Kind, ref.Name)
-	default:
-		m := &clusterv1.Machine{}
-		err := r.Client.Get(ctx, client.ObjectKey{Namespace: cfg.Namespace, Name: ref.Name}, m)
-		switch {
-		case apierrors.IsNotFound(err):
-			s.wait("Waiting for Machine %s, the controller owner of this KubeadmConfig, to exist", ref.Name)
-		case err != nil:
-			return fmt.Errorf("reading Machine %s: %w", ref.Name, err)
-		default:
-			s.machine = m
-		}
+	if err := r.readOwner(ctx, s); err != nil {
+		return err
 	}
-
 	name := cfg.Labels[clusterv1.ClusterNameLabel]
-	if name == "" && s.machine != nil {
-		name = s.machine.Spec.ClusterName
+	if name == "" && s.owner.found() {
+		name = s.owner.clusterName()
 	}
 	if name == "" {
 		return nil
@@ -219,11 +205,6 @@ func (r *Reconciler) readOwnerAndCluster(ctx context.Context, s *scope) error {
 	return nil
 }
 
-func isMachineRef(ref *metav1.OwnerReference) bool {
-	gv, err := schema.ParseGroupVersion(ref.APIVersion)
-	return err == nil && gv.Group == clusterv1.GroupVersion.Group && ref.Kind == "Machine"
-}
-
 // lock returns the Cluster's init lock.
 func (r *Reconciler) lock() *locking.InitLock {
 	return &locking.InitLock{Reader: r.APIReader, Writer: r.Client}
@@ -231,16 +212,3 @@ func (r *Reconciler) lock() *locking.InitLock {
 
 // clusterKey names the Cluster the way certs and remote want it.
 func clusterKey(c *clusterv1.Cluster) client.ObjectKey { return client.ObjectKeyFromObject(c) }
-
-// machineToConfig enqueues the KubeadmConfig a Machine's spec.bootstrap.configRef names.
-func machineToConfig(_ context.Context, o client.Object) []reconcile.Request {
-	m, ok := o.(*clusterv1.Machine)
-	if !ok {
-		return nil
-	}
-	ref := m.Spec.Bootstrap.ConfigRef
-	if ref.Kind != "KubeadmConfig" || ref.APIGroup != bootstrapv1.GroupVersion.Group || ref.Name == "" {
-		return nil
-	}
-	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: m.Namespace, Name: ref.Name}}}
-}

@@ -250,13 +250,16 @@ func TestSteadyState_WritesNothing(t *testing.T) {
 	f := newFixture(t)
 	f.initializeControlPlane(t)
 	f.generateCertificates(t)
-	_, cfg := f.newMachine(t, "worker-0", false)
+	worker, cfg := f.newMachine(t, "worker-0", false)
 	_, cp := f.newMachine(t, "cp-1", true)
 
 	counter := &envtest.CallCounter{Key: client.ObjectKeyFromObject(cfg), Type: &bootstrapv1.KubeadmConfig{}}
 	startController(t, func(o *controllerOptions) { o.wrap = counter.Wrap })
 	waitDataSecret(t, cfg)
 	waitDataSecret(t, cp)
+	// worker-0 joins, so its token is left alone; cp-1 has not, so its token is checked in the
+	// workload cluster, where it is far from expiring: neither is a reason to write.
+	setNodeRef(t, worker)
 	// The status is the last thing a reconcile writes: once both are seen, every write that
 	// produced the data is done, and whatever follows must write nothing.
 	// Poke the KubeadmConfig so it is reconciled again. The first poke only makes sure that a
@@ -311,7 +314,7 @@ func TestWaits_SayWhatTheyWaitFor(t *testing.T) {
 			Spec:       bootstrapv1.KubeadmConfigSpec{PreKubeadmCommands: []string{"true"}},
 		}
 		require.NoError(t, env.Client.Create(context.Background(), cfg))
-		got := waitWaiting(t, cfg, "Waiting for a Machine to own this KubeadmConfig")
+		got := waitWaiting(t, cfg, "Waiting for a Machine or MachinePool to own this KubeadmConfig")
 		require.False(t, conditions.IsTrue(got, clusterv1.ReadyCondition))
 	})
 	t.Run("infrastructure not provisioned", func(t *testing.T) {

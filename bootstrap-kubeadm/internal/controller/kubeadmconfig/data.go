@@ -91,8 +91,9 @@ func (r *Reconciler) cloudInitInput(ctx context.Context, cfg *bootstrapv1.Kubead
 
 // storeBootstrapData writes the data Secret and records it in the status. The Secret is created;
 // if it already exists and this KubeadmConfig controls it (a reconcile that stopped before its
-// status was written), it is updated with the new data; a Secret of the same name that belongs
-// to something else is never touched.
+// status was written, or data rendered again with a new bootstrap token), it is updated in place
+// with the new data, keeping its name; a Secret of the same name that belongs to something else
+// is never touched.
 func (r *Reconciler) storeBootstrapData(ctx context.Context, s *scope, data []byte) error {
 	cfg := s.config
 	desired := &corev1.Secret{
@@ -108,10 +109,19 @@ func (r *Reconciler) storeBootstrapData(ctx context.Context, s *scope, data []by
 		Type: clusterv1.ClusterSecretType,
 		Data: map[string][]byte{dataKey: data, formatKey: []byte(bootstrapv1.CloudConfig)},
 	}
-	ctrl.LoggerFrom(ctx).Info("Creating the bootstrap data Secret", "Secret", desired.Name)
-	err := r.Client.Create(ctx, desired)
-	if apierrors.IsAlreadyExists(err) {
+	var err error
+	rerender := cfg.Status.DataSecretName == desired.Name
+	if rerender {
+		// Rendered again for a Secret the status names (a new bootstrap token): update it in
+		// place, which also works where a create is refused (a namespace being deleted).
 		err = r.updateOwnDataSecret(ctx, cfg, desired)
+	}
+	if !rerender || apierrors.IsNotFound(err) {
+		ctrl.LoggerFrom(ctx).Info("Creating the bootstrap data Secret", "Secret", desired.Name)
+		err = r.Client.Create(ctx, desired)
+		if apierrors.IsAlreadyExists(err) {
+			err = r.updateOwnDataSecret(ctx, cfg, desired)
+		}
 	}
 	if err != nil {
 		return err
@@ -137,7 +147,7 @@ func (r *Reconciler) updateOwnDataSecret(ctx context.Context, cfg *bootstrapv1.K
 	existing.Labels = desired.Labels
 	existing.Type = desired.Type
 	existing.Data = desired.Data
-	ctrl.LoggerFrom(ctx).Info("Updating the bootstrap data Secret left by an earlier attempt", "Secret", desired.Name)
+	ctrl.LoggerFrom(ctx).Info("Updating the bootstrap data Secret", "Secret", desired.Name)
 	if err := r.Client.Update(ctx, existing); err != nil {
 		return fmt.Errorf("updating the bootstrap data Secret %s: %w", desired.Name, err)
 	}

@@ -38,19 +38,20 @@ import (
 	"capstan.dev/contracts/secret"
 )
 
-// reconcileNormal produces the bootstrap data once, then only checks it still exists.
+// reconcileNormal produces the bootstrap data once, then only checks it still exists and keeps
+// the bootstrap token it carries usable (token.go).
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
-	cfg, m, c := s.config, s.machine, s.cluster
+	cfg, o, c := s.config, s.owner, s.cluster
 	log := ctrl.LoggerFrom(ctx)
 
-	// A Machine that already names its data Secret (restored or moved from another management
+	// An owner that already names its data Secret (restored or moved from another management
 	// cluster) keeps it: report it rather than render new data.
-	if cfg.Status.DataSecretName == "" && m.Spec.Bootstrap.DataSecretName != nil {
-		cfg.Status.DataSecretName = *m.Spec.Bootstrap.DataSecretName
+	if name := o.spec().Bootstrap.DataSecretName; cfg.Status.DataSecretName == "" && name != nil {
+		cfg.Status.DataSecretName = *name
 		cfg.Status.Initialization.DataSecretCreated = ptr.To(true)
 		return ctrl.Result{}, nil
 	}
-	if controlPlaneInitialized(c) && isControlPlane(m) {
+	if controlPlaneInitialized(c) && o.isControlPlane() {
 		if err := r.lock().Release(ctx, c); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -58,7 +59,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if cfg.Status.DataSecretName != "" {
 		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: cfg.Namespace, Name: cfg.Status.DataSecretName}, &corev1.Secret{})
 		if err == nil {
-			return ctrl.Result{}, nil // steady state: nothing to write
+			// Steady state: nothing to write, unless the token the data carries needs care.
+			return r.reconcileBootstrapToken(ctx, s)
 		}
 		if !apierrors.IsNotFound(err) {
 			return ctrl.Result{}, fmt.Errorf("reading the bootstrap data Secret %s: %w", cfg.Status.DataSecretName, err)
@@ -71,7 +73,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, nil // the Cluster watch brings us back
 	}
 	if !controlPlaneInitialized(c) {
-		if !isControlPlane(m) {
+		if !o.isControlPlane() {
 			s.wait("Waiting for the control plane of Cluster %s to be initialized before this worker can join", c.Name)
 			return ctrl.Result{}, nil
 		}
@@ -80,15 +82,13 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if err := r.lock().Release(ctx, c); err != nil {
 		return ctrl.Result{}, err
 	}
-	if isControlPlane(m) {
-		return r.reconcileJoin(ctx, s, kubeadm.ControlPlane)
-	}
-	return r.reconcileJoin(ctx, s, kubeadm.Worker)
+	return r.reconcileJoin(ctx, s, o.role())
 }
 
-// reconcileInit renders "kubeadm init" data for the Machine holding the init lock.
+// reconcileInit renders "kubeadm init" data for the Machine holding the init lock. Only control
+// plane Machines get here.
 func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (ctrl.Result, error) {
-	c, m := s.cluster, s.machine
+	c, m := s.cluster, s.owner.machine
 	acquired, holder, err := r.lock().Acquire(ctx, c, m)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -106,7 +106,7 @@ func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (ctrl.Result, 
 		return ctrl.Result{}, err
 	}
 	s.certs = &certsResult{}
-	kubeadmFile, err := kubeadm.Init(s.config.Spec, kubeadmCluster(c, m))
+	kubeadmFile, err := kubeadm.Init(s.config.Spec, kubeadmCluster(c, m.Spec.Version))
 	if err != nil {
 		return r.incomplete(s, err)
 	}
@@ -114,9 +114,9 @@ func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (ctrl.Result, 
 }
 
 // reconcileJoin renders "kubeadm join" data: control plane Machines get the certificates,
-// workers only the CA's pin.
+// workers (Machines and MachinePools) only the CA's pin.
 func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, role kubeadm.Role) (ctrl.Result, error) {
-	cfg, c, m := s.config, s.cluster, s.machine
+	cfg, c := s.config, s.cluster
 	purposes := []secret.Purpose{secret.ClusterCA}
 	if role == kubeadm.ControlPlane {
 		purposes = secret.CertificatePurposes
@@ -165,12 +165,12 @@ func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, role kubeadm.R
 		// read a stale KubeadmConfig cannot store a second token), and the update brings us
 		// back to render with it. Rendering in the same reconcile would compute the status
 		// for a generation the spec write is about to replace.
-		cfg.Spec.JoinConfiguration.Discovery.BootstrapToken.Token = token
+		setManagedToken(cfg, token)
 		s.wait("Created a bootstrap token in the workload cluster of Cluster %s: writing the bootstrap data next", c.Name)
 		return ctrl.Result{}, nil
 	}
 
-	kubeadmFile, err := kubeadm.Join(*spec, kubeadmCluster(c, m), role)
+	kubeadmFile, err := kubeadm.Join(*spec, kubeadmCluster(c, s.owner.spec().Version), role)
 	if err != nil {
 		return r.incomplete(s, err)
 	}
@@ -217,16 +217,12 @@ func controlPlaneInitialized(c *clusterv1.Cluster) bool {
 	return ptr.Deref(c.Status.Initialization.ControlPlaneInitialized, false)
 }
 
-func isControlPlane(m *clusterv1.Machine) bool {
-	_, ok := m.Labels[clusterv1.MachineControlPlaneLabel]
-	return ok
-}
-
-// kubeadmCluster holds the values every Machine of the Cluster agrees on.
-func kubeadmCluster(c *clusterv1.Cluster, m *clusterv1.Machine) kubeadm.Cluster {
+// kubeadmCluster holds the values every Machine of the Cluster agrees on, and the owner's
+// Kubernetes version.
+func kubeadmCluster(c *clusterv1.Cluster, version string) kubeadm.Cluster {
 	kc := kubeadm.Cluster{
 		Name:              c.Name,
-		KubernetesVersion: m.Spec.Version,
+		KubernetesVersion: version,
 		PodSubnets:        c.Spec.ClusterNetwork.Pods.CIDRBlocks,
 		ServiceSubnets:    c.Spec.ClusterNetwork.Services.CIDRBlocks,
 		ServiceDomain:     c.Spec.ClusterNetwork.ServiceDomain,

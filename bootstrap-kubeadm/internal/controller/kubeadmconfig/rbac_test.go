@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"capstan.dev/bootstrap-kubeadm/internal/certs"
@@ -30,13 +31,14 @@ import (
 	"capstan.dev/contracts/owner"
 )
 
-// TestRBACMarkers_AreEnoughForInitAndJoin runs the controller, and the ClusterCache it needs, as
-// a user holding only what their kubebuilder:rbac markers grant (the manager's role is generated
-// from them), through init with certificate generation and the lock, a worker join with a token
-// in the workload cluster (reached with the kubeconfig's own credentials), and the lock's release.
-func TestRBACMarkers_AreEnoughForInitAndJoin(t *testing.T) {
+// TestRBACMarkers_AreEnoughForInitJoinAndMachinePools runs the controller, and the ClusterCache
+// it needs, as a user holding only what their kubebuilder:rbac markers grant (the manager's role
+// is generated from them), through init with certificate generation and the lock, a worker join
+// with a token in the workload cluster (reached with the kubeconfig's own credentials), the
+// lock's release, and a MachinePool's join and token rotation (the data Secret updated in place).
+func TestRBACMarkers_AreEnoughForInitJoinAndMachinePools(t *testing.T) {
 	cfg := env.UserFromRBACMarkers(t, "capstan-kubeadmconfig-rbac-test", "controller.go", "../../../rbac.go")
-	startController(t, func(o *controllerOptions) { o.restConfig = cfg })
+	startController(t, func(o *controllerOptions) { o.restConfig = cfg }, withTokenTTL(testTokenTTL))
 	f := newFixture(t)
 	_, cp0 := f.newMachine(t, "cp-0", true)
 	got := waitDataSecret(t, cp0)
@@ -50,6 +52,13 @@ func TestRBACMarkers_AreEnoughForInitAndJoin(t *testing.T) {
 	got = waitDataSecret(t, worker)
 	require.NotEmpty(t, joinConfiguration(t, readData(t, got)).Discovery.BootstrapToken.Token)
 	waitLockReleased(t, f)
+
+	mp, pool := f.newMachinePool(t, "pool-0")
+	got = waitDataSecret(t, pool)
+	old, before := tokenOf(got), readData(t, got)
+	envtest.UpdateStatus(t, env.Client, mp, func() { mp.Status.Initialization.InfrastructureProvisioned = ptr.To(true) })
+	got = waitTokenReplaced(t, pool, old, 2*testTokenTTL)
+	requireDataRenderedWith(t, got, before, tokenOf(got))
 }
 
 func waitLockReleased(t *testing.T, f *fixture) {

@@ -53,6 +53,12 @@ const timeout = 30 * time.Second
 type controllerOptions struct {
 	restConfig *rest.Config
 	wrap       func(client.Client) client.Client
+	tokenTTL   time.Duration // DefaultTokenTTL when zero
+}
+
+// withTokenTTL runs the controller with --bootstrap-token-ttl=ttl.
+func withTokenTTL(ttl time.Duration) func(*controllerOptions) {
+	return func(o *controllerOptions) { o.tokenTTL = ttl }
 }
 
 // startController runs the KubeadmConfig controller and the ClusterCache it needs in a fresh
@@ -71,7 +77,7 @@ func startController(t *testing.T, opts ...func(*controllerOptions)) (stop func(
 		Controller:   copts,
 	})
 	require.NoError(t, err)
-	r := &Reconciler{Client: o.wrap(mgr.GetClient()), APIReader: mgr.GetAPIReader(), Workload: cc, WaitRequeue: 500 * time.Millisecond}
+	r := &Reconciler{Client: o.wrap(mgr.GetClient()), APIReader: mgr.GetAPIReader(), Workload: cc, WaitRequeue: 500 * time.Millisecond, TokenTTL: o.tokenTTL}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, copts))
 	return envtest.StartManager(t, mgr)
 }
@@ -121,8 +127,23 @@ func (f *fixture) initializeControlPlane(t *testing.T) {
 func (f *fixture) newMachine(t *testing.T, name string, controlPlane bool, mutate ...func(*bootstrapv1.KubeadmConfig)) (*clusterv1.Machine, *bootstrapv1.KubeadmConfig) {
 	t.Helper()
 	ctx := context.Background()
-	// Labelled with its Cluster from the start, as the core's clones are: a paused Cluster is
-	// then known before the Machine adopts the config.
+	cfg := f.newConfig(t, name, mutate...)
+	m := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns, Labels: map[string]string{clusterv1.ClusterNameLabel: f.cluster.Name}},
+		Spec:       f.machineSpec(name, "DockerMachine"),
+	}
+	if controlPlane {
+		m.Labels[clusterv1.MachineControlPlaneLabel] = ""
+	}
+	require.NoError(t, env.Client.Create(ctx, m))
+	adopt(t, cfg, "Machine", m, m.Spec.ClusterName)
+	return m, cfg
+}
+
+// newConfig creates a KubeadmConfig labelled with its Cluster from the start, as the core's
+// clones are: a paused Cluster is then known before an owner adopts the config.
+func (f *fixture) newConfig(t *testing.T, name string, mutate ...func(*bootstrapv1.KubeadmConfig)) *bootstrapv1.KubeadmConfig {
+	t.Helper()
 	cfg := &bootstrapv1.KubeadmConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns, Labels: map[string]string{clusterv1.ClusterNameLabel: f.cluster.Name}},
 		Spec:       bootstrapv1.KubeadmConfigSpec{PreKubeadmCommands: []string{"echo pre " + name}},
@@ -130,28 +151,45 @@ func (f *fixture) newMachine(t *testing.T, name string, controlPlane bool, mutat
 	for _, m := range mutate {
 		m(cfg)
 	}
-	require.NoError(t, env.Client.Create(ctx, cfg))
-	m := &clusterv1.Machine{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns, Labels: map[string]string{clusterv1.ClusterNameLabel: f.cluster.Name}},
-		Spec: clusterv1.MachineSpec{
-			ClusterName: f.cluster.Name,
-			Version:     "v1.37.2",
-			Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
-				APIGroup: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig", Name: name}},
-			InfrastructureRef: clusterv1.ContractVersionedObjectReference{
-				APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "DockerMachine", Name: name},
-		},
-	}
-	if controlPlane {
-		m.Labels[clusterv1.MachineControlPlaneLabel] = ""
-	}
-	require.NoError(t, env.Client.Create(ctx, m))
-	adopt(t, cfg, m)
-	return m, cfg
+	require.NoError(t, env.Client.Create(context.Background(), cfg))
+	return cfg
 }
 
-// adopt plays the core's Machine controller.
-func adopt(t *testing.T, cfg *bootstrapv1.KubeadmConfig, m *clusterv1.Machine) {
+// machineSpec is the spec of a Machine, or of a MachinePool's instances, booting from
+// KubeadmConfig name.
+func (f *fixture) machineSpec(name, infraKind string) clusterv1.MachineSpec {
+	return clusterv1.MachineSpec{
+		ClusterName: f.cluster.Name,
+		Version:     "v1.37.2",
+		Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
+			APIGroup: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig", Name: name}},
+		InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+			APIGroup: "infrastructure.cluster.x-k8s.io", Kind: infraKind, Name: name},
+	}
+}
+
+// newMachinePool creates a KubeadmConfig and a MachinePool of one instance referencing it,
+// then adopts the config the way the core's MachinePool controller does.
+func (f *fixture) newMachinePool(t *testing.T, name string) (*clusterv1.MachinePool, *bootstrapv1.KubeadmConfig) {
+	t.Helper()
+	ctx := context.Background()
+	cfg := f.newConfig(t, name)
+	mp := &clusterv1.MachinePool{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns, Labels: map[string]string{clusterv1.ClusterNameLabel: f.cluster.Name}},
+		Spec: clusterv1.MachinePoolSpec{
+			ClusterName: f.cluster.Name,
+			Replicas:    ptr.To[int32](1),
+			Template:    clusterv1.MachineTemplateSpec{Spec: f.machineSpec(name, "DockerMachinePool")},
+		},
+	}
+	require.NoError(t, env.Client.Create(ctx, mp))
+	adopt(t, cfg, "MachinePool", mp, mp.Spec.ClusterName)
+	return mp, cfg
+}
+
+// adopt plays the core's Machine or MachinePool controller: it makes owner, of kind, the
+// config's controller owner and labels the config with its Cluster.
+func adopt(t *testing.T, cfg *bootstrapv1.KubeadmConfig, kind string, owner client.Object, clusterName string) {
 	t.Helper()
 	envtest.WaitFor(t, timeout, "KubeadmConfig "+cfg.Name+" to be adopted", func() (bool, error) {
 		cur := &bootstrapv1.KubeadmConfig{}
@@ -159,13 +197,13 @@ func adopt(t *testing.T, cfg *bootstrapv1.KubeadmConfig, m *clusterv1.Machine) {
 			return false, err
 		}
 		cur.OwnerReferences = []metav1.OwnerReference{{
-			APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: m.Name, UID: m.UID,
+			APIVersion: clusterv1.GroupVersion.String(), Kind: kind, Name: owner.GetName(), UID: owner.GetUID(),
 			Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
 		}}
 		if cur.Labels == nil {
 			cur.Labels = map[string]string{}
 		}
-		cur.Labels[clusterv1.ClusterNameLabel] = m.Spec.ClusterName
+		cur.Labels[clusterv1.ClusterNameLabel] = clusterName
 		return true, env.Client.Update(context.Background(), cur)
 	})
 }

@@ -1,0 +1,65 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kubeadmcontrolplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+)
+
+// reconcileDelete deletes every Machine of the KubeadmControlPlane and removes the finalizer once
+// they are all gone. The core's Machine controller drains each Machine's Node and deletes its
+// infrastructure; the kubeconfig Secret goes with the KubeadmControlPlane through garbage
+// collection, the certificates with the Cluster.
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	if !controllerutil.ContainsFinalizer(s.kcp, controlplanev1.KubeadmControlPlaneFinalizer) {
+		return ctrl.Result{}, nil
+	}
+	if len(s.machines) == 0 {
+		// The cache may not have seen a Machine created just before the deletion started: ask the
+		// API server before letting the KubeadmControlPlane go, or that Machine would be orphaned.
+		if err := r.readMachines(ctx, s, r.APIReader); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if len(s.machines) == 0 {
+		log.Info("All control plane Machines are gone, removing the finalizer")
+		controllerutil.RemoveFinalizer(s.kcp, controlplanev1.KubeadmControlPlaneFinalizer)
+		return ctrl.Result{}, nil
+	}
+	var errs []error
+	for _, m := range s.machines {
+		if deleting(m) {
+			continue
+		}
+		log.Info("Deleting Machine", "Machine", klog.KObj(m))
+		if err := r.Client.Delete(ctx, m); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("deleting Machine %s: %w", m.Name, err))
+		}
+	}
+	// Machine deletions bring the next reconcile through the Machine watch.
+	return ctrl.Result{}, errors.Join(errs...)
+}

@@ -1,0 +1,39 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package kubeadmcontrolplane reconciles KubeadmControlPlanes: it runs a Cluster's control plane on
+// Machines it creates, each bootstrapped by a KubeadmConfig (the first with "kubeadm init", the
+// others with "kubeadm join") and an InfraMachine cloned from spec.machineTemplate.spec.infrastructureRef.
+// Under the ControlPlane contract it owns the <cluster>-kubeconfig Secret (an admin kubeconfig whose
+// client certificate is rotated at half its one-year life) and makes sure the cluster certificates
+// exist before the control plane is initialized.
+//
+// Machines are created one per reconcile, and only while every existing Machine has a Node: the
+// first while the Cluster's control plane is not initialized, the others once the workload cluster
+// holds kube-system/kubeadm-config. Scale down and rollout (maxSurge 0 or 1) first choose the Machine
+// to remove (delete-machine annotation, then outdated, then the oldest in the failure domain with the
+// most Machines), then run the preflight checks without that Machine, then delete it, so a controller
+// that stopped half-way through removing a Machine is never blocked by that very Machine. The etcd
+// member removal of a later slice goes between choosing and deleting (scale.go).
+//
+// Not in this package yet: etcd membership, per-Machine static Pod health, remediation, adoption of
+// orphan Machines, in-place propagation of machineTemplate metadata, and waiting for worker Machines
+// before the control plane is deleted.
+//
+// It must not write the Machines' status or the workload cluster, must not modify a
+// <cluster>-kubeconfig Secret it does not control (a user-supplied one is left alone), and never
+// caches Secrets or ConfigMaps: it reads them through the manager's uncached APIReader.
+package kubeadmcontrolplane

@@ -1,0 +1,276 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kubeadmcontrolplane
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+)
+
+// action is what the Machines step does in one reconcile.
+type action int
+
+const (
+	none action = iota
+	scaleUp
+	scaleDown
+)
+
+// desiredReplicas is spec.replicas, 1 when unset (the API defaults it).
+func desiredReplicas(kcp *controlplanev1.KubeadmControlPlane) int {
+	return int(ptr.Deref(kcp.Spec.Replicas, 1))
+}
+
+// maxSurge is spec.rollout.strategy.rollingUpdate.maxSurge, 1 when unset; admission allows 0 or 1.
+func maxSurge(kcp *controlplanev1.KubeadmControlPlane) int {
+	if v := kcp.Spec.Rollout.Strategy.RollingUpdate.MaxSurge; v != nil {
+		return v.IntValue()
+	}
+	return 1
+}
+
+// plan decides, from the Machines (deleting ones included: they still run an etcd member), whether
+// to add or remove one. While a Machine is outdated, a rollout runs with desired+maxSurge Machines
+// at most: below that it adds an up-to-date Machine, at it it removes one (an outdated one first).
+func plan(kcp *controlplanev1.KubeadmControlPlane, machines []*clusterv1.Machine, now metav1.Time) action {
+	current, desired := len(machines), desiredReplicas(kcp)
+	for _, m := range machines {
+		if outdatedReason(kcp, m, now) != "" {
+			if current < desired+maxSurge(kcp) {
+				return scaleUp
+			}
+			return scaleDown
+		}
+	}
+	switch {
+	case current < desired:
+		return scaleUp
+	case current > desired:
+		return scaleDown
+	}
+	return none
+}
+
+// reconcileReplicas adds or removes at most one Machine. The decision to act is always taken on a
+// live list: a cache that lags can cost one API read, never a duplicate Machine.
+func (r *Reconciler) reconcileReplicas(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
+	now := metav1.NewTime(s.now)
+	if plan(s.kcp, s.machines, now) == none {
+		return ctrl.Result{}, false, nil
+	}
+	if err := r.readMachines(ctx, s, r.APIReader); err != nil {
+		return ctrl.Result{}, false, err
+	}
+	switch plan(s.kcp, s.machines, now) {
+	case scaleUp:
+		return ctrl.Result{}, false, r.scaleUp(ctx, s)
+	case scaleDown:
+		return ctrl.Result{}, false, r.scaleDown(ctx, s)
+	}
+	return ctrl.Result{}, false, nil
+}
+
+// scaleUp creates one Machine: the first (kubeadm init) only while the Cluster's control plane is
+// not initialized, the others (kubeadm join) only once it is and every Machine has a Node.
+func (r *Reconciler) scaleUp(ctx context.Context, s *scope) error {
+	c, kcp := s.cluster, s.kcp
+	init := len(s.machines) == 0
+	switch {
+	case !c.DeletionTimestamp.IsZero():
+		s.scaleUpBlocked = fmt.Sprintf("Cluster %s is being deleted", c.Name)
+		return nil
+	case init && (clusterInitialized(c) || initialized(s)):
+		s.scaleUpBlocked = fmt.Sprintf("Cluster %s reports its control plane initialized but no control plane Machine is left: a new Machine would run kubeadm init and start a new cluster; restore the control plane from a backup", c.Name)
+		return nil
+	case !init && !initialized(s):
+		s.scaleUpBlocked = fmt.Sprintf("Waiting for the control plane to be initialized (ConfigMap %s in the workload cluster) before adding Machines", kubeadmConfigMap)
+		return nil
+	}
+	if msg := preflight(s.machines, nil); msg != "" {
+		s.scaleUpBlocked = msg
+		return nil
+	}
+	now := metav1.NewTime(s.now)
+	var upToDate []*clusterv1.Machine
+	for _, m := range s.machines {
+		if !deleting(m) && outdatedReason(kcp, m, now) == "" {
+			upToDate = append(upToDate, m)
+		}
+	}
+	ctrl.LoggerFrom(ctx).Info("Scaling up the control plane", "from", len(s.machines), "desired", desiredReplicas(kcp))
+	m, err := r.createMachine(ctx, s, failureDomainForScaleUp(c, upToDate), init)
+	if err != nil {
+		s.scaleUpBlocked = "Creating a Machine failed: " + err.Error()
+		return err
+	}
+	s.machines = append(s.machines, m)
+	slices.SortFunc(s.machines, func(a, b *clusterv1.Machine) int { return strings.Compare(a.Name, b.Name) })
+	return nil
+}
+
+// scaleDown removes one Machine. It chooses the Machine FIRST and runs the preflight checks on the
+// others only: a controller that stopped after starting to remove a Machine (deleted it, or, in a
+// later slice, removed its etcd member) finds that Machine chosen again and is not blocked by it.
+func (r *Reconciler) scaleDown(ctx context.Context, s *scope) error {
+	log := ctrl.LoggerFrom(ctx)
+	kcp := s.kcp
+	now := metav1.NewTime(s.now)
+	chosen := selectMachineForScaleDown(s.machines, func(m *clusterv1.Machine) bool { return outdatedReason(kcp, m, now) != "" },
+		controlPlaneFailureDomains(s.cluster))
+	if msg := preflight(s.machines, chosen); msg != "" {
+		s.scaleDownBlocked = msg
+		return nil
+	}
+	// The etcd member removal of a later slice goes here, between choosing and deleting.
+	if deleting(chosen) {
+		log.V(4).Info("The Machine chosen for scale down is already being deleted", "Machine", klog.KObj(chosen))
+		return nil // its deletion brings us back through the Machine watch
+	}
+	log.Info("Scaling down the control plane: deleting Machine", "Machine", klog.KObj(chosen), "from", len(s.machines), "desired", desiredReplicas(kcp))
+	if err := r.Client.Delete(ctx, chosen); err != nil && !apierrors.IsNotFound(err) {
+		s.scaleDownBlocked = fmt.Sprintf("Deleting Machine %s failed: %v", chosen.Name, err)
+		return fmt.Errorf("deleting Machine %s: %w", chosen.Name, err)
+	}
+	chosen.DeletionTimestamp = &now
+	return nil
+}
+
+// preflight says why the control plane may not change now, excluding the Machine chosen for
+// removal (nil on scale up); empty when it may. Another deleting Machine blocks (one change at a
+// time), and so does a Machine whose Node has not joined yet. Per-Machine static Pod and etcd
+// health join these checks in a later slice.
+func preflight(machines []*clusterv1.Machine, exclude *clusterv1.Machine) string {
+	var deletingOthers, withoutNode []*clusterv1.Machine
+	for _, m := range machines {
+		switch {
+		case m == exclude:
+		case deleting(m):
+			deletingOthers = append(deletingOthers, m)
+		case !hasNode(m):
+			withoutNode = append(withoutNode, m)
+		}
+	}
+	switch {
+	case len(deletingOthers) > 0:
+		return fmt.Sprintf("Waiting for %s to be deleted: the control plane changes one Machine at a time", machineNames(deletingOthers))
+	case len(withoutNode) > 0:
+		return fmt.Sprintf("Waiting for %s to have a Node (status.nodeRef): the control plane changes one Machine at a time, after the others have joined", machineNames(withoutNode))
+	}
+	return ""
+}
+
+// controlPlaneFailureDomains are the names of the Cluster's failure domains open to the control plane.
+func controlPlaneFailureDomains(c *clusterv1.Cluster) []string {
+	var out []string
+	for _, fd := range c.Status.FailureDomains {
+		if ptr.Deref(fd.ControlPlane, false) {
+			out = append(out, fd.Name)
+		}
+	}
+	return out
+}
+
+// selectMachineForScaleDown chooses the Machine to remove, as upstream does. The candidates are
+// the first non-empty group of: outdated Machines with the delete-machine annotation, Machines
+// with it, outdated Machines, all Machines. Among them, a candidate outside the known failure
+// domains goes first (the oldest one's domain); otherwise the domain with the most Machines
+// (all of them counted) that holds a candidate. The oldest candidate in that domain is chosen.
+func selectMachineForScaleDown(machines []*clusterv1.Machine, outdated func(*clusterv1.Machine) bool, failureDomains []string) *clusterv1.Machine {
+	annotated := func(m *clusterv1.Machine) bool { _, ok := m.Annotations[clusterv1.DeleteMachineAnnotation]; return ok }
+	var candidates []*clusterv1.Machine
+	for _, keep := range []func(*clusterv1.Machine) bool{
+		func(m *clusterv1.Machine) bool { return annotated(m) && outdated(m) },
+		annotated,
+		outdated,
+		func(*clusterv1.Machine) bool { return true },
+	} {
+		for _, m := range machines {
+			if keep(m) {
+				candidates = append(candidates, m)
+			}
+		}
+		if len(candidates) > 0 {
+			break
+		}
+	}
+	if len(candidates) == 0 {
+		return nil
+	}
+
+	known := map[string]bool{}
+	for _, fd := range failureDomains {
+		known[fd] = true
+	}
+	var unknown []*clusterv1.Machine
+	for _, m := range candidates {
+		if !known[m.Spec.FailureDomain] {
+			unknown = append(unknown, m)
+		}
+	}
+	var domain string
+	if len(unknown) > 0 {
+		domain = oldest(unknown).Spec.FailureDomain
+	} else {
+		count := map[string]int{}
+		for _, m := range machines {
+			count[m.Spec.FailureDomain]++
+		}
+		var withCandidates []string
+		for _, m := range candidates {
+			if !slices.Contains(withCandidates, m.Spec.FailureDomain) {
+				withCandidates = append(withCandidates, m.Spec.FailureDomain)
+			}
+		}
+		sort.Slice(withCandidates, func(i, j int) bool {
+			a, b := withCandidates[i], withCandidates[j]
+			if count[a] != count[b] {
+				return count[a] > count[b]
+			}
+			return a < b
+		})
+		domain = withCandidates[0]
+	}
+	var inDomain []*clusterv1.Machine
+	for _, m := range candidates {
+		if m.Spec.FailureDomain == domain {
+			inDomain = append(inDomain, m)
+		}
+	}
+	return oldest(inDomain)
+}
+
+// oldest is the Machine created first, by name on a tie.
+func oldest(machines []*clusterv1.Machine) *clusterv1.Machine {
+	return slices.MinFunc(machines, func(a, b *clusterv1.Machine) int {
+		if c := a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}

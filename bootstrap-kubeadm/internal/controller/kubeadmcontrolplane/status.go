@@ -1,0 +1,219 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kubeadmcontrolplane
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/utils/ptr"
+
+	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conditions"
+)
+
+// setStatus computes the whole status from what the reconcile found. Nothing in it depends on the
+// clock or on map order, so a reconcile that changed nothing computes the same status and the
+// patch helper writes nothing.
+func setStatus(s *scope, reconciled bool) {
+	kcp := s.kcp
+	kcp.Status.Selector = selectorFor(kcp).String()
+	setInitialized(s)
+	setCertificatesAvailable(s)
+	if s.machinesRead {
+		setReplicas(s)
+	}
+	setAvailable(s)
+	setDeleting(s)
+	if reconciled {
+		kcp.Status.ObservedGeneration = kcp.Generation
+	}
+}
+
+func setInitialized(s *scope) {
+	t := controlplanev1.KubeadmControlPlaneInitializedCondition
+	switch {
+	case initialized(s):
+		conditions.Set(s.kcp, conditions.True(t, controlplanev1.KubeadmControlPlaneInitializedReason, ""))
+	case s.clusterWait != "":
+		conditions.Set(s.kcp, conditions.False(t, controlplanev1.KubeadmControlPlaneNotInitializedReason, s.clusterWait))
+	case s.initWait != "":
+		conditions.Set(s.kcp, conditions.False(t, controlplanev1.KubeadmControlPlaneNotInitializedReason, s.initWait))
+	default:
+		conditions.Set(s.kcp, conditions.False(t, controlplanev1.KubeadmControlPlaneNotInitializedReason,
+			"Waiting for the first control plane Machine to run kubeadm init"))
+	}
+}
+
+func setCertificatesAvailable(s *scope) {
+	if s.certs == nil {
+		return // not looked at: keep what the last reconcile that did found
+	}
+	t := controlplanev1.KubeadmControlPlaneCertificatesAvailableCondition
+	switch {
+	case len(s.certs.missing) > 0:
+		conditions.Set(s.kcp, conditions.False(t, controlplanev1.KubeadmControlPlaneCertificatesNotAvailableReason,
+			fmt.Sprintf("Secret(s) %s do not exist: the control plane is initialized, so new certificate authorities would split it; restore the Secrets from a backup",
+				strings.Join(s.certs.missing, ", "))))
+	case s.certs.err != nil:
+		conditions.Set(s.kcp, conditions.Unknown(t, controlplanev1.KubeadmControlPlaneCertificatesInternalErrorReason,
+			"Reading or generating the cluster certificates failed: "+s.certs.err.Error()))
+	default:
+		conditions.Set(s.kcp, conditions.True(t, controlplanev1.KubeadmControlPlaneCertificatesAvailableReason, ""))
+	}
+}
+
+// machineReady is a Machine whose Node joined and whose Ready condition (the core's summary of
+// its infrastructure, bootstrap and Node) is true.
+func machineReady(m *clusterv1.Machine) bool {
+	return hasNode(m) && conditions.IsTrue(m, clusterv1.MachineReadyCondition)
+}
+
+func setReplicas(s *scope) {
+	kcp := s.kcp
+	now := metav1.NewTime(s.now)
+	var ready, available, upToDate int32
+	var notReady, outdated, deletingMachines []*clusterv1.Machine
+	var outdatedWhy []string
+	var lowest *version.Version
+	kcp.Status.Version = ""
+	for _, m := range s.machines {
+		if v, err := version.ParseSemantic(m.Spec.Version); err == nil && (lowest == nil || v.LessThan(lowest)) {
+			lowest, kcp.Status.Version = v, m.Spec.Version
+		}
+		if machineReady(m) {
+			ready++
+		} else if !deleting(m) {
+			notReady = append(notReady, m)
+		}
+		if conditions.IsTrue(m, clusterv1.MachineAvailableCondition) {
+			available++
+		}
+		if deleting(m) {
+			deletingMachines = append(deletingMachines, m)
+			continue
+		}
+		if why := outdatedReason(kcp, m, now); why != "" {
+			outdated = append(outdated, m)
+			outdatedWhy = append(outdatedWhy, m.Name+": "+why)
+		} else {
+			upToDate++
+		}
+	}
+	total, desired := len(s.machines), desiredReplicas(kcp)
+	kcp.Status.Replicas = ptr.To(int32(total))
+	kcp.Status.ReadyReplicas = ptr.To(ready)
+	kcp.Status.AvailableReplicas = ptr.To(available)
+	kcp.Status.UpToDateReplicas = ptr.To(upToDate)
+	deletingKCP := !kcp.DeletionTimestamp.IsZero()
+
+	waitingFor := func(blocked string) string {
+		switch {
+		case blocked != "":
+			return "; " + blocked
+		case s.clusterWait != "":
+			return "; " + s.clusterWait
+		case len(deletingMachines) > 0:
+			return fmt.Sprintf("; waiting for %s to be deleted", machineNames(deletingMachines))
+		}
+		return ""
+	}
+
+	if !deletingKCP && total < desired {
+		conditions.Set(kcp, conditions.True(clusterv1.ScalingUpCondition, clusterv1.ScalingUpReason,
+			fmt.Sprintf("Scaling up from %d to %d replicas%s", total, desired, waitingFor(s.scaleUpBlocked))))
+	} else {
+		conditions.Set(kcp, conditions.False(clusterv1.ScalingUpCondition, clusterv1.NotScalingUpReason, ""))
+	}
+	if !deletingKCP && total > desired {
+		conditions.Set(kcp, conditions.True(clusterv1.ScalingDownCondition, clusterv1.ScalingDownReason,
+			fmt.Sprintf("Scaling down from %d to %d replicas%s", total, desired, waitingFor(s.scaleDownBlocked))))
+	} else {
+		conditions.Set(kcp, conditions.False(clusterv1.ScalingDownCondition, clusterv1.NotScalingDownReason, ""))
+	}
+	if !deletingKCP && len(outdated) > 0 {
+		blocked := s.scaleUpBlocked
+		if blocked == "" {
+			blocked = s.scaleDownBlocked
+		}
+		conditions.Set(kcp, conditions.True(clusterv1.RollingOutCondition, clusterv1.RollingOutReason,
+			fmt.Sprintf("Rolling out %d not up-to-date replicas (%s)%s", len(outdated), strings.Join(outdatedWhy, "; "), waitingFor(blocked))))
+	} else {
+		conditions.Set(kcp, conditions.False(clusterv1.RollingOutCondition, clusterv1.NotRollingOutReason, ""))
+	}
+
+	switch {
+	case total == 0:
+		conditions.Set(kcp, conditions.True(clusterv1.MachinesReadyCondition, clusterv1.NoReplicasReason, ""))
+	case len(notReady) == 0:
+		conditions.Set(kcp, conditions.True(clusterv1.MachinesReadyCondition, clusterv1.ReadyReason, ""))
+	default:
+		conditions.Set(kcp, conditions.False(clusterv1.MachinesReadyCondition, clusterv1.NotReadyReason,
+			machineNames(notReady)+" not ready (no Node yet, or the Machine's Ready condition is not true)"))
+	}
+	switch {
+	case total == 0:
+		conditions.Set(kcp, conditions.True(clusterv1.MachinesUpToDateCondition, clusterv1.NoReplicasReason, ""))
+	case len(outdated) == 0:
+		conditions.Set(kcp, conditions.True(clusterv1.MachinesUpToDateCondition, clusterv1.UpToDateReason, ""))
+	default:
+		conditions.Set(kcp, conditions.False(clusterv1.MachinesUpToDateCondition, clusterv1.NotUpToDateReason,
+			machineNames(outdated)+" not up to date"))
+	}
+}
+
+// setAvailable: the control plane is available once it is initialized, its certificates exist and
+// at least one Machine is ready. Etcd quorum and component health join in a later slice.
+func setAvailable(s *scope) {
+	kcp := s.kcp
+	t := controlplanev1.KubeadmControlPlaneAvailableCondition
+	notAvailable := func(msg string) {
+		conditions.Set(kcp, conditions.False(t, controlplanev1.KubeadmControlPlaneNotAvailableReason, msg))
+	}
+	cert := conditions.Get(kcp, controlplanev1.KubeadmControlPlaneCertificatesAvailableCondition)
+	switch {
+	case !kcp.DeletionTimestamp.IsZero():
+		notAvailable("The KubeadmControlPlane is being deleted")
+	case s.clusterWait != "":
+		notAvailable(s.clusterWait)
+	case !initialized(s):
+		notAvailable("The control plane is not initialized yet")
+	case cert == nil || cert.Status != metav1.ConditionTrue:
+		notAvailable("The cluster certificates are not available (see the CertificatesAvailable condition)")
+	case ptr.Deref(kcp.Status.ReadyReplicas, 0) == 0:
+		notAvailable("No control plane Machine is ready (with a Node and its Ready condition true)")
+	default:
+		conditions.Set(kcp, conditions.True(t, controlplanev1.KubeadmControlPlaneAvailableReason, ""))
+	}
+}
+
+func setDeleting(s *scope) {
+	kcp := s.kcp
+	t := controlplanev1.KubeadmControlPlaneDeletingCondition
+	switch {
+	case kcp.DeletionTimestamp.IsZero():
+		conditions.Set(kcp, conditions.False(t, clusterv1.NotDeletingReason, ""))
+	case len(s.machines) > 0:
+		conditions.Set(kcp, conditions.True(t, controlplanev1.KubeadmControlPlaneDeletingWaitingForMachineDeletionReason,
+			fmt.Sprintf("Waiting for %d control plane Machine(s) to be deleted: %s", len(s.machines), machineNames(s.machines))))
+	default:
+		conditions.Set(kcp, conditions.True(t, clusterv1.DeletionCompletedReason, "All control plane Machines are gone: removing the finalizer"))
+	}
+}
