@@ -4,8 +4,6 @@
 package apitest
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -19,26 +17,12 @@ import (
 
 // Run is TestMain's body.
 func Run(m *testing.M, env **envtest.Environment) int {
-	scheme, err := Scheme()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return envtest.Run(m, envtest.Options{CRDDirectoryPaths: []string{crdDir()}, Scheme: scheme}, env)
+	return envtest.RunWithModuleCRDs(m, env, crdDir(), bootstrapv1.AddToScheme, controlplanev1.AddToScheme)
 }
 
-// Scheme returns client-go's and the core types plus both groups of this module.
+// Scheme returns client-go's and the core types plus this module's groups.
 func Scheme() (*kruntime.Scheme, error) {
-	scheme, err := envtest.DefaultScheme()
-	if err != nil {
-		return nil, err
-	}
-	for _, add := range []func(*kruntime.Scheme) error{bootstrapv1.AddToScheme, controlplanev1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			return nil, fmt.Errorf("building scheme: %w", err)
-		}
-	}
-	return scheme, nil
+	return envtest.DefaultSchemeWith(bootstrapv1.AddToScheme, controlplanev1.AddToScheme)
 }
 
 // crdDir is this module's config/crd/bases, found from this file so that any

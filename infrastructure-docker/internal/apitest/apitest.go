@@ -4,8 +4,6 @@
 package apitest
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -18,24 +16,12 @@ import (
 
 // Run is TestMain's body.
 func Run(m *testing.M, env **envtest.Environment) int {
-	scheme, err := Scheme()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return envtest.Run(m, envtest.Options{CRDDirectoryPaths: []string{crdDir()}, Scheme: scheme}, env)
+	return envtest.RunWithModuleCRDs(m, env, crdDir(), infrav1.AddToScheme)
 }
 
-// Scheme returns client-go's and the core types plus this module's group.
+// Scheme returns client-go's and the core types plus this module's groups.
 func Scheme() (*kruntime.Scheme, error) {
-	scheme, err := envtest.DefaultScheme()
-	if err != nil {
-		return nil, err
-	}
-	if err := infrav1.AddToScheme(scheme); err != nil {
-		return nil, fmt.Errorf("building scheme: %w", err)
-	}
-	return scheme, nil
+	return envtest.DefaultSchemeWith(infrav1.AddToScheme)
 }
 
 // crdDir is this module's config/crd/bases, found from this file so that any package's test can

@@ -1,0 +1,35 @@
+package envtest
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// DefaultSchemeWith is DefaultScheme plus a provider's own API groups.
+func DefaultSchemeWith(addToScheme ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
+	scheme, err := DefaultScheme()
+	if err != nil {
+		return nil, err
+	}
+	for _, add := range addToScheme {
+		if err := add(scheme); err != nil {
+			return nil, fmt.Errorf("building scheme: %w", err)
+		}
+	}
+	return scheme, nil
+}
+
+// RunWithModuleCRDs is TestMain's body for a provider package: the API server gets
+// the core CRDs plus those in crdDir (the provider's config/crd/bases), and the
+// client's scheme the provider's groups.
+func RunWithModuleCRDs(m *testing.M, env **Environment, crdDir string, addToScheme ...func(*runtime.Scheme) error) int {
+	scheme, err := DefaultSchemeWith(addToScheme...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return Run(m, Options{CRDDirectoryPaths: []string{crdDir}, Scheme: scheme}, env)
+}
