@@ -14,7 +14,10 @@ import (
 
 // CallCounter counts the writes a reconciler makes through its client, and its
 // reads of one object (each reconcile of that object starts with one), so a test
-// can tell "reconciled again and wrote nothing" from "not reconciled yet".
+// can tell "reconciled again and wrote nothing" from "not reconciled yet". Writes
+// to namespaced objects outside Key's namespace are not counted: tests share one
+// API server, whose namespaces never finish deleting without a controller manager,
+// so a manager under test may still be reconciling another test's leftovers.
 type CallCounter struct {
 	// Key and Type name the object whose reads are counted; Type is an empty
 	// object of its Go type, such as &clusterv1.MachinePool{}.
@@ -38,6 +41,9 @@ func (c *CallCounter) write(verb string, obj any) {
 	defer c.mu.Unlock()
 	name := fmt.Sprintf("%T", obj)
 	if o, ok := obj.(client.Object); ok {
+		if ns := o.GetNamespace(); ns != "" && c.Key.Namespace != "" && ns != c.Key.Namespace {
+			return
+		}
 		name = fmt.Sprintf("%T %s", o, o.GetName())
 	}
 	c.writes = append(c.writes, verb+" "+name)
