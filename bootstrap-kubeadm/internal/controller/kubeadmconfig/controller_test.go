@@ -297,10 +297,8 @@ func TestPaused_ClusterIsLeftAloneUntilUnpaused(t *testing.T) {
 	_, held := lockHolder(t, f)
 	require.False(t, held, "a paused Cluster's lock is not taken")
 
-	cur := &clusterv1.Cluster{}
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(f.cluster), cur))
-	cur.Spec.Paused = ptr.To(false)
-	require.NoError(t, env.Client.Update(context.Background(), cur))
+	cur := f.cluster.DeepCopy()
+	envtest.Update(t, env.Client, cur, func() { cur.Spec.Paused = ptr.To(false) })
 	got = waitDataSecret(t, cfg)
 	require.False(t, conditions.IsTrue(got, clusterv1.PausedCondition))
 }

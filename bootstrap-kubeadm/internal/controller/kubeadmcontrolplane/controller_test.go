@@ -172,10 +172,8 @@ func TestKubeadmControlPlane_PausedClusterIsLeftAlone(t *testing.T) {
 	require.Empty(t, kcp.Finalizers)
 	require.Empty(t, f.machines())
 
-	cur := &clusterv1.Cluster{}
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(f.cluster), cur))
-	cur.Spec.Paused = ptr.To(false)
-	require.NoError(t, env.Client.Update(context.Background(), cur))
+	cur := f.cluster.DeepCopy()
+	envtest.Update(t, env.Client, cur, func() { cur.Spec.Paused = ptr.To(false) })
 	f.waitCondition(clusterv1.PausedCondition, metav1.ConditionFalse, "")
 	f.waitMachines(1)
 }

@@ -138,8 +138,7 @@ func TestCluster_PausedClusterIsLeftAlone(t *testing.T) {
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(infra), cur))
 	require.Empty(t, cur.GetOwnerReferences(), "a paused Cluster adopts nothing")
 
-	got.Spec.Paused = ptr.To(false)
-	require.NoError(t, env.Client.Update(ctx, got))
+	envtest.Update(t, env.Client, got, func() { got.Spec.Paused = ptr.To(false) })
 	waitCondition(t, c, clusterv1.PausedCondition, metav1.ConditionFalse, "")
 	envtest.WaitFor(t, 30*time.Second, "the infra cluster to be adopted after unpausing", func() (bool, error) {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(infra), cur)

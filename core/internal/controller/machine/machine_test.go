@@ -230,10 +230,7 @@ func TestMachine_PreDrainHookHoldsDeletionUntilRemoved(t *testing.T) {
 	})
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(infra), infra.DeepCopy()), "nothing is deleted while the hook holds")
 
-	got, err := getMachine(t, m)
-	require.NoError(t, err)
-	delete(got.Annotations, hook)
-	require.NoError(t, env.Client.Update(ctx, got))
+	envtest.Update(t, env.Client, m, func() { delete(m.Annotations, hook) })
 	envtest.WaitFor(t, 30*time.Second, "the Machine to be gone", func() (bool, error) {
 		_, err := getMachine(t, m)
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)

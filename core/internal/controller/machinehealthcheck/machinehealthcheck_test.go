@@ -339,8 +339,7 @@ func TestMachineHealthCheck_KeepsTheMachineControllersConditions(t *testing.T) {
 func TestMachineHealthCheck_PausedClusterLeavesMachinesAlone(t *testing.T) {
 	startController(t, controllerOptions{})
 	f := newFixture(t)
-	f.cluster.Spec.Paused = ptr.To(true)
-	require.NoError(t, env.Client.Update(f.ctx, f.cluster))
+	envtest.Update(t, env.Client, f.cluster, func() { f.cluster.Spec.Paused = ptr.To(true) })
 	f.newMachine("p", true, func(m *clusterv1.Machine) {
 		m.Annotations = map[string]string{clusterv1.RemediateMachineAnnotation: ""}
 	})

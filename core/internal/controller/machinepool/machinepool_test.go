@@ -105,10 +105,8 @@ func TestMachinePool_DeletesOnlyItsNodesWhoseProviderIDLeftTheList(t *testing.T)
 		replicaCounts(2, 2, 2, 2, f.nodeName("a"), f.nodeName("b"))))
 
 	// The provider removes instance b; the user asked for one replica.
-	mp, err := f.getPool(p)
-	require.NoError(t, err)
-	mp.Spec.Replicas = ptr.To[int32](1)
-	require.NoError(t, env.Client.Update(f.ctx, mp))
+	mp := p.mp.DeepCopy()
+	envtest.Update(t, env.Client, mp, func() { mp.Spec.Replicas = ptr.To[int32](1) })
 	f.setInstances(p, "a")
 	envtest.WaitFor(t, timeout, "Node b to be deleted", func() (bool, error) { return !f.nodeExists("b"), nil })
 	f.waitPool(p, "Running with one Node", all(inPhase(clusterv1.MachinePoolPhaseRunning),
@@ -160,10 +158,8 @@ func TestMachinePool_PausedClusterIsLeftAlone(t *testing.T) {
 	require.Empty(t, cur.GetOwnerReferences(), "nor adopt its InfraMachinePool")
 
 	// Unpausing resumes.
-	cluster := &clusterv1.Cluster{}
-	require.NoError(t, env.Client.Get(f.ctx, client.ObjectKeyFromObject(f.cluster), cluster))
-	cluster.Spec.Paused = nil
-	require.NoError(t, env.Client.Update(f.ctx, cluster))
+	cluster := f.cluster.DeepCopy()
+	envtest.Update(t, env.Client, cluster, func() { cluster.Spec.Paused = nil })
 	f.waitPool(p, "resumed", all(conditionIs(clusterv1.PausedCondition, metav1.ConditionFalse, ""), inPhase(clusterv1.MachinePoolPhasePending)))
 }
 

@@ -122,10 +122,8 @@ func TestDockerCluster_WaitsForTheClusterOwnerReference(t *testing.T) {
 		"Waiting for the Cluster controller to set an owner reference")
 	require.Empty(t, loadBalancers(t, rt, ns, "orphan"))
 
-	got, err := getDockerCluster(dc)
-	require.NoError(t, err)
-	got.OwnerReferences = []metav1.OwnerReference{ownerRef(cluster)}
-	require.NoError(t, env.Client.Update(context.Background(), got))
+	got := dc.DeepCopy()
+	envtest.Update(t, env.Client, got, func() { got.OwnerReferences = []metav1.OwnerReference{ownerRef(cluster)} })
 	waitProvisioned(t, dc)
 	require.Len(t, loadBalancers(t, rt, ns, "orphan"), 1)
 }
@@ -140,10 +138,8 @@ func TestDockerCluster_PausedClusterIsNotReconciled(t *testing.T) {
 	waitCondition(t, dc, clusterv1.PausedCondition, metav1.ConditionTrue, clusterv1.PausedReason, "remove it to resume")
 	require.Empty(t, loadBalancers(t, rt, ns, "paused"))
 
-	got, err := getDockerCluster(dc)
-	require.NoError(t, err)
-	delete(got.Annotations, clusterv1.PausedAnnotation)
-	require.NoError(t, env.Client.Update(context.Background(), got))
+	got := dc.DeepCopy()
+	envtest.Update(t, env.Client, got, func() { delete(got.Annotations, clusterv1.PausedAnnotation) })
 	waitProvisioned(t, dc)
 	waitCondition(t, dc, clusterv1.PausedCondition, metav1.ConditionFalse, clusterv1.NotPausedReason, "")
 }
