@@ -35,10 +35,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+	"capstan.dev/bootstrap-kubeadm/internal/etcd"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 	"capstan.dev/contracts/remote"
+	"k8s.io/client-go/rest"
 )
 
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=kubeadmcontrolplanes,verbs=get;list;watch;patch
@@ -46,6 +48,7 @@ import (
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=kubeadmcontrolplanes/finalizers,verbs=update
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines/status,verbs=patch
 // +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=kubeadmconfigs,verbs=create;delete
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
@@ -56,10 +59,13 @@ import (
 // certificates.
 const defaultWaitRequeue = 10 * time.Second
 
-// WorkloadClusters is what the controller uses of contracts/remote's ClusterCache: a client for a
-// workload cluster, and a source that re-triggers KubeadmControlPlanes when one connects.
+// WorkloadClusters is what the controller uses of contracts/remote's ClusterCache: clients for a
+// workload cluster (cached, and live for Pods), its REST config (for the etcd port-forward), and a
+// source that re-triggers KubeadmControlPlanes when one connects.
 type WorkloadClusters interface {
 	GetClient(ctx context.Context, cluster client.ObjectKey) (client.Client, error)
+	GetUncachedClient(ctx context.Context, cluster client.ObjectKey) (client.Client, error)
+	GetRESTConfig(ctx context.Context, cluster client.ObjectKey) (*rest.Config, error)
 	GetClusterSource(controllerName string, mapFunc func(context.Context, client.ObjectKey) []reconcile.Request, opts ...remote.ClusterSourceOption) source.Source
 }
 
@@ -78,6 +84,10 @@ type Reconciler struct {
 	Now func() time.Time
 	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
 	WatchFilterValue string
+	// EtcdClientFor opens a client to a workload cluster's etcd through the member on a node;
+	// by default a port-forward through the workload API server to Pod kube-system/etcd-<node>
+	// with a client certificate signed by <cluster>-etcd. Tests put a double here.
+	EtcdClientFor EtcdClientFunc
 }
 
 // SetupWithManager registers the controller and its watches: KubeadmControlPlanes, the Machines
@@ -92,6 +102,9 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 	}
 	if r.Now == nil {
 		r.Now = time.Now
+	}
+	if r.EtcdClientFor == nil {
+		r.EtcdClientFor = r.realEtcdClient
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	err := ctrl.NewControllerManagedBy(mgr).
@@ -133,6 +146,20 @@ type scope struct {
 	initWait string
 	// scaleUpBlocked and scaleDownBlocked say why Machines are not being created or deleted.
 	scaleUpBlocked, scaleDownBlocked string
+
+	// workloadWait says why the workload cluster's health was not looked at.
+	workloadWait string
+	// health holds, by Machine name, the health conditions computed for each Machine with a
+	// Node; nil when they were not looked at.
+	health map[string][]metav1.Condition
+	// etcd is what reading the members found (nil: not looked at); etcdPlan the member
+	// reconciliation's decision; etcdRemoved the member it removed in this pass.
+	etcd        *etcdResult
+	etcdPlan    *etcdPlan
+	etcdRemoved string
+	// etcdConn is the reconcile's etcd client (closed when it ends), through etcdVia's member.
+	etcdConn etcd.Client
+	etcdVia  string
 }
 
 // certsResult is the outcome of reading (or generating) the cluster certificates.
@@ -174,6 +201,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 
 	defer func() {
+		if s.etcdConn != nil {
+			s.etcdConn.Close()
+		}
 		setStatus(s, retErr == nil)
 		if err := helper.Patch(ctx, kcp); err != nil && !(apierrors.IsNotFound(err) && !kcp.DeletionTimestamp.IsZero()) {
 			retErr = errors.Join(retErr, err) // a deleted KubeadmControlPlane whose finalizer just went has nothing left to patch

@@ -26,14 +26,29 @@ limitations under the License.
 // holds kube-system/kubeadm-config. Scale down and rollout (maxSurge 0 or 1) first choose the Machine
 // to remove (delete-machine annotation, then outdated, then the oldest in the failure domain with the
 // most Machines), then run the preflight checks without that Machine, then delete it, so a controller
-// that stopped half-way through removing a Machine is never blocked by that very Machine. The etcd
-// member removal of a later slice goes between choosing and deleting (scale.go).
+// that stopped half-way through removing a Machine is never blocked by that very Machine. The
+// Machine's etcd member is removed between choosing and deleting (scale.go), as upstream 0.3 did
+// (upstream HEAD defers it to a pre-terminate hook after drain, which needs the core's hook support).
 //
-// Not in this package yet: etcd membership, per-Machine static Pod health, remediation, adoption of
-// orphan Machines, in-place propagation of machineTemplate metadata, and waiting for worker Machines
-// before the control plane is deleted.
+// Once the control plane is initialized, every reconcile reads the static Pods
+// kube-system/{kube-apiserver,kube-controller-manager,kube-scheduler,etcd}-<node> of each Machine
+// (live reads: workload caches hold no Pods) and the etcd members, reached through the workload API
+// server by a port-forward to etcd-<node> (internal/etcd). The expected members are the nodeRef
+// names of the Machines (upstream #3971), never a Node label list; members no Machine accounts for
+// are removed one per pass, never the last, only with quorum kept, and not at all while a Machine
+// lacks its nodeRef (etcd.go). Each Machine gets the conditions APIServerPodHealthy,
+// ControllerManagerPodHealthy, SchedulerPodHealthy, EtcdPodHealthy and EtcdMemberHealthy, written
+// by server-side apply of those status.conditions entries only, under MachineConditionsFieldManager
+// (as the core's MachineHealthCheck does), so the core's Machine controller keeps its own; the
+// KubeadmControlPlane aggregates them in ControlPlaneComponentsHealthy and EtcdClusterHealthy. The
+// preflight checks require every other Machine's etcd member; static Pod health is reported but
+// does not block.
 //
-// It must not write the Machines' status or the workload cluster, must not modify a
+// Not in this package yet: remediation, etcd leadership forwarding and alarms, the kubeadm-config
+// ClusterStatus cleanup of removed members, adoption of orphan Machines, in-place propagation of
+// machineTemplate metadata, and waiting for worker Machines before the control plane is deleted.
+//
+// It must not write the workload cluster or Machine status beyond its own conditions, must not modify a
 // <cluster>-kubeconfig Secret it does not control (a user-supplied one is left alone), and never
 // caches Secrets or ConfigMaps: it reads them through the manager's uncached APIReader.
 package kubeadmcontrolplane

@@ -112,7 +112,7 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope) error {
 		s.scaleUpBlocked = fmt.Sprintf("Waiting for the control plane to be initialized (ConfigMap %s in the workload cluster) before adding Machines", kubeadmConfigMap)
 		return nil
 	}
-	if msg := preflight(s.machines, nil); msg != "" {
+	if msg := preflight(s, nil); msg != "" {
 		s.scaleUpBlocked = msg
 		return nil
 	}
@@ -135,19 +135,32 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope) error {
 }
 
 // scaleDown removes one Machine. It chooses the Machine FIRST and runs the preflight checks on the
-// others only: a controller that stopped after starting to remove a Machine (deleted it, or, in a
-// later slice, removed its etcd member) finds that Machine chosen again and is not blocked by it.
+// others only: a controller that stopped after starting to remove a Machine (removed its etcd
+// member, or deleted it) finds that Machine chosen again and is not blocked by it.
 func (r *Reconciler) scaleDown(ctx context.Context, s *scope) error {
 	log := ctrl.LoggerFrom(ctx)
 	kcp := s.kcp
 	now := metav1.NewTime(s.now)
 	chosen := selectMachineForScaleDown(s.machines, func(m *clusterv1.Machine) bool { return outdatedReason(kcp, m, now) != "" },
 		controlPlaneFailureDomains(s.cluster))
-	if msg := preflight(s.machines, chosen); msg != "" {
+	if msg := preflight(s, chosen); msg != "" {
 		s.scaleDownBlocked = msg
 		return nil
 	}
-	// The etcd member removal of a later slice goes here, between choosing and deleting.
+	// Between choosing and deleting: remove the Machine's etcd member, so that quorum is counted
+	// without it before its etcd stops. A controller stopped right after this finds the same
+	// Machine chosen again, the member gone, and goes on to delete it.
+	if hasNode(chosen) && initialized(s) {
+		msg, err := r.removeMachineEtcdMember(ctx, s, chosen)
+		if err != nil {
+			s.scaleDownBlocked = err.Error()
+			return err
+		}
+		if msg != "" {
+			s.scaleDownBlocked = msg
+			return nil
+		}
+	}
 	if deleting(chosen) {
 		log.V(4).Info("The Machine chosen for scale down is already being deleted", "Machine", klog.KObj(chosen))
 		return nil // its deletion brings us back through the Machine watch
@@ -163,17 +176,25 @@ func (r *Reconciler) scaleDown(ctx context.Context, s *scope) error {
 
 // preflight says why the control plane may not change now, excluding the Machine chosen for
 // removal (nil on scale up); empty when it may. Another deleting Machine blocks (one change at a
-// time), and so does a Machine whose Node has not joined yet. Per-Machine static Pod and etcd
-// health join these checks in a later slice.
-func preflight(machines []*clusterv1.Machine, exclude *clusterv1.Machine) string {
-	var deletingOthers, withoutNode []*clusterv1.Machine
-	for _, m := range machines {
+// time), and so does a Machine whose Node has not joined yet. Once the control plane is
+// initialized, every other Machine's Node must also have its etcd member: the members are what
+// quorum is made of. The excluded Machine is not looked at, so a scale down whose controller
+// stopped after removing that Machine's member is not blocked by the very member it removed.
+// The static Pods' health is reported (ControlPlaneComponentsHealthy) but does not block: a
+// kubelet that stopped reporting a Pod must not freeze the replacement of its Machine.
+func preflight(s *scope, exclude *clusterv1.Machine) string {
+	var deletingOthers, withoutNode, withoutMember []*clusterv1.Machine
+	for _, m := range s.machines {
 		switch {
 		case m == exclude:
 		case deleting(m):
 			deletingOthers = append(deletingOthers, m)
 		case !hasNode(m):
 			withoutNode = append(withoutNode, m)
+		case s.etcd != nil && s.etcd.err == nil:
+			if _, ok := s.etcd.memberNamed(m.Status.NodeRef.Name); !ok {
+				withoutMember = append(withoutMember, m)
+			}
 		}
 	}
 	switch {
@@ -181,6 +202,16 @@ func preflight(machines []*clusterv1.Machine, exclude *clusterv1.Machine) string
 		return fmt.Sprintf("Waiting for %s to be deleted: the control plane changes one Machine at a time", machineNames(deletingOthers))
 	case len(withoutNode) > 0:
 		return fmt.Sprintf("Waiting for %s to have a Node (status.nodeRef): the control plane changes one Machine at a time, after the others have joined", machineNames(withoutNode))
+	case !initialized(s) || len(s.machines) == 0 || (exclude != nil && len(s.machines) == 1):
+		return ""
+	case s.workloadWait != "":
+		return s.workloadWait
+	case s.etcd == nil:
+		return "The etcd members were not read"
+	case s.etcd.err != nil:
+		return "Cannot check the etcd members: " + s.etcd.err.Error()
+	case len(withoutMember) > 0:
+		return fmt.Sprintf("Waiting for the etcd member of %s (named after its Node): the control plane changes only while every other Machine's member is in the etcd cluster", machineNames(withoutMember))
 	}
 	return ""
 }

@@ -40,6 +40,8 @@ func setStatus(s *scope, reconciled bool) {
 	if s.machinesRead {
 		setReplicas(s)
 	}
+	setControlPlaneComponentsHealthy(s)
+	setEtcdClusterHealthy(s)
 	setAvailable(s)
 	setDeleting(s)
 	if reconciled {
@@ -216,4 +218,114 @@ func setDeleting(s *scope) {
 	default:
 		conditions.Set(kcp, conditions.True(t, clusterv1.DeletionCompletedReason, "All control plane Machines are gone: removing the finalizer"))
 	}
+}
+
+// healthNotLookedAt sets t to Unknown when the reconcile did not look at the workload cluster
+// because it is not initialized or not connected, and reports whether it did.
+func healthNotLookedAt(s *scope, t string) bool {
+	switch {
+	case s.health != nil:
+		return false
+	case !s.kcp.DeletionTimestamp.IsZero():
+		conditions.Set(s.kcp, conditions.Unknown(t, controlplanev1.KubeadmControlPlaneHealthUnknownReason, "The KubeadmControlPlane is being deleted"))
+	case s.clusterWait != "":
+		conditions.Set(s.kcp, conditions.Unknown(t, controlplanev1.KubeadmControlPlaneHealthUnknownReason, s.clusterWait))
+	case !initialized(s):
+		conditions.Set(s.kcp, conditions.Unknown(t, controlplanev1.KubeadmControlPlaneHealthUnknownReason, "Waiting for the control plane to be initialized"))
+	case s.workloadWait != "":
+		conditions.Set(s.kcp, conditions.Unknown(t, controlplanev1.KubeadmControlPlaneConnectionDownReason, s.workloadWait))
+	}
+	// Otherwise an earlier step stopped or failed: keep what the last reconcile that looked found.
+	return true
+}
+
+// setControlPlaneComponentsHealthy aggregates the Machines' static Pod conditions, naming each
+// Pod that is not healthy.
+func setControlPlaneComponentsHealthy(s *scope) {
+	t := controlplanev1.KubeadmControlPlaneControlPlaneComponentsHealthyCondition
+	if healthNotLookedAt(s, t) {
+		return
+	}
+	var unhealthy, unknown []string
+	withNode := 0
+	for _, m := range s.machines {
+		conds, ok := s.health[m.Name]
+		if !ok {
+			continue
+		}
+		withNode++
+		for _, c := range conds {
+			if c.Type == controlplanev1.KubeadmControlPlaneMachineEtcdMemberHealthyCondition {
+				continue
+			}
+			switch c.Status {
+			case metav1.ConditionFalse:
+				unhealthy = append(unhealthy, "Machine "+m.Name+": "+c.Message)
+			case metav1.ConditionUnknown:
+				unknown = append(unknown, "Machine "+m.Name+": "+c.Message)
+			}
+		}
+	}
+	switch {
+	case withNode == 0:
+		conditions.Set(s.kcp, conditions.Unknown(t, controlplanev1.KubeadmControlPlaneHealthUnknownReason, "No control plane Machine has a Node yet"))
+	case len(unhealthy) > 0:
+		conditions.Set(s.kcp, conditions.False(t, controlplanev1.KubeadmControlPlaneNotHealthyReason, firstLines(append(unhealthy, unknown...))))
+	case len(unknown) > 0:
+		conditions.Set(s.kcp, conditions.Unknown(t, controlplanev1.KubeadmControlPlaneHealthUnknownReason, firstLines(unknown)))
+	default:
+		conditions.Set(s.kcp, conditions.True(t, controlplanev1.KubeadmControlPlaneHealthyReason, ""))
+	}
+}
+
+// setEtcdClusterHealthy reports the member reconciliation: waiting for nodeRefs, members no
+// Machine accounts for (and whether one was just removed), Machines without a member.
+func setEtcdClusterHealthy(s *scope) {
+	t := controlplanev1.KubeadmControlPlaneEtcdClusterHealthyCondition
+	if healthNotLookedAt(s, t) {
+		return
+	}
+	e, p := s.etcd, s.etcdPlan
+	switch {
+	case e == nil:
+		return
+	case e.err != nil:
+		conditions.Set(s.kcp, conditions.Unknown(t, controlplanev1.KubeadmControlPlaneInspectionFailedReason,
+			"Cannot read the etcd members: "+e.err.Error()))
+	case p == nil:
+		return
+	case len(p.wait) > 0:
+		msg := fmt.Sprintf("Waiting for %s to have a nodeRef: the expected etcd members are the Nodes of the control plane Machines", machineNames(p.wait))
+		if len(p.unexpected) > 0 {
+			msg += fmt.Sprintf("; members %s are not accounted for yet", membersMessage(p.unexpected))
+		}
+		conditions.Set(s.kcp, conditions.Unknown(t, controlplanev1.KubeadmControlPlaneHealthUnknownReason, msg))
+	case s.etcdRemoved != "":
+		conditions.Set(s.kcp, conditions.False(t, controlplanev1.KubeadmControlPlaneNotHealthyReason,
+			fmt.Sprintf("Removed etcd member %s: no control plane Machine has a Node of that name (members: %s)", s.etcdRemoved, membersMessage(e.members))))
+	case len(p.unexpected) > 0:
+		msg := fmt.Sprintf("etcd members %s belong to no control plane Machine's Node", membersMessage(p.unexpected))
+		if p.blocked != "" {
+			msg += "; not removed: " + p.blocked
+		}
+		conditions.Set(s.kcp, conditions.False(t, controlplanev1.KubeadmControlPlaneNotHealthyReason, msg))
+	case len(p.missing) > 0:
+		var parts []string
+		for _, m := range p.missing {
+			parts = append(parts, fmt.Sprintf("Machine %s (Node %s)", m.Name, m.Status.NodeRef.Name))
+		}
+		conditions.Set(s.kcp, conditions.False(t, controlplanev1.KubeadmControlPlaneNotHealthyReason,
+			fmt.Sprintf("No etcd member for %s: kubeadm join adds it; check the etcd Pod on the node (members: %s)", strings.Join(parts, ", "), membersMessage(e.members))))
+	default:
+		conditions.Set(s.kcp, conditions.True(t, controlplanev1.KubeadmControlPlaneHealthyReason, ""))
+	}
+}
+
+// firstLines joins up to five messages and counts the rest.
+func firstLines(msgs []string) string {
+	const shown = 5
+	if len(msgs) <= shown {
+		return strings.Join(msgs, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(msgs[:shown], "; "), len(msgs)-shown)
 }

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +97,7 @@ func startController(t *testing.T, opts ...func(*controllerOptions)) (stop func(
 	})
 	require.NoError(t, err)
 	r := &Reconciler{Client: o.wrap(mgr.GetClient()), APIReader: mgr.GetAPIReader(), Workload: cc,
-		WaitRequeue: 200 * time.Millisecond, Now: o.now}
+		WaitRequeue: 200 * time.Millisecond, Now: o.now, EtcdClientFor: fakeEtcdClientFor}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, copts))
 	return envtest.StartManager(t, mgr)
 }
@@ -214,6 +215,9 @@ func (f *fixture) cleanup() {
 	}
 }
 
+// etcd is the test double of the fixture Cluster's etcd.
+func (f *fixture) etcd() *fakeEtcd { return etcdOf(client.ObjectKeyFromObject(f.cluster)) }
+
 // machines lists the namespace's control plane Machines, sorted by name.
 func (f *fixture) machines() []*clusterv1.Machine {
 	list := &clusterv1.MachineList{}
@@ -241,10 +245,14 @@ func (f *fixture) waitMachines(n int) []*clusterv1.Machine {
 	return got
 }
 
-// joinNode plays the core's Machine controller once the Machine's Node has joined: nodeRef and
-// a true Ready condition.
+// joinNode plays kubeadm join and the core's Machine controller once the Machine's Node has
+// joined: an etcd member named after the Node (unless one exists), then nodeRef and a true Ready
+// condition.
 func (f *fixture) joinNode(m *clusterv1.Machine) {
 	f.t.Helper()
+	if !slices.Contains(f.etcd().names(), m.Name) {
+		f.etcd().add(m.Name)
+	}
 	cur := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name}}
 	envtest.UpdateStatus(f.t, env.Client, cur, func() {
 		cur.Status.NodeRef = clusterv1.MachineNodeReference{Name: m.Name}

@@ -1,0 +1,146 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kubeadmcontrolplane
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"capstan.dev/bootstrap-kubeadm/internal/etcd"
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/envtest"
+)
+
+// fakeEtcd is a test double of one workload cluster's etcd: a member list, and hooks.
+type fakeEtcd struct {
+	mu      sync.Mutex
+	members []etcd.Member
+	nextID  uint64
+	removed []string // names, in removal order
+	dialed  []string // nodes connected through
+	// afterRemove, when set, runs after a removal took effect; its error is RemoveMember's.
+	afterRemove func(ctx context.Context, m etcd.Member) error
+	// dialErr, when set, fails every connection.
+	dialErr error
+}
+
+// fakeEtcds holds one double per Cluster (namespaces are unique per test).
+var fakeEtcds sync.Map
+
+func etcdOf(cluster client.ObjectKey) *fakeEtcd {
+	v, _ := fakeEtcds.LoadOrStore(cluster, &fakeEtcd{nextID: 0x100})
+	return v.(*fakeEtcd)
+}
+
+// fakeEtcdClientFor is the Reconciler's EtcdClientFor in tests.
+func fakeEtcdClientFor(_ context.Context, c *clusterv1.Cluster, node string) (etcd.Client, error) {
+	f := etcdOf(client.ObjectKeyFromObject(c))
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.dialErr != nil {
+		return nil, f.dialErr
+	}
+	f.dialed = append(f.dialed, node)
+	return &fakeEtcdClient{f: f}, nil
+}
+
+// add adds a started member and returns its ID.
+func (f *fakeEtcd) add(name string) uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nextID++
+	f.members = append(f.members, etcd.Member{ID: f.nextID, Name: name,
+		PeerURLs: []string{fmt.Sprintf("https://%s:2380", name)}, ClientURLs: []string{fmt.Sprintf("https://%s:2379", name)}})
+	return f.nextID
+}
+
+func (f *fakeEtcd) names() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]string, 0, len(f.members))
+	for _, m := range f.members {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+func (f *fakeEtcd) removedNames() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.removed...)
+}
+
+func (f *fakeEtcd) setAfterRemove(h func(ctx context.Context, m etcd.Member) error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.afterRemove = h
+}
+
+type fakeEtcdClient struct{ f *fakeEtcd }
+
+func (c *fakeEtcdClient) Members(context.Context) ([]etcd.Member, error) {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	return append([]etcd.Member(nil), c.f.members...), nil
+}
+
+func (c *fakeEtcdClient) RemoveMember(ctx context.Context, id uint64) error {
+	c.f.mu.Lock()
+	var removed *etcd.Member
+	for i, m := range c.f.members {
+		if m.ID == id {
+			removed = &m
+			c.f.members = append(c.f.members[:i:i], c.f.members[i+1:]...)
+			c.f.removed = append(c.f.removed, m.Name)
+			break
+		}
+	}
+	hook := c.f.afterRemove
+	c.f.mu.Unlock()
+	if removed == nil {
+		return fmt.Errorf("removing member %x: %w", id, etcd.ErrMemberNotFound)
+	}
+	if hook != nil {
+		return hook(ctx, *removed)
+	}
+	return nil
+}
+
+func (c *fakeEtcdClient) Close() {}
+
+// waitPasses waits until the controller connected n more times: n more passes over the members.
+func (f *fakeEtcd) waitPasses(t *testing.T, n int) {
+	t.Helper()
+	f.mu.Lock()
+	start := len(f.dialed)
+	f.mu.Unlock()
+	envtest.WaitFor(t, timeout, fmt.Sprintf("%d more passes over the etcd members", n), func() (bool, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return len(f.dialed) >= start+n, nil
+	})
+}
+
+func keyOfMachine(m *clusterv1.Machine) client.ObjectKey { return client.ObjectKeyFromObject(m) }
+
+func keyOfPod(name string) client.ObjectKey {
+	return client.ObjectKey{Namespace: "kube-system", Name: name}
+}

@@ -1,0 +1,111 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package etcd
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	"google.golang.org/grpc"
+)
+
+// ErrMemberNotFound is returned by RemoveMember when no member has the ID.
+var ErrMemberNotFound = errors.New("etcd member not found")
+
+// Member is one etcd cluster member. Name is the member's --name, which kubeadm sets to the Node
+// name; it is empty for a member that was added but has not started yet.
+type Member struct {
+	ID         uint64
+	Name       string
+	PeerURLs   []string
+	ClientURLs []string
+}
+
+// Client is what the KubeadmControlPlane controller needs of an etcd cluster.
+type Client interface {
+	// Members lists the cluster's members.
+	Members(ctx context.Context) ([]Member, error)
+	// RemoveMember removes the member with the ID; an ID no member has gives an error wrapping
+	// ErrMemberNotFound.
+	RemoveMember(ctx context.Context, id uint64) error
+	// Close releases the connection.
+	Close()
+}
+
+// DialFunc opens a connection to addr, as net.Dialer.DialContext does.
+type DialFunc func(ctx context.Context, addr string) (net.Conn, error)
+
+// dialTimeout bounds how long New waits for the first connection.
+const dialTimeout = 10 * time.Second
+
+// New connects to the etcd cluster at endpoint ("host:port") with tlsConfig. With dial set,
+// every connection goes through it (the port-forward); otherwise through the network.
+func New(ctx context.Context, endpoint string, tlsConfig *tls.Config, dial DialFunc) (Client, error) {
+	cfg := clientv3.Config{
+		Endpoints:   []string{endpoint},
+		TLS:         tlsConfig,
+		DialTimeout: dialTimeout,
+		Context:     ctx,
+		Logger:      zap.NewNop(),
+		// AutoSyncInterval stays 0: a port-forwarded endpoint is one member, and the others'
+		// client URLs are reachable only on the workload cluster's network.
+	}
+	if dial != nil {
+		cfg.DialOptions = []grpc.DialOption{grpc.WithContextDialer(dial)}
+	}
+	c, err := clientv3.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to etcd at %s: %w", endpoint, err)
+	}
+	return &realClient{c: c, endpoint: endpoint}, nil
+}
+
+type realClient struct {
+	c        *clientv3.Client
+	endpoint string
+}
+
+func (r *realClient) Members(ctx context.Context) ([]Member, error) {
+	resp, err := r.c.MemberList(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the etcd members through %s: %w", r.endpoint, err)
+	}
+	out := make([]Member, 0, len(resp.Members))
+	for _, m := range resp.Members {
+		out = append(out, Member{ID: m.ID, Name: m.Name, PeerURLs: m.PeerURLs, ClientURLs: m.ClientURLs})
+	}
+	return out, nil
+}
+
+func (r *realClient) RemoveMember(ctx context.Context, id uint64) error {
+	if _, err := r.c.MemberRemove(ctx, id); err != nil {
+		if errors.Is(rpctypes.Error(err), rpctypes.ErrMemberNotFound) {
+			return fmt.Errorf("removing etcd member %x through %s: %w", id, r.endpoint, ErrMemberNotFound)
+		}
+		return fmt.Errorf("removing etcd member %x through %s: %w", id, r.endpoint, err)
+	}
+	return nil
+}
+
+func (r *realClient) Close() { _ = r.c.Close() }
