@@ -20,13 +20,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -189,8 +186,8 @@ func (r *Reconciler) applyMachineHealth(ctx context.Context, s *scope) error {
 		changed := false
 		stamped := make([]metav1.Condition, 0, len(want))
 		for _, c := range want {
-			c = stampCondition(m, c, s.now)
-			if cur := conditions.Get(m, c.Type); cur == nil || !sameCondition(*cur, c) {
+			c = conditions.Stamp(m, c, s.now)
+			if cur := conditions.Get(m, c.Type); cur == nil || !conditions.Same(*cur, c) {
 				changed = true
 			}
 			stamped = append(stamped, c)
@@ -210,45 +207,14 @@ func (r *Reconciler) applyMachineHealth(ctx context.Context, s *scope) error {
 	return errors.Join(errs...)
 }
 
-// stampCondition stamps c as conditions.Set would on m: the Machine's generation, and a
-// transition time that moves only when the status flips.
-func stampCondition(m *clusterv1.Machine, c metav1.Condition, now time.Time) metav1.Condition {
-	c.ObservedGeneration = m.Generation
-	if cur := conditions.Get(m, c.Type); cur != nil && cur.Status == c.Status {
-		c.LastTransitionTime = cur.LastTransitionTime
-	} else {
-		c.LastTransitionTime = metav1.NewTime(now.Truncate(time.Second))
-	}
-	return c
-}
-
-func sameCondition(a, b metav1.Condition) bool {
-	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
-		a.ObservedGeneration == b.ObservedGeneration && a.LastTransitionTime.Equal(&b.LastTransitionTime)
-}
-
 // applyConditions server-side applies the conditions to the Machine's status.
 func (r *Reconciler) applyConditions(ctx context.Context, m *clusterv1.Machine, conds []metav1.Condition) error {
-	list := make([]any, 0, len(conds))
-	for i := range conds {
-		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&conds[i])
-		if err != nil {
-			return fmt.Errorf("converting condition %s: %w", conds[i].Type, err)
-		}
-		u["message"] = conds[i].Message // required by the schema even when empty
-		list = append(list, u)
+	err := conditions.Apply(ctx, r.Client, m, clusterv1.GroupVersion.String(), "Machine", conds,
+		conditions.ApplyOptions{FieldManager: MachineConditionsFieldManager})
+	if apierrors.IsNotFound(err) {
+		return nil // gone since it was read: a status apply never creates it
 	}
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": clusterv1.GroupVersion.String(),
-		"kind":       "Machine",
-		"metadata":   map[string]any{"name": m.Name, "namespace": m.Namespace},
-		"status":     map[string]any{"conditions": list},
-	}}
-	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
-		client.FieldOwner(MachineConditionsFieldManager), client.ForceOwnership); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil // gone since it was read: a status apply never creates it
-		}
+	if err != nil {
 		return fmt.Errorf("setting the health conditions of Machine %s: %w", m.Name, err)
 	}
 	return nil

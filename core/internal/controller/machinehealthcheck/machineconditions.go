@@ -9,8 +9,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -59,7 +57,7 @@ func (r *Reconciler) markMachine(ctx context.Context, t *target, remediationAllo
 		}
 	case t.unhealthy && remediationAllowed && (owner == nil || owner.Status == metav1.ConditionTrue):
 		log.Info("Asking the Machine's owner to remediate it", "reason", t.condition.Reason, "message", t.condition.Message)
-		c := desiredCondition(m, conditions.False(clusterv1.MachineOwnerRemediatedCondition,
+		c := conditions.Stamp(m, conditions.False(clusterv1.MachineOwnerRemediatedCondition,
 			clusterv1.MachineOwnerRemediatedWaitingForRemediationReason, ownerRemediatedWaitingMessage), now)
 		// Guarded by the resourceVersion read: the owner may have taken the condition over
 		// since, and its word must not be overwritten from a stale read.
@@ -68,52 +66,21 @@ func (r *Reconciler) markMachine(ctx context.Context, t *target, remediationAllo
 		}
 	}
 
-	want := desiredCondition(m, t.condition, now)
-	if cur := conditions.Get(m, want.Type); cur != nil && sameCondition(*cur, want) {
+	want := conditions.Stamp(m, t.condition, now)
+	if cur := conditions.Get(m, want.Type); cur != nil && conditions.Same(*cur, want) {
 		return nil
 	}
 	log.V(2).Info("Setting condition HealthCheckSucceeded", "status", want.Status, "reason", want.Reason)
 	return r.applyCondition(ctx, m, want, HealthCheckFieldManager, false)
 }
 
-// desiredCondition stamps c as conditions.Set would on m: the Machine's generation, and
-// a transition time that moves only when the status flips.
-func desiredCondition(m *clusterv1.Machine, c metav1.Condition, now time.Time) metav1.Condition {
-	c.ObservedGeneration = m.Generation
-	if cur := conditions.Get(m, c.Type); cur != nil && cur.Status == c.Status {
-		c.LastTransitionTime = cur.LastTransitionTime
-	} else {
-		c.LastTransitionTime = metav1.NewTime(now.Truncate(time.Second))
-	}
-	return c
-}
-
-func sameCondition(a, b metav1.Condition) bool {
-	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
-		a.ObservedGeneration == b.ObservedGeneration && a.LastTransitionTime.Equal(&b.LastTransitionTime)
-}
-
 // applyCondition server-side applies one condition of the Machine's status under
 // manager. With guard, the apply carries the resourceVersion read and fails with a
 // Conflict when the Machine changed since.
 func (r *Reconciler) applyCondition(ctx context.Context, m *clusterv1.Machine, c metav1.Condition, manager string, guard bool) error {
-	cond, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&c)
+	err := conditions.Apply(ctx, r.Client, m, clusterv1.GroupVersion.String(), "Machine", []metav1.Condition{c},
+		conditions.ApplyOptions{FieldManager: manager, Guard: guard})
 	if err != nil {
-		return fmt.Errorf("converting condition %s: %w", c.Type, err)
-	}
-	cond["message"] = c.Message // required by the schema even when empty
-	meta := map[string]any{"name": m.Name, "namespace": m.Namespace}
-	if guard {
-		meta["resourceVersion"] = m.ResourceVersion
-	}
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": clusterv1.GroupVersion.String(),
-		"kind":       "Machine",
-		"metadata":   meta,
-		"status":     map[string]any{"conditions": []any{cond}},
-	}}
-	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
-		client.FieldOwner(manager), client.ForceOwnership); err != nil {
 		if apierrors.IsConflict(err) {
 			err = fmt.Errorf("%w: %w", errLostRace, err)
 		}

@@ -184,23 +184,6 @@ func TestHealth_JudgesEachCheckAndSaysWhenToLookAgain(t *testing.T) {
 	}
 }
 
-func TestDesiredCondition_KeepsTransitionTimeUnlessStatusFlips(t *testing.T) {
-	then := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	now := time.Date(2026, 5, 1, 12, 0, 0, 500, time.UTC)
-	m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
-	m.Status.Conditions = []metav1.Condition{{Type: clusterv1.MachineHealthCheckSucceededCondition, Status: metav1.ConditionTrue,
-		Reason: clusterv1.MachineHealthCheckSucceededReason, LastTransitionTime: then, ObservedGeneration: 3}}
-
-	same := desiredCondition(m, metav1.Condition{Type: clusterv1.MachineHealthCheckSucceededCondition, Status: metav1.ConditionTrue,
-		Reason: clusterv1.MachineHealthCheckSucceededReason}, now)
-	require.True(t, sameCondition(m.Status.Conditions[0], same), "recomputing the same health gives the same condition: no write")
-
-	flipped := desiredCondition(m, metav1.Condition{Type: clusterv1.MachineHealthCheckSucceededCondition, Status: metav1.ConditionFalse,
-		Reason: clusterv1.MachineHealthCheckNodeDeletedReason}, now)
-	require.Equal(t, metav1.NewTime(now.Truncate(time.Second)), flipped.LastTransitionTime)
-	require.Equal(t, int64(3), flipped.ObservedGeneration)
-}
-
 func TestSoonest_IgnoresZeroAndAddsSlack(t *testing.T) {
 	require.Equal(t, time.Duration(0), soonest(nil))
 	require.Equal(t, time.Duration(0), soonest([]time.Duration{0, 0}))
