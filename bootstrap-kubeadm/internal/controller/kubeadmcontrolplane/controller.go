@@ -146,6 +146,11 @@ type scope struct {
 	initWait string
 	// scaleUpBlocked and scaleDownBlocked say why Machines are not being created or deleted.
 	scaleUpBlocked, scaleDownBlocked string
+	// remediationCandidate is the Machine a MachineHealthCheck marked that is remediated next;
+	// remediationBlocked says why it is not now; remediated names the Machine deleted this pass.
+	remediationCandidate *clusterv1.Machine
+	remediationBlocked   string
+	remediated           string
 
 	// workloadWait says why the workload cluster's health was not looked at.
 	workloadWait string

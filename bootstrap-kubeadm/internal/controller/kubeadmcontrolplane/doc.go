@@ -44,7 +44,13 @@ limitations under the License.
 // preflight checks require every other Machine's etcd member; static Pod health is reported but
 // does not block.
 //
-// Not in this package yet: remediation, etcd leadership forwarding and alarms, the kubeadm-config
+// Remediation: a Machine a MachineHealthCheck marked (HealthCheckSucceeded=False and
+// OwnerRemediated=False) is deleted, oldest first and one at a time, after its etcd member is
+// removed, and the scale up that follows replaces it. It is never done to the only Machine, while
+// another Machine is deleting, or when the healthy members left would be below quorum; the
+// Remediating condition says which. The retry limits of spec.remediation are not applied yet.
+//
+// Not in this package yet: remediation retry limits, etcd leadership forwarding and alarms, the kubeadm-config
 // ClusterStatus cleanup of removed members, adoption of orphan Machines, in-place propagation of
 // machineTemplate metadata, and waiting for worker Machines before the control plane is deleted.
 //

@@ -43,6 +43,7 @@ func setStatus(s *scope, reconciled bool) {
 	setControlPlaneComponentsHealthy(s)
 	setEtcdClusterHealthy(s)
 	setAvailable(s)
+	setRemediating(s)
 	setDeleting(s)
 	if reconciled {
 		kcp.Status.ObservedGeneration = kcp.Generation
