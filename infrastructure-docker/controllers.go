@@ -8,19 +8,35 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	"capstan.dev/contracts/manager"
+	"capstan.dev/contracts/remote"
 	"capstan.dev/infrastructure-docker/internal/controller/dockercluster"
+	"capstan.dev/infrastructure-docker/internal/controller/dockermachine"
 	"capstan.dev/infrastructure-docker/internal/docker"
 )
 
-// setupControllers registers every controller of the provider on the Docker Engine rt.
+// setupControllers registers the ClusterCache and every controller of the provider on the
+// Docker Engine rt.
 func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, rt *docker.Runtime) error {
 	workers := func(stem string) controller.Options {
 		return controller.Options{MaxConcurrentReconciles: opts.Concurrency(stem)}
+	}
+	cc, err := remote.SetupWithManager(mgr, remote.Options{
+		SecretReader:     mgr.GetAPIReader(),
+		WatchFilterValue: opts.WatchFilterValue,
+	})
+	if err != nil {
+		return fmt.Errorf("setting up the ClusterCache: %w", err)
 	}
 	if err := (&dockercluster.Reconciler{
 		Client: mgr.GetClient(), Docker: rt, WatchFilterValue: opts.WatchFilterValue,
 	}).SetupWithManager(ctx, mgr, workers("dockercluster")); err != nil {
 		return fmt.Errorf("setting up the DockerCluster controller: %w", err)
+	}
+	if err := (&dockermachine.Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc,
+		WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("dockermachine")); err != nil {
+		return fmt.Errorf("setting up the DockerMachine controller: %w", err)
 	}
 	return nil
 }

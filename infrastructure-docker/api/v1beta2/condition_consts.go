@@ -89,3 +89,76 @@ const (
 	// DockerMachineNotReadyReason is used when the DockerMachine is not ready.
 	DockerMachineNotReadyReason = clusterv1.NotReadyReason
 )
+
+// DockerMachine's ContainerProvisioned condition and reasons.
+const (
+	// DockerMachineContainerProvisionedCondition is true when the node container exists and runs.
+	DockerMachineContainerProvisionedCondition = "ContainerProvisioned"
+
+	// DockerMachineContainerProvisionedReason is used when the node container runs.
+	DockerMachineContainerProvisionedReason = clusterv1.ProvisionedReason
+
+	// DockerMachineWaitingForMachineReason is used while the DockerMachine has no owner Machine:
+	// the core's Machine controller sets that owner reference.
+	DockerMachineWaitingForMachineReason = "WaitingForMachine"
+
+	// DockerMachineWaitingForClusterInfrastructureReason is used while the Cluster's
+	// infrastructure (the load balancer) is not provisioned.
+	DockerMachineWaitingForClusterInfrastructureReason = clusterv1.WaitingForClusterInfrastructureReadyReason
+
+	// DockerMachineWaitingForBootstrapDataReason is used while the Machine has no
+	// spec.bootstrap.dataSecretName.
+	DockerMachineWaitingForBootstrapDataReason = clusterv1.WaitingForBootstrapDataReason
+
+	// DockerMachineImageNotFoundReason is used when the node image is not on the Docker Engine;
+	// the message names the make command that builds it.
+	DockerMachineImageNotFoundReason = "ImageNotFound"
+
+	// DockerMachineNameTakenReason is used when a container with the node's name exists that is
+	// not this DockerMachine's.
+	DockerMachineNameTakenReason = "NameTaken"
+
+	// DockerMachineContainerDeletedReason is used when the node container, once created, no
+	// longer exists: the provider does not re-create it (a MachineHealthCheck remediates).
+	DockerMachineContainerDeletedReason = "ContainerDeleted"
+
+	// DockerMachineInternalErrorReason is used on unexpected errors; the message carries them.
+	DockerMachineInternalErrorReason = clusterv1.InternalErrorReason
+)
+
+// DockerMachine's BootstrapExecSucceeded condition and reasons.
+const (
+	// DockerMachineBootstrapExecSucceededCondition is true once the bootstrap data ran to the end
+	// in the node container and wrote /run/cluster-api/bootstrap-success.complete. It never goes
+	// back: the provider bootstraps a node once.
+	DockerMachineBootstrapExecSucceededCondition = "BootstrapExecSucceeded"
+
+	// DockerMachineBootstrapExecSucceededReason is used once the bootstrap succeeded.
+	DockerMachineBootstrapExecSucceededReason = "Succeeded"
+
+	// DockerMachineBootstrapWaitingForContainerReason is used before the node container runs.
+	DockerMachineBootstrapWaitingForContainerReason = "WaitingForContainer"
+
+	// DockerMachineBootstrappingReason is used while the bootstrap commands run.
+	DockerMachineBootstrappingReason = "Bootstrapping"
+
+	// DockerMachineBootstrapFailedReason is used when a bootstrap command failed or the bootstrap
+	// data cannot be executed; the message carries the command and the tail of its output.
+	DockerMachineBootstrapFailedReason = "BootstrapFailed"
+
+	// DockerMachineBootstrapTimedOutReason is used when the bootstrap ran longer than
+	// spec.bootstrapTimeout; the message carries the running command and its output's tail.
+	DockerMachineBootstrapTimedOutReason = "BootstrapTimedOut"
+)
+
+// DockerMachine's Deleting condition and reasons.
+const (
+	// DockerMachineDeletingCondition reports the progress of the DockerMachine's deletion.
+	DockerMachineDeletingCondition = clusterv1.DeletingCondition
+
+	// DockerMachineNotDeletingReason is used when the DockerMachine has no deletionTimestamp.
+	DockerMachineNotDeletingReason = clusterv1.NotDeletingReason
+
+	// DockerMachineDeletingReason is used while the node container is being removed.
+	DockerMachineDeletingReason = clusterv1.DeletingReason
+)

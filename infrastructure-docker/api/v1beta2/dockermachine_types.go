@@ -66,7 +66,7 @@ type DockerMachineSpec struct {
 	ExtraMounts []Mount `json:"extraMounts,omitempty"`
 
 	// bootstrapTimeout bounds the execution of the bootstrap data in the container, as a Go
-	// duration such as 5m or 1h30m. Unset means 3m.
+	// duration such as 5m or 1h30m. Unset means 5m.
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/docker/docker/api/types/events"
 )
@@ -14,6 +15,8 @@ type ContainerEvent struct {
 	Name   string
 	Owner  Owner
 	Role   Role
+	// Labels are the container's labels.
+	Labels map[string]string
 }
 
 // WatchContainers streams start, die and destroy events of the plane's containers until ctx ends
@@ -49,7 +52,8 @@ func (r *Runtime) WatchContainers(ctx context.Context) (<-chan ContainerEvent, <
 					continue
 				}
 				ev := ContainerEvent{Action: string(m.Action), Name: attrs["name"],
-					Owner: Owner{Namespace: attrs[ClusterNamespaceLabel], Cluster: attrs[ClusterLabel]}, Role: Role(attrs[RoleLabel])}
+					Owner: Owner{Namespace: attrs[ClusterNamespaceLabel], Cluster: attrs[ClusterLabel]}, Role: Role(attrs[RoleLabel]),
+					Labels: attrs}
 				select {
 				case out <- ev:
 				case <-ctx.Done():
@@ -60,4 +64,29 @@ func (r *Runtime) WatchContainers(ctx context.Context) (<-chan ContainerEvent, <
 		}
 	}()
 	return out, done
+}
+
+// FollowContainers calls handle for each event of WatchContainers until ctx ends or handle
+// returns false. When the stream fails it reports the error to onError, waits a second and
+// watches again, first calling resync (when not nil): events missed meanwhile are lost, so the
+// caller re-lists; resync returning false stops too.
+func (r *Runtime) FollowContainers(ctx context.Context, onError func(error), resync func() bool, handle func(ContainerEvent) bool) {
+	for first := true; ctx.Err() == nil; first = false {
+		if !first && resync != nil && !resync() {
+			return
+		}
+		events, errs := r.WatchContainers(ctx)
+		for ev := range events {
+			if !handle(ev) {
+				return
+			}
+		}
+		if err := <-errs; err != nil {
+			onError(err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
 }

@@ -184,6 +184,12 @@ type ContainerSpec struct {
 	Env []string
 	// Labels are extra labels; they cannot override ours.
 	Labels map[string]string
+	// Sysctls are namespaced kernel settings (net.*) of the container's own network namespace,
+	// e.g. net.ipv4.conf.all.route_localnet; the engine refuses settings that are not
+	// namespaced, so the host's values are never touched.
+	Sysctls map[string]string
+	// ExtraHosts are "name:ip" lines added to the container's /etc/hosts.
+	ExtraHosts []string
 }
 
 // Mount is a bind mount or, without Source, an anonymous volume.
@@ -235,6 +241,8 @@ func (r *Runtime) Create(ctx context.Context, spec ContainerSpec) (*Container, e
 		// ours needs a name outside the network, so lookups stay on the box.
 		DNS:           []string{"127.0.0.1"},
 		RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyUnlessStopped},
+		Sysctls:       spec.Sysctls,
+		ExtraHosts:    spec.ExtraHosts,
 	}
 	for _, m := range spec.Mounts {
 		if m.Source == "" {
@@ -507,4 +515,24 @@ func (r *Runtime) RemovePlane(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Volume is one of the plane's volumes.
+type Volume struct {
+	Name   string
+	Labels map[string]string
+}
+
+// Volumes returns the plane's volumes, sorted by name.
+func (r *Runtime) Volumes(ctx context.Context) ([]Volume, error) {
+	vols, err := r.cli.VolumeList(ctx, volume.ListOptions{Filters: r.filter(nil)})
+	if err != nil {
+		return nil, fmt.Errorf("listing volumes: %w", err)
+	}
+	out := make([]Volume, 0, len(vols.Volumes))
+	for _, v := range vols.Volumes {
+		out = append(out, Volume{Name: v.Name, Labels: v.Labels})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -83,27 +82,15 @@ func watchDocker(ctx context.Context, rt *docker.Runtime, out chan<- event.Gener
 			return false
 		}
 	}
-	for first := true; ctx.Err() == nil; first = false {
-		if !first && !send("", "") {
-			return
-		}
-		events, errs := rt.WatchContainers(ctx)
-		for ev := range events {
+	rt.FollowContainers(ctx,
+		func(err error) { log.Error(err, "Docker event stream failed; reconnecting") },
+		func() bool { return send("", "") },
+		func(ev docker.ContainerEvent) bool {
 			if ev.Role != docker.RoleControlPlane && ev.Role != docker.RoleLoadBalancer {
-				continue
+				return true
 			}
-			if !send(ev.Owner.Namespace, ev.Owner.Cluster) {
-				return
-			}
-		}
-		if err := <-errs; err != nil {
-			log.Error(err, "Docker event stream failed; reconnecting")
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
+			return send(ev.Owner.Namespace, ev.Owner.Cluster)
+		})
 }
 
 // clusterToDockerCluster maps a Cluster to its DockerCluster through spec.infrastructureRef.

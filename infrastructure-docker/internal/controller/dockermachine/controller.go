@@ -1,0 +1,254 @@
+package dockermachine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kerrors "k8s.io/apimachinery/pkg/util/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/mapping"
+	"capstan.dev/contracts/patch"
+	"capstan.dev/contracts/predicates"
+	"capstan.dev/contracts/remote"
+	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
+	"capstan.dev/infrastructure-docker/internal/docker"
+)
+
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=dockermachines;dockermachines/status;dockermachines/finalizers,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=dockerclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
+
+// DockerMachineLabel, on a node container, names the DockerMachine it was created for (in the
+// namespace of io.capstan.cluster-namespace): Docker events map back to it, and a container of the
+// same name made for another DockerMachine is never adopted.
+const DockerMachineLabel = "io.capstan.docker-machine"
+
+// lbAddressAnnotation is where the DockerCluster controller publishes the load balancer's
+// address on the node network.
+const lbAddressAnnotation = infrav1.LoadBalancerAddressAnnotation
+
+// DefaultBootstrapTimeout bounds the bootstrap when spec.bootstrapTimeout is unset.
+const DefaultBootstrapTimeout = 5 * time.Minute
+
+// Retry intervals for states no event announces.
+const (
+	bootstrapPoll    = 2 * time.Second
+	nodePoll         = 5 * time.Second
+	imageRetry       = time.Minute
+	nameTakenRetry   = time.Minute
+	deletingRecorded = 100 * time.Millisecond
+)
+
+// WorkloadClusters is what the controller needs of contracts/remote.ClusterCache.
+type WorkloadClusters interface {
+	GetClient(ctx context.Context, cluster client.ObjectKey) (client.Client, error)
+	GetClusterSource(controllerName string, mapFunc func(context.Context, client.ObjectKey) []reconcile.Request, opts ...remote.ClusterSourceOption) source.Source
+}
+
+// Reconciler reconciles DockerMachines.
+type Reconciler struct {
+	Client client.Client
+	// APIReader reads the bootstrap data Secrets live: the manager caches no Secret.
+	APIReader client.Reader
+	// Docker is the management plane's Docker Engine.
+	Docker *docker.Runtime
+	// Workload reaches the workload clusters' API servers, to set the Nodes' providerID.
+	Workload WorkloadClusters
+	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
+	WatchFilterValue string
+}
+
+// SetupWithManager registers the controller, its watches, and the Docker event watcher that
+// re-triggers a DockerMachine when its container starts, stops or goes away.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts controller.Options) error {
+	if r.Client == nil || r.APIReader == nil || r.Docker == nil || r.Workload == nil {
+		return errors.New("dockermachine reconciler needs Client, APIReader, Docker and Workload")
+	}
+	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
+	dockerEvents := make(chan event.GenericEvent)
+	newList := func() client.ObjectList { return &infrav1.DockerMachineList{} }
+	err := ctrl.NewControllerManagedBy(mgr).
+		For(&infrav1.DockerMachine{}, builder.WithPredicates(filter)).
+		WithOptions(opts).
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToDockerMachine), builder.WithPredicates(filter)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(mapping.ClusterObjectToObjects(r.Client, newList)),
+			builder.WithPredicates(filter, predicates.ClusterUpdateTriggersChildren())).
+		WatchesRawSource(r.Workload.GetClusterSource("dockermachine", mapping.ClusterToObjects(r.Client, newList))).
+		WatchesRawSource(source.Channel(dockerEvents, &handler.EnqueueRequestForObject{})).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("creating the dockermachine controller: %w", err)
+	}
+	// A leader-elected runnable: only the leader acts on Docker events.
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		watchDocker(ctrl.LoggerInto(ctx, mgr.GetLogger().WithName("dockermachine")), r.Docker, dockerEvents)
+		return nil
+	}))
+}
+
+// watchDocker turns Docker events of node containers into generic events naming their
+// DockerMachine. Events missed while the stream was down are caught by the periodic resync.
+func watchDocker(ctx context.Context, rt *docker.Runtime, out chan<- event.GenericEvent) {
+	log := ctrl.LoggerFrom(ctx).WithName("docker-events")
+	rt.FollowContainers(ctx, func(err error) { log.Error(err, "Docker event stream failed; reconnecting") }, nil,
+		func(ev docker.ContainerEvent) bool {
+			name := ev.Labels[DockerMachineLabel]
+			if name == "" || (ev.Role != docker.RoleControlPlane && ev.Role != docker.RoleWorker) {
+				return true
+			}
+			select {
+			case out <- event.GenericEvent{Object: &infrav1.DockerMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ev.Owner.Namespace, Name: name}}}:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		})
+}
+
+// machineToDockerMachine maps a Machine to the DockerMachine of its spec.infrastructureRef.
+func machineToDockerMachine(_ context.Context, o client.Object) []reconcile.Request {
+	m, ok := o.(*clusterv1.Machine)
+	if !ok {
+		return nil
+	}
+	ref := m.Spec.InfrastructureRef
+	if ref.Kind != "DockerMachine" || ref.APIGroup != infrav1.GroupVersion.Group || ref.Name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: m.Namespace, Name: ref.Name}}}
+}
+
+// scope holds what one reconcile read and found; status is computed from it in setStatus.
+type scope struct {
+	dockerMachine *infrav1.DockerMachine
+	machine       *clusterv1.Machine
+	cluster       *clusterv1.Cluster
+	owner         docker.Owner
+	// containerName is the node container's name (and hostname, and Node name).
+	containerName string
+	container     *docker.Container
+
+	// reconciled is set once the normal path ran, so that status reflects what it found; a
+	// paused reconcile keeps the last conditions.
+	reconciled bool
+	// provision is why the container is not provisioned (nil: it runs).
+	provision *problem
+	// bootstrap is the bootstrap's state when it is not (yet) successful; bootstrapped is set
+	// when it succeeded (now or in an earlier reconcile).
+	bootstrap    *problem
+	bootstrapped bool
+	// node is why the workload Node does not carry the providerID yet.
+	node     *problem
+	deleting *problem
+}
+
+type problem struct{ reason, message string }
+
+// Reconcile is the controller's entry point.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	dm := &infrav1.DockerMachine{}
+	if err := r.Client.Get(ctx, req.NamespacedName, dm); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	helper, err := patch.NewHelper(dm, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	s := &scope{dockerMachine: dm}
+	defer func() {
+		setStatus(s)
+		if err := helper.Patch(ctx, dm); err != nil {
+			retErr = kerrors.NewAggregate([]error{retErr, err})
+		}
+	}()
+
+	clusterName := dm.Labels[clusterv1.ClusterNameLabel]
+	s.owner = docker.Owner{Namespace: dm.Namespace, Cluster: clusterName}
+	if clusterName != "" {
+		cluster := &clusterv1.Cluster{}
+		err := r.Client.Get(ctx, client.ObjectKey{Namespace: dm.Namespace, Name: clusterName}, cluster)
+		switch {
+		case err == nil:
+			s.cluster = cluster
+		case client.IgnoreNotFound(err) != nil:
+			return ctrl.Result{}, fmt.Errorf("reading Cluster %s/%s: %w", dm.Namespace, clusterName, err)
+		}
+	}
+	s.containerName = containerName(dm)
+	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", clusterName, "container", s.containerName)
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	if predicates.SetPausedCondition(dm, s.cluster) {
+		return ctrl.Result{}, nil
+	}
+	if !dm.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, s)
+	}
+	s.reconciled = true
+	machineName := ownerMachineName(dm)
+	if machineName == "" {
+		// The core's Machine controller sets the owner reference; its update re-triggers us.
+		s.provision = &problem{infrav1.DockerMachineWaitingForMachineReason,
+			"Waiting for the Machine controller to set an owner reference to the Machine that uses this DockerMachine"}
+		return ctrl.Result{}, nil
+	}
+	machine := &clusterv1.Machine{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: dm.Namespace, Name: machineName}, machine); err != nil {
+		if client.IgnoreNotFound(err) != nil {
+			return ctrl.Result{}, fmt.Errorf("reading Machine %s/%s: %w", dm.Namespace, machineName, err)
+		}
+		s.provision = &problem{infrav1.DockerMachineWaitingForMachineReason, fmt.Sprintf("Waiting for the owner Machine %s/%s to exist", dm.Namespace, machineName)}
+		return ctrl.Result{}, nil
+	}
+	s.machine = machine
+	if s.cluster == nil {
+		s.provision = &problem{infrav1.DockerMachineWaitingForClusterInfrastructureReason, fmt.Sprintf(
+			"Waiting for Cluster %q (label %s) to exist in namespace %s", clusterName, clusterv1.ClusterNameLabel, dm.Namespace)}
+		return ctrl.Result{}, nil
+	}
+	if controllerutil.AddFinalizer(dm, infrav1.MachineFinalizer) {
+		return ctrl.Result{}, nil // the patch re-triggers us
+	}
+	return r.reconcileNormal(ctx, s)
+}
+
+// ownerMachineName is the name of the Machine in dm's owner references, or "".
+func ownerMachineName(dm *infrav1.DockerMachine) string {
+	for _, ref := range dm.OwnerReferences {
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err == nil && ref.Kind == "Machine" && gv.Group == clusterv1.GroupVersion.Group {
+			return ref.Name
+		}
+	}
+	return ""
+}
+
+// providerIDPrefix is upstream CAPD's: "docker:////<container name>".
+const providerIDPrefix = "docker:////"
+
+// containerName is the node container's name: the owner Machine's name, as upstream CAPD names
+// it, so that the container, its hostname and the workload Node all carry the name users see on
+// the Machine. Once spec.providerID is set it is the name recorded there (the owner reference
+// may be gone while deleting).
+func containerName(dm *infrav1.DockerMachine) string {
+	if id := dm.Spec.ProviderID; len(id) > len(providerIDPrefix) && id[:len(providerIDPrefix)] == providerIDPrefix {
+		return id[len(providerIDPrefix):]
+	}
+	return ownerMachineName(dm)
+}
