@@ -70,6 +70,7 @@ func amendKubeadmConfig(data []byte) ([]byte, error) {
 		docs = append(docs, &doc)
 	}
 	var out bytes.Buffer
+	initConfig, kubeProxy := false, false
 	for _, doc := range docs {
 		root := doc.Content[0]
 		if root.Kind == yaml.MappingNode {
@@ -78,6 +79,11 @@ func amendKubeadmConfig(data []byte) ([]byte, error) {
 				if err := amendNodeRegistration(mappingField(root, "nodeRegistration")); err != nil {
 					return nil, fmt.Errorf("%s %s: %w", apiVersion, kind, err)
 				}
+				initConfig = initConfig || kind == "InitConfiguration"
+			}
+			if strings.HasPrefix(apiVersion, "kubeproxy.config.k8s.io/") && kind == "KubeProxyConfiguration" {
+				setField(mappingField(root, "conntrack"), "maxPerCore", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: "0"})
+				kubeProxy = true
 			}
 		}
 		out.WriteString("---\n")
@@ -90,8 +96,23 @@ func amendKubeadmConfig(data []byte) ([]byte, error) {
 			return nil, fmt.Errorf("encoding the kubeadm configuration: %w", err)
 		}
 	}
+	if initConfig && !kubeProxy {
+		// kubeadm init writes the cluster-wide kube-proxy configuration from this document.
+		out.WriteString(nodeKubeProxyConfiguration)
+	}
 	return out.Bytes(), nil
 }
+
+// nodeKubeProxyConfiguration keeps kube-proxy from sizing the conntrack table: nf_conntrack_max
+// and the module's hashsize belong to the host, not to the node container's network namespace,
+// and a node must never change the host's settings (kind does the same). Added to a file with an
+// InitConfiguration that has no KubeProxyConfiguration; one that exists gets maxPerCore 0.
+const nodeKubeProxyConfiguration = `---
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+conntrack:
+  maxPerCore: 0
+`
 
 func amendNodeRegistration(nr *yaml.Node) error {
 	args := field(nr, "kubeletExtraArgs")

@@ -48,6 +48,25 @@ nodeRegistration:
 			{"apiVersion": "kubeadm.k8s.io/v1beta4", "kind": "InitConfiguration", "nodeRegistration": map[string]any{
 				"name": "c1-cp-0", "ignorePreflightErrors": wantIgnored, "kubeletExtraArgs": wantArgs,
 			}},
+			{"apiVersion": "kubeproxy.config.k8s.io/v1alpha1", "kind": "KubeProxyConfiguration", "conntrack": map[string]any{"maxPerCore": 0}},
+		},
+	}, {
+		name: "init with the user's kube-proxy configuration",
+		in: `apiVersion: kubeadm.k8s.io/v1beta4
+kind: InitConfiguration
+---
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: iptables
+conntrack:
+  maxPerCore: 32768
+  min: 131072
+`,
+		want: []map[string]any{
+			{"apiVersion": "kubeadm.k8s.io/v1beta4", "kind": "InitConfiguration", "nodeRegistration": map[string]any{
+				"kubeletExtraArgs": wantArgs[1:], "ignorePreflightErrors": []any{"FileContent--proc-sys-net-bridge-bridge-nf-call-iptables", "Swap", "SystemVerification"}}},
+			{"apiVersion": "kubeproxy.config.k8s.io/v1alpha1", "kind": "KubeProxyConfiguration", "mode": "iptables",
+				"conntrack": map[string]any{"maxPerCore": 0, "min": 131072}},
 		},
 	}, {
 		name: "join without nodeRegistration",
