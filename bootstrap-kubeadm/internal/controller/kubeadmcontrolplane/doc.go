@@ -48,9 +48,12 @@ limitations under the License.
 // OwnerRemediated=False) is deleted, oldest first and one at a time, after its etcd member is
 // removed, and the scale up that follows replaces it. It is never done to the only Machine, while
 // another Machine is deleting, or when the healthy members left would be below quorum; the
-// Remediating condition says which. The retry limits of spec.remediation are not applied yet.
+// Remediating condition says which. The remediation is recorded on the KubeadmControlPlane
+// (remediation-in-progress, written before the deletion) and carried by the replacement
+// (remediation-for): a replacement that fails within minHealthyPeriodSeconds is a retry, retries
+// are spaced by retryPeriodSeconds and stop past maxRetry.
 //
-// Not in this package yet: remediation retry limits, etcd leadership forwarding and alarms, the kubeadm-config
+// Not in this package yet: etcd leadership forwarding and alarms, the kubeadm-config
 // ClusterStatus cleanup of removed members, adoption of orphan Machines, in-place propagation of
 // machineTemplate metadata, and waiting for worker Machines before the control plane is deleted.
 //

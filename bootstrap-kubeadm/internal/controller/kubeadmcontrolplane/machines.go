@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -125,6 +126,14 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, failureDomain 
 	owner := metav1.OwnerReference{
 		APIVersion: controlplanev1.GroupVersion.String(), Kind: "KubeadmControlPlane", Name: kcp.Name, UID: kcp.UID,
 	}
+	machineAnnotations := maps.Clone(tmpl.ObjectMeta.Annotations)
+	remediation, hasRemediation := kcp.Annotations[controlplanev1.RemediationInProgressAnnotation]
+	if hasRemediation { // this Machine replaces a remediated one: it carries the count on
+		if machineAnnotations == nil {
+			machineAnnotations = map[string]string{}
+		}
+		machineAnnotations[controlplanev1.RemediationForAnnotation] = remediation
+	}
 
 	var clones []client.Object
 	cleanup := func(cause error) error {
@@ -164,7 +173,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, failureDomain 
 
 	m := &clusterv1.Machine{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: kcp.Namespace, Labels: machineLabels, Annotations: tmpl.ObjectMeta.Annotations,
+			Name: name, Namespace: kcp.Namespace, Labels: machineLabels, Annotations: machineAnnotations,
 			OwnerReferences: []metav1.OwnerReference{controllerRef(kcp)},
 		},
 		Spec: clusterv1.MachineSpec{
@@ -185,6 +194,9 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, failureDomain 
 	log.Info("Creating Machine", "failureDomain", failureDomain)
 	if err := r.Client.Create(ctx, m); err != nil {
 		return nil, cleanup(fmt.Errorf("creating Machine %s: %w", name, err))
+	}
+	if hasRemediation {
+		delete(kcp.Annotations, controlplanev1.RemediationInProgressAnnotation) // written by the deferred patch
 	}
 	return m, nil
 }

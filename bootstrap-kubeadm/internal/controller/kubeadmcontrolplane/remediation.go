@@ -18,14 +18,18 @@ package kubeadmcontrolplane
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -127,19 +131,91 @@ func etcdQuorumBlocked(s *scope, candidate *clusterv1.Machine) string {
 	return ""
 }
 
+// remediationData is what the remediation annotations hold: the Machine remediated, when, and
+// how many remediations in a row came before it (upstream's shape).
+type remediationData struct {
+	Machine    string      `json:"machine"`
+	Timestamp  metav1.Time `json:"timestamp"`
+	RetryCount int         `json:"retryCount"`
+}
+
+func (d remediationData) String() string {
+	b, _ := json.Marshal(d) // a struct of strings, a time and an int always marshals
+	return string(b)
+}
+
+// readRemediationData parses the annotation key of annotations; nil when it is absent.
+func readRemediationData(annotations map[string]string, key string) (*remediationData, error) {
+	v, ok := annotations[key]
+	if !ok {
+		return nil, nil
+	}
+	d := &remediationData{}
+	if err := json.Unmarshal([]byte(v), d); err != nil {
+		return nil, fmt.Errorf("annotation %s: %w", key, err)
+	}
+	return d, nil
+}
+
+// defaultMinHealthyPeriod is spec.remediation.minHealthyPeriodSeconds when unset.
+const defaultMinHealthyPeriod = time.Hour
+
+// remediationRetry counts the remediation of candidate: a replacement Machine (it carries the
+// remediation-for annotation) that fails within minHealthyPeriod of the remediation that created
+// it is a retry of that one. It returns the retry count, or why remediation must not happen now:
+// retries past spec.remediation.maxRetry stop it, and retryPeriodSeconds spaces retries out
+// (wait > 0 says how long).
+func remediationRetry(kcp *controlplanev1.KubeadmControlPlane, candidate *clusterv1.Machine, now time.Time) (retry int, blocked string, wait time.Duration) {
+	prev, err := readRemediationData(candidate.Annotations, controlplanev1.RemediationForAnnotation)
+	if err != nil || prev == nil {
+		return 0, "", 0 // not a replacement (or an annotation nobody can read): a first remediation
+	}
+	spec := kcp.Spec.Remediation
+	minHealthy := defaultMinHealthyPeriod
+	if spec.MinHealthyPeriodSeconds != nil {
+		minHealthy = time.Duration(*spec.MinHealthyPeriodSeconds) * time.Second
+	}
+	if !now.Before(prev.Timestamp.Add(minHealthy)) {
+		return 0, "", 0 // healthy long enough: an unrelated failure starts a new sequence
+	}
+	retry = prev.RetryCount + 1
+	if spec.MaxRetry != nil && retry > int(*spec.MaxRetry) {
+		return retry, fmt.Sprintf("Machine %s replaced Machine %s, remediated %d time(s) in a row already: spec.remediation.maxRetry (%d) is reached and remediation stops; fix the cause, then delete the Machine by hand",
+			candidate.Name, prev.Machine, retry, *spec.MaxRetry), 0
+	}
+	if p := time.Duration(ptr.Deref(spec.RetryPeriodSeconds, 0)) * time.Second; now.Before(prev.Timestamp.Add(p)) {
+		until := prev.Timestamp.Add(p)
+		return retry, fmt.Sprintf("Waiting until %s (spec.remediation.retryPeriodSeconds after the remediation of Machine %s) before remediating Machine %s",
+			until.UTC().Format(time.RFC3339), prev.Machine, candidate.Name), until.Sub(now)
+	}
+	return retry, "", 0
+}
+
 // reconcileRemediation deletes, at most once per pass, a control plane Machine a
 // MachineHealthCheck marked, after removing its etcd member; the scale up that follows replaces
 // it. While remediation is blocked the rest of the reconcile goes on (a scale up may be what
 // unblocks it) and the Remediating condition says why.
 func (r *Reconciler) reconcileRemediation(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
+	clearRemediationInProgress(s)
 	candidate := remediationCandidate(s.machines)
 	s.remediationCandidate = candidate
 	if candidate == nil {
 		return ctrl.Result{}, false, nil
 	}
+	inProgress, _ := readRemediationData(s.kcp.Annotations, controlplanev1.RemediationInProgressAnnotation)
+	if inProgress != nil && inProgress.Machine != candidate.Name { // its own record: a deletion to retry
+		s.remediationBlocked = fmt.Sprintf("Waiting for the replacement of Machine %s (remediated at %s) before remediating Machine %s: one remediation at a time",
+			inProgress.Machine, inProgress.Timestamp.UTC().Format(time.RFC3339), candidate.Name)
+		return ctrl.Result{}, false, nil // the scale up that follows clears it
+	}
 	if msg := remediationBlocked(s, candidate); msg != "" {
 		s.remediationBlocked = msg
 		return ctrl.Result{RequeueAfter: r.WaitRequeue}, false, nil
+	}
+	retry, msg, wait := remediationRetry(s.kcp, candidate, s.now)
+	if msg != "" {
+		s.remediationBlocked = msg
+		return ctrl.Result{RequeueAfter: wait}, false, nil
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("Machine", klog.KObj(candidate))
 	if hasNode(candidate) && initialized(s) {
@@ -161,6 +237,12 @@ func (r *Reconciler) reconcileRemediation(ctx context.Context, s *scope) (ctrl.R
 		conditions.ApplyOptions{FieldManager: RemediationFieldManager}); err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, false, fmt.Errorf("marking Machine %s as being remediated: %w", candidate.Name, err)
 	}
+	if inProgress == nil {
+		if err := r.recordRemediation(ctx, s, remediationData{
+			Machine: candidate.Name, Timestamp: metav1.NewTime(s.now.Truncate(time.Second)), RetryCount: retry}); err != nil {
+			return ctrl.Result{}, false, err
+		}
+	}
 	log.Info("Remediating an unhealthy control plane Machine: deleting it")
 	if err := r.Client.Delete(ctx, candidate); err != nil && !apierrors.IsNotFound(err) {
 		s.remediationBlocked = fmt.Sprintf("Deleting Machine %s failed: %v", candidate.Name, err)
@@ -170,6 +252,65 @@ func (r *Reconciler) reconcileRemediation(ctx context.Context, s *scope) (ctrl.R
 	candidate.DeletionTimestamp = &now
 	s.remediated = candidate.Name
 	return ctrl.Result{}, true, nil // its deletion (a Machine watch event) brings the scale up
+}
+
+// recordRemediation writes the in-progress record on the KubeadmControlPlane BEFORE the Machine
+// is deleted, in its own patch: the replacement must find it (it carries it on as
+// remediation-for, so that its own failure counts as a retry), and a deferred patch that fails
+// after the deletion would lose it. s.kcp takes the new resourceVersion, so the deferred patch
+// of this reconcile still applies.
+func (r *Reconciler) recordRemediation(ctx context.Context, s *scope, d remediationData) error {
+	orig := s.kcp.DeepCopy()
+	patched := s.kcp.DeepCopy()
+	if patched.Annotations == nil {
+		patched.Annotations = map[string]string{}
+	}
+	patched.Annotations[controlplanev1.RemediationInProgressAnnotation] = d.String()
+	if err := r.Client.Patch(ctx, patched, client.MergeFrom(orig)); err != nil {
+		return fmt.Errorf("recording the remediation of Machine %s on KubeadmControlPlane %s: %w", d.Machine, s.kcp.Name, err)
+	}
+	if s.kcp.Annotations == nil {
+		s.kcp.Annotations = map[string]string{}
+	}
+	s.kcp.Annotations[controlplanev1.RemediationInProgressAnnotation] = d.String()
+	s.kcp.ResourceVersion = patched.ResourceVersion
+	return nil
+}
+
+// clearRemediationInProgress drops the in-progress record once a Machine carries it as
+// remediation-for: the replacement exists. Scale up drops it too when it creates the replacement;
+// this catches a reconcile whose patch of the KubeadmControlPlane failed after that creation.
+func clearRemediationInProgress(s *scope) {
+	v, ok := s.kcp.Annotations[controlplanev1.RemediationInProgressAnnotation]
+	if !ok {
+		return
+	}
+	for _, m := range s.machines {
+		if m.Annotations[controlplanev1.RemediationForAnnotation] == v {
+			delete(s.kcp.Annotations, controlplanev1.RemediationInProgressAnnotation)
+			return
+		}
+	}
+}
+
+// refreshRemediationInProgress reads the in-progress record live before a scale up: the write
+// that recorded it may not have reached the cache yet (the remediated Machine's deletion event
+// can come first), and the replacement must carry it.
+func (r *Reconciler) refreshRemediationInProgress(ctx context.Context, s *scope) error {
+	if _, ok := s.kcp.Annotations[controlplanev1.RemediationInProgressAnnotation]; ok {
+		return nil
+	}
+	live := &controlplanev1.KubeadmControlPlane{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(s.kcp), live); err != nil {
+		return fmt.Errorf("reading KubeadmControlPlane %s: %w", s.kcp.Name, err)
+	}
+	if v, ok := live.Annotations[controlplanev1.RemediationInProgressAnnotation]; ok {
+		if s.kcp.Annotations == nil {
+			s.kcp.Annotations = map[string]string{}
+		}
+		s.kcp.Annotations[controlplanev1.RemediationInProgressAnnotation] = v
+	}
+	return nil
 }
 
 // setRemediating reports remediation: true while a marked Machine waits or is being replaced.

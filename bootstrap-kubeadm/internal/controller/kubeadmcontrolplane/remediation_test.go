@@ -20,9 +20,11 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -90,8 +92,14 @@ func TestRemediation_ReplacesAMarkedMachineAfterRemovingItsEtcdMember(t *testing
 // deleted and Remediating says why.
 func TestRemediation_NeverBreaksEtcdQuorum(t *testing.T) {
 	f, ms := scaleDownFixture(t)
+	// Both marks must be seen together: with only the first one, remediating it keeps quorum.
+	f.updateKCP(func(k *controlplanev1.KubeadmControlPlane) {
+		k.Annotations = map[string]string{clusterv1.PausedAnnotation: ""}
+	})
+	f.waitCondition(clusterv1.PausedCondition, metav1.ConditionTrue, "")
 	markUnhealthy(t, f, ms[0])
 	markUnhealthy(t, f, ms[1])
+	f.updateKCP(func(k *controlplanev1.KubeadmControlPlane) { delete(k.Annotations, clusterv1.PausedAnnotation) })
 	f.waitCondition(controlplanev1.KubeadmControlPlaneRemediatingCondition, metav1.ConditionTrue,
 		"would leave 2 etcd member(s), 1 of them healthy")
 	f.etcd().waitPasses(t, 3)
@@ -110,4 +118,92 @@ func TestRemediation_NeverDeletesTheOnlyMachine(t *testing.T) {
 	f.waitCondition(controlplanev1.KubeadmControlPlaneRemediatingCondition, metav1.ConditionTrue, "is the only control plane Machine")
 	f.etcd().waitPasses(t, 2)
 	require.False(t, deleting(f.machines()[0]))
+}
+
+// replaceMarked marks m, waits for it to be deleted and for a new Machine to take its place, joins
+// the new Machine's Node and returns it.
+func replaceMarked(t *testing.T, f *fixture, m *clusterv1.Machine) *clusterv1.Machine {
+	t.Helper()
+	before := map[string]bool{}
+	for _, cur := range f.machines() {
+		before[cur.Name] = true
+	}
+	markUnhealthy(t, f, m)
+	var replacement *clusterv1.Machine
+	envtest.WaitFor(t, timeout, "the replacement of Machine "+m.Name, func() (bool, error) {
+		ms := f.machines()
+		var names []string
+		for _, cur := range ms {
+			names = append(names, cur.Name)
+			if !before[cur.Name] {
+				replacement = cur
+			}
+		}
+		if replacement == nil || slices.Contains(names, m.Name) {
+			return false, fmt.Errorf("Machines %v", names)
+		}
+		return true, nil
+	})
+	f.joinNode(replacement)
+	return replacement
+}
+
+// TestRemediation_CountsRetriesOfReplacementsAndStopsAtMaxRetry: a replacement that fails within
+// minHealthyPeriod is a retry of the remediation that created it; past spec.remediation.maxRetry
+// remediation stops and says so.
+func TestRemediation_CountsRetriesOfReplacementsAndStopsAtMaxRetry(t *testing.T) {
+	f, ms := scaleDownFixture(t)
+	f.updateKCP(func(k *controlplanev1.KubeadmControlPlane) {
+		k.Spec.Remediation = controlplanev1.KubeadmControlPlaneRemediationSpec{MaxRetry: ptr.To[int32](1)}
+	})
+
+	first := replaceMarked(t, f, ms[0])
+	data, err := readRemediationData(first.Annotations, controlplanev1.RemediationForAnnotation)
+	require.NoError(t, err)
+	require.Equal(t, ms[0].Name, data.Machine)
+	require.Equal(t, 0, data.RetryCount)
+
+	second := replaceMarked(t, f, first) // fails at once: retry 1 of at most 1
+	data, err = readRemediationData(second.Annotations, controlplanev1.RemediationForAnnotation)
+	require.NoError(t, err)
+	require.Equal(t, first.Name, data.Machine)
+	require.Equal(t, 1, data.RetryCount)
+
+	markUnhealthy(t, f, second) // retry 2: past maxRetry
+	f.waitCondition(controlplanev1.KubeadmControlPlaneRemediatingCondition, metav1.ConditionTrue,
+		"spec.remediation.maxRetry (1) is reached and remediation stops")
+	for _, m := range f.machines() {
+		require.False(t, deleting(m), "Machine %s", m.Name)
+	}
+	k := f.waitKCP("no remediation in progress", func(*controlplanev1.KubeadmControlPlane) error { return nil })
+	require.NotContains(t, k.Annotations, controlplanev1.RemediationInProgressAnnotation, "the replacement took the record over")
+}
+
+func TestRemediationRetry_RetryPeriodAndMinHealthyPeriod(t *testing.T) {
+	now := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	replacement := func(remediatedAgo time.Duration, retries int) *clusterv1.Machine {
+		return &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "r", Annotations: map[string]string{
+			controlplanev1.RemediationForAnnotation: remediationData{Machine: "old", Timestamp: metav1.NewTime(now.Add(-remediatedAgo)), RetryCount: retries}.String(),
+		}}}
+	}
+	kcp := &controlplanev1.KubeadmControlPlane{}
+	kcp.Spec.Remediation = controlplanev1.KubeadmControlPlaneRemediationSpec{
+		RetryPeriodSeconds: ptr.To[int32](600), MinHealthyPeriodSeconds: ptr.To[int32](1800)}
+
+	retry, blocked, wait := remediationRetry(kcp, &clusterv1.Machine{}, now)
+	require.Equal(t, 0, retry, "not a replacement: a first remediation")
+	require.Empty(t, blocked)
+
+	retry, blocked, wait = remediationRetry(kcp, replacement(5*time.Minute, 2), now)
+	require.Equal(t, 3, retry)
+	require.Contains(t, blocked, "Waiting until 2026-12-03T10:05:00Z")
+	require.Equal(t, 5*time.Minute, wait)
+
+	retry, blocked, _ = remediationRetry(kcp, replacement(15*time.Minute, 2), now)
+	require.Equal(t, 3, retry, "after retryPeriod, within minHealthyPeriod: a retry")
+	require.Empty(t, blocked)
+
+	retry, blocked, _ = remediationRetry(kcp, replacement(45*time.Minute, 2), now)
+	require.Equal(t, 0, retry, "healthy for longer than minHealthyPeriod: a new sequence")
+	require.Empty(t, blocked)
 }

@@ -123,6 +123,9 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope) error {
 			upToDate = append(upToDate, m)
 		}
 	}
+	if err := r.refreshRemediationInProgress(ctx, s); err != nil {
+		return err
+	}
 	ctrl.LoggerFrom(ctx).Info("Scaling up the control plane", "from", len(s.machines), "desired", desiredReplicas(kcp))
 	m, err := r.createMachine(ctx, s, failureDomainForScaleUp(c, upToDate), init)
 	if err != nil {
