@@ -51,7 +51,7 @@ func (c *CallCounter) write(verb string, obj any) {
 
 // Wrap returns inner counting through c.
 func (c *CallCounter) Wrap(inner client.Client) client.Client {
-	return interceptor.NewClient(withoutWatch{inner}, interceptor.Funcs{
+	return Intercept(inner, interceptor.Funcs{
 		Get: func(ctx context.Context, cl client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 			if key == c.Key && reflect.TypeOf(obj) == reflect.TypeOf(c.Type) {
 				c.mu.Lock()
@@ -93,6 +93,13 @@ func (c *CallCounter) Wrap(inner client.Client) client.Client {
 			return cl.SubResource(sub).Apply(ctx, obj, opts...)
 		},
 	})
+}
+
+// Intercept wraps a manager's client (which cannot watch, so interceptor.NewClient
+// does not take it as it is) with funcs, for a test that fails or counts a
+// reconciler's calls.
+func Intercept(inner client.Client, funcs interceptor.Funcs) client.Client {
+	return interceptor.NewClient(withoutWatch{inner}, funcs)
 }
 
 // withoutWatch lets the interceptor wrap a manager's client, which cannot watch.

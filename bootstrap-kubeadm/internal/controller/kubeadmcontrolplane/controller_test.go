@@ -29,7 +29,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -203,7 +202,7 @@ func TestCreateMachine_DeletesTheClonesWhenTheMachineCannotBeCreated(t *testing.
 	var failures atomic.Int32
 	startController(t, func(o *controllerOptions) {
 		o.wrap = func(c client.Client) client.Client {
-			return interceptor.NewClient(withoutWatch{c}, interceptor.Funcs{
+			return envtest.Intercept(c, interceptor.Funcs{
 				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 					if _, ok := obj.(*clusterv1.Machine); ok && failures.Add(1) == 1 {
 						return errors.New("injected failure")
@@ -269,11 +268,4 @@ func TestSteadyState_WritesNothing(t *testing.T) {
 	poke(2)
 	_, after := counter.Snapshot()
 	require.Equal(t, before, after, "a steady KubeadmControlPlane is reconciled without writes")
-}
-
-// withoutWatch lets the interceptor wrap a manager's client, which cannot watch.
-type withoutWatch struct{ client.Client }
-
-func (withoutWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
-	return nil, errors.New("watch is not supported through a manager's client")
 }
