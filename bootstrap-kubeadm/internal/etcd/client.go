@@ -59,6 +59,10 @@ type DialFunc func(ctx context.Context, addr string) (net.Conn, error)
 // dialTimeout bounds how long New waits for the first connection.
 const dialTimeout = 10 * time.Second
 
+// callTimeout bounds every call: the etcd client retries an unreachable member until its
+// context ends, and a reconcile must never wait forever on a workload cluster.
+const callTimeout = 15 * time.Second
+
 // New connects to the etcd cluster at endpoint ("host:port") with tlsConfig. With dial set,
 // every connection goes through it (the port-forward); otherwise through the network.
 func New(ctx context.Context, endpoint string, tlsConfig *tls.Config, dial DialFunc) (Client, error) {
@@ -87,6 +91,8 @@ type realClient struct {
 }
 
 func (r *realClient) Members(ctx context.Context) ([]Member, error) {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	resp, err := r.c.MemberList(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listing the etcd members through %s: %w", r.endpoint, err)
@@ -99,6 +105,8 @@ func (r *realClient) Members(ctx context.Context) ([]Member, error) {
 }
 
 func (r *realClient) RemoveMember(ctx context.Context, id uint64) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	if _, err := r.c.MemberRemove(ctx, id); err != nil {
 		if errors.Is(rpctypes.Error(err), rpctypes.ErrMemberNotFound) {
 			return fmt.Errorf("removing etcd member %x through %s: %w", id, r.endpoint, ErrMemberNotFound)

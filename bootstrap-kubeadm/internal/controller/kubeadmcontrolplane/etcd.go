@@ -259,7 +259,9 @@ func (r *Reconciler) realEtcdClient(ctx context.Context, cluster *clusterv1.Clus
 	if err != nil {
 		return nil, err
 	}
-	return etcd.New(ctx, fmt.Sprintf("%s:%d", etcd.PodName(nodeName), etcd.Port), tlsCfg, dial)
+	// The dialler ignores the address, but etcd's resolver makes the endpoint's host the TLS
+	// server name of every connection: it must be a name the serving certificate holds.
+	return etcd.New(ctx, fmt.Sprintf("localhost:%d", etcd.Port), tlsCfg, dial)
 }
 
 // membersMessage lists member names for messages.
