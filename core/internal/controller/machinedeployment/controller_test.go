@@ -330,3 +330,30 @@ func TestMachineDeployment_PausedRolloutScalesButDoesNotReplace(t *testing.T) {
 	})
 	f.waitForAvailable(md, 3)
 }
+
+// No webhook defaults the cluster-name label: a MachineDeployment applied without it (as
+// upstream manifests are) gets it, with the Cluster as owner, and so do its MachineSets, so
+// the Cluster counts its workers and deletes them.
+func TestMachineDeployment_WithoutClusterLabelGetsItAndTheClusterAsOwner(t *testing.T) {
+	f := newFixture(t)
+	md := f.newMachineDeployment("unlabelled", 1)
+	require.Empty(t, md.Labels)
+	require.NoError(t, env.Client.Create(f.ctx, md))
+	envtest.WaitFor(t, timeout, "the cluster-name label and the Cluster owner on the MachineDeployment and its MachineSet", func() (bool, error) {
+		got := &clusterv1.MachineDeployment{}
+		if err := env.Client.Get(f.ctx, client.ObjectKeyFromObject(md), got); err != nil {
+			return false, err
+		}
+		owned := false
+		for _, ref := range got.OwnerReferences {
+			owned = owned || (ref.Kind == "Cluster" && ref.Name == clusterName)
+		}
+		sets := f.machineSets(md)
+		for _, ms := range sets {
+			if ms.Labels[clusterv1.ClusterNameLabel] != clusterName {
+				return false, nil
+			}
+		}
+		return got.Labels[clusterv1.ClusterNameLabel] == clusterName && owned && len(sets) == 1, nil
+	})
+}

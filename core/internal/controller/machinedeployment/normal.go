@@ -16,12 +16,19 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
+	"capstan.dev/contracts/owner"
 	"capstan.dev/core/internal/controller/machineset"
 )
 
 // reconcileNormal reads the MachineDeployment's MachineSets and Machines, plans the next step of
 // the rollout (or the scaling, when nothing rolls out) and writes it to the MachineSets.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
+	// No webhook defaults these: a MachineDeployment written without the cluster-name label
+	// (as upstream manifests are) must still be found by its Cluster and deleted with it.
+	owner.LabelCluster(s.md, s.md.Spec.ClusterName)
+	if s.cluster != nil {
+		owner.EnsureClusterOwner(s.md, s.cluster)
+	}
 	if err := r.read(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}

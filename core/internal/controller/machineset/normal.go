@@ -7,10 +7,13 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/owner"
 )
 
 // reconcileNormal brings the MachineSet's Machines in line with its spec.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
+	// No webhook defaults it: the Cluster finds its MachineSets by this label.
+	owner.LabelCluster(s.ms, s.ms.Spec.ClusterName)
 	steps := []func(context.Context, *scope) (ctrl.Result, error){
 		r.readMachines,
 		r.syncMachines,
