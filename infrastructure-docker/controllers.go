@@ -11,6 +11,7 @@ import (
 	"capstan.dev/contracts/remote"
 	"capstan.dev/infrastructure-docker/internal/controller/dockercluster"
 	"capstan.dev/infrastructure-docker/internal/controller/dockermachine"
+	"capstan.dev/infrastructure-docker/internal/controller/dockermachinepool"
 	"capstan.dev/infrastructure-docker/internal/docker"
 )
 
@@ -37,6 +38,12 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 		WatchFilterValue: opts.WatchFilterValue,
 	}).SetupWithManager(ctx, mgr, workers("dockermachine")); err != nil {
 		return fmt.Errorf("setting up the DockerMachine controller: %w", err)
+	}
+	if err := (&dockermachinepool.Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc,
+		WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("dockermachinepool")); err != nil {
+		return fmt.Errorf("setting up the DockerMachinePool controller: %w", err)
 	}
 	return nil
 }

@@ -114,6 +114,60 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 			wantMessages: []string{"spec.preLoadImages[1]: Duplicate value"},
 		},
 		{
+			name: "PoolExtraMountWithRelativeContainerPath",
+			obj: func(_ *testing.T, ns string) client.Object {
+				dmp := newDockerMachinePool(ns)
+				dmp.Spec.Template.ExtraMounts = []infrav1.Mount{{ContainerPath: "opt/data"}}
+				return dmp
+			},
+			wantMessages: []string{`spec.template.extraMounts[0].containerPath: Invalid value: "opt/data": containerPath "opt/data" is relative`},
+		},
+		{
+			name: "PoolTemplateExtraMountOverVar",
+			obj: func(_ *testing.T, ns string) client.Object {
+				dmpt := newDockerMachinePoolTemplate(ns)
+				dmpt.Spec.Template.Spec.Template.ExtraMounts = []infrav1.Mount{{ContainerPath: "/var/"}}
+				return dmpt
+			},
+			wantMessages: []string{`spec.template.spec.template.extraMounts[0].containerPath`, `containerPath "/var/" is reserved`},
+		},
+		{
+			name: "PoolPreLoadImageTwice",
+			obj: func(_ *testing.T, ns string) client.Object {
+				dmp := newDockerMachinePool(ns)
+				dmp.Spec.Template.PreLoadImages = []string{"app:v1", "app:v1"}
+				return dmp
+			},
+			wantMessages: []string{"spec.template.preLoadImages[1]: Duplicate value"},
+		},
+		{
+			name: "PoolTemplateWithProviderIDList",
+			obj: func(_ *testing.T, ns string) client.Object {
+				dmpt := newDockerMachinePoolTemplate(ns)
+				dmpt.Spec.Template.Spec.ProviderIDList = []string{"docker:////x"}
+				return dmpt
+			},
+			wantMessages: []string{"spec.template.spec: Invalid value", "providerIDList must not be set in a template"},
+		},
+		{
+			name: "PoolTemplateWithProviderID",
+			obj: func(_ *testing.T, ns string) client.Object {
+				dmpt := newDockerMachinePoolTemplate(ns)
+				dmpt.Spec.Template.Spec.ProviderID = "docker:////pool"
+				return dmpt
+			},
+			wantMessages: []string{"spec.template.spec: Invalid value", "providerID must not be set in a template"},
+		},
+		{
+			name: "PoolProviderIDListEntryEmpty",
+			obj: func(_ *testing.T, ns string) client.Object {
+				dmp := newDockerMachinePool(ns)
+				dmp.Spec.ProviderIDList = []string{"docker:////a", ""}
+				return dmp
+			},
+			wantMessages: []string{"spec.providerIDList[1]: Invalid value"},
+		},
+		{
 			name: "LoadBalancerRepositoryWithTag",
 			obj: func(_ *testing.T, ns string) client.Object {
 				dc := newDockerCluster(ns)

@@ -162,3 +162,71 @@ const (
 	// DockerMachineDeletingReason is used while the node container is being removed.
 	DockerMachineDeletingReason = clusterv1.DeletingReason
 )
+
+// DockerMachinePool's Ready condition and reasons. The MachinePool controller mirrors Ready into
+// the MachinePool's InfrastructureReady condition.
+const (
+	// DockerMachinePoolReadyCondition is true when the pool is not deleting and ReplicasReady is
+	// true; otherwise its message is the first thing missing.
+	DockerMachinePoolReadyCondition = clusterv1.ReadyCondition
+
+	// DockerMachinePoolReadyReason is used when the DockerMachinePool is ready.
+	DockerMachinePoolReadyReason = clusterv1.ReadyReason
+
+	// DockerMachinePoolNotReadyReason is used when the DockerMachinePool is not ready.
+	DockerMachinePoolNotReadyReason = clusterv1.NotReadyReason
+)
+
+// DockerMachinePool's ReplicasReady condition and reasons (upstream CAPD's condition name).
+const (
+	// DockerMachinePoolReplicasReadyCondition is true when the pool has as many node containers
+	// as the MachinePool's spec.replicas, every one bootstrapped and its Node carrying the
+	// providerID.
+	DockerMachinePoolReplicasReadyCondition = "ReplicasReady"
+
+	// DockerMachinePoolReplicasReadyReason is used when every replica is ready.
+	DockerMachinePoolReplicasReadyReason = clusterv1.ReadyReason
+
+	// DockerMachinePoolWaitingForMachinePoolReason is used while the DockerMachinePool has no
+	// owner MachinePool using it: the core's MachinePool controller sets that owner reference.
+	DockerMachinePoolWaitingForMachinePoolReason = "WaitingForMachinePool"
+
+	// DockerMachinePoolWaitingForClusterInfrastructureReason is used while the Cluster's
+	// infrastructure (the load balancer) is not provisioned.
+	DockerMachinePoolWaitingForClusterInfrastructureReason = clusterv1.WaitingForClusterInfrastructureReadyReason
+
+	// DockerMachinePoolWaitingForBootstrapDataReason is used while the MachinePool has no
+	// spec.template.spec.bootstrap.dataSecretName.
+	DockerMachinePoolWaitingForBootstrapDataReason = clusterv1.WaitingForBootstrapDataReason
+
+	// DockerMachinePoolImageNotFoundReason is used when the node image is not on the Docker
+	// Engine; the message names the make command that builds it.
+	DockerMachinePoolImageNotFoundReason = "ImageNotFound"
+
+	// DockerMachinePoolScalingUpReason is used while instances are created or bootstrapped.
+	DockerMachinePoolScalingUpReason = clusterv1.ScalingUpReason
+
+	// DockerMachinePoolBootstrapFailedReason is used when the bootstrap of an instance failed or
+	// timed out; the message names the instance and carries the tail of the commands' output.
+	DockerMachinePoolBootstrapFailedReason = "BootstrapFailed"
+
+	// DockerMachinePoolWaitingForNodesReason is used while the Nodes of bootstrapped instances
+	// have not registered or do not carry their providerID yet.
+	DockerMachinePoolWaitingForNodesReason = "WaitingForNodes"
+
+	// DockerMachinePoolInternalErrorReason is used on unexpected errors; the message carries them.
+	DockerMachinePoolInternalErrorReason = clusterv1.InternalErrorReason
+)
+
+// DockerMachinePool's Deleting condition and reasons.
+const (
+	// DockerMachinePoolDeletingCondition reports the progress of the DockerMachinePool's deletion.
+	DockerMachinePoolDeletingCondition = clusterv1.DeletingCondition
+
+	// DockerMachinePoolNotDeletingReason is used when the DockerMachinePool has no
+	// deletionTimestamp.
+	DockerMachinePoolNotDeletingReason = clusterv1.NotDeletingReason
+
+	// DockerMachinePoolDeletingReason is used while the pool's node containers are being removed.
+	DockerMachinePoolDeletingReason = clusterv1.DeletingReason
+)

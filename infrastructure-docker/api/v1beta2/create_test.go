@@ -93,6 +93,39 @@ func TestCreate_ObjectsAreStoredAsSent(t *testing.T) {
 			},
 			spec: func(o client.Object) any { return o.(*infrav1.DockerMachineTemplate).Spec },
 		},
+		{
+			name: "DockerMachinePoolMinimal",
+			obj:  func(ns string) client.Object { return newDockerMachinePool(ns) },
+			spec: func(o client.Object) any { return o.(*infrav1.DockerMachinePool).Spec },
+		},
+		{
+			name: "DockerMachinePoolEveryField",
+			obj: func(ns string) client.Object {
+				dmp := newDockerMachinePool(ns)
+				dmp.Spec = infrav1.DockerMachinePoolSpec{
+					Template:       fullPoolTemplate(),
+					ProviderID:     "docker:////pool",
+					ProviderIDList: []string{"docker:////c1-pool-abcde", "docker:////c1-pool-fghij"},
+				}
+				return dmp
+			},
+			spec: func(o client.Object) any { return o.(*infrav1.DockerMachinePool).Spec },
+		},
+		{
+			name: "DockerMachinePoolTemplateMinimal",
+			obj:  func(ns string) client.Object { return newDockerMachinePoolTemplate(ns) },
+			spec: func(o client.Object) any { return o.(*infrav1.DockerMachinePoolTemplate).Spec },
+		},
+		{
+			name: "DockerMachinePoolTemplateEveryField",
+			obj: func(ns string) client.Object {
+				dmpt := newDockerMachinePoolTemplate(ns)
+				dmpt.Spec.Template.ObjectMeta = templateMeta
+				dmpt.Spec.Template.Spec.Template = fullPoolTemplate()
+				return dmpt
+			},
+			spec: func(o client.Object) any { return o.(*infrav1.DockerMachinePoolTemplate).Spec },
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,13 +169,34 @@ func TestStatusSubresource_StoresContractFields(t *testing.T) {
 	gotM := &infrav1.DockerMachine{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(dm), gotM))
 	require.Empty(t, cmp.Diff(*wantM, gotM.Status), "stored status (-sent +stored)")
+
+	dmp := newDockerMachinePool(ns)
+	require.NoError(t, env.Client.Create(ctx, dmp))
+	dmp.Status = infrav1.DockerMachinePoolStatus{
+		Initialization:     infrav1.DockerMachinePoolInitializationStatus{Provisioned: ptr.To(true)},
+		Replicas:           2,
+		ObservedGeneration: 1,
+		Instances: []infrav1.DockerMachinePoolInstanceStatus{
+			{InstanceName: "c1-pool-abcde", ProviderID: "docker:////c1-pool-abcde", Bootstrapped: true, Ready: true,
+				Addresses: clusterv1.MachineAddresses{{Type: clusterv1.MachineHostName, Address: "c1-pool-abcde"}, {Type: clusterv1.MachineInternalIP, Address: "172.18.0.4"}}},
+			{InstanceName: "c1-pool-fghij", ProviderID: "docker:////c1-pool-fghij"},
+		},
+		Conditions: []metav1.Condition{{Type: infrav1.DockerMachinePoolReplicasReadyCondition, Status: metav1.ConditionFalse,
+			Reason: infrav1.DockerMachinePoolScalingUpReason, Message: "Waiting for 1 of 2 instances to be bootstrapped", LastTransitionTime: metav1.Now().Rfc3339Copy()}},
+	}
+	wantP := dmp.Status.DeepCopy()
+	require.NoError(t, env.Client.Status().Update(ctx, dmp))
+	gotP := &infrav1.DockerMachinePool{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(dmp), gotP))
+	require.Empty(t, cmp.Diff(*wantP, gotP.Status), "stored status (-sent +stored)")
 }
 
 // TestCRDs_CarryTheContractLabelAndCategory checks what the core's contract discovery and
 // "kubectl get cluster-api" rely on.
 func TestCRDs_CarryTheContractLabelAndCategory(t *testing.T) {
 	ctx := context.Background()
-	for _, name := range []string{"dockerclusters", "dockerclustertemplates", "dockermachines", "dockermachinetemplates"} {
+	for _, name := range []string{"dockerclusters", "dockerclustertemplates", "dockermachines", "dockermachinetemplates",
+		"dockermachinepools", "dockermachinepooltemplates"} {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Name: name + ".infrastructure.cluster.x-k8s.io"}, crd))
 		require.Equal(t, "v1beta2", crd.Labels["cluster.x-k8s.io/v1beta2"], name)

@@ -16,12 +16,16 @@ limitations under the License.
 
 // Package v1beta2 holds the Docker infrastructure provider's API, group
 // infrastructure.cluster.x-k8s.io, version v1beta2: DockerCluster (the load balancer in front of a
-// cluster's control plane), DockerMachine (one node container) and their templates.
+// cluster's control plane), DockerMachine (one node container), DockerMachinePool (the node
+// containers of a MachinePool) and their templates.
 //
 // Field names and JSON follow upstream Cluster API's Docker provider (CAPD) v1beta2 of release
 // 1.11 for every field declared here, so manifests written for upstream work unchanged. Only a
 // subset is declared: no customHAProxyConfigTemplateRef (the load-balancer configuration is always
-// generated), no deprecated v1beta1 status, no DockerMachinePool yet.
+// generated), no deprecated v1beta1 status. DockerMachinePool follows upstream's experimental
+// v1beta2 type with the v1beta2 contract's status (conditions as metav1.Condition,
+// initialization.provisioned instead of ready, as upstream's DevMachinePool) and without
+// infrastructureMachineKind or instances[].version (no per-instance Machines, no rollout).
 //
 // The package owns types, their markers and the constants controllers share (finalizers,
 // conditions, reasons, annotations). It holds no controller logic and must not import anything

@@ -44,6 +44,14 @@ func newDockerMachineTemplate(ns string) *infrav1.DockerMachineTemplate {
 	return &infrav1.DockerMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dmt1"}}
 }
 
+func newDockerMachinePool(ns string) *infrav1.DockerMachinePool {
+	return &infrav1.DockerMachinePool{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dmp1"}}
+}
+
+func newDockerMachinePoolTemplate(ns string) *infrav1.DockerMachinePoolTemplate {
+	return &infrav1.DockerMachinePoolTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dmpt1"}}
+}
+
 var templateMeta = clusterv1.ObjectMeta{
 	Labels:      map[string]string{"tier": "infra"},
 	Annotations: map[string]string{"example.com/owner": "team-a"},
@@ -73,4 +81,10 @@ func fullMachineSpec() infrav1.DockerMachineSpec {
 		},
 		BootstrapTimeout: &metav1.Duration{Duration: 90 * time.Second},
 	}
+}
+
+// fullPoolTemplate sets every field of DockerMachinePoolMachineTemplate.
+func fullPoolTemplate() infrav1.DockerMachinePoolMachineTemplate {
+	m := fullMachineSpec()
+	return infrav1.DockerMachinePoolMachineTemplate{CustomImage: m.CustomImage, PreLoadImages: m.PreLoadImages, ExtraMounts: m.ExtraMounts}
 }

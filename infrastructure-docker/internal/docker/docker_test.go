@@ -63,10 +63,12 @@ func TestCreate_NodeContainerHasTheProvenFlagsAndOurLabels(t *testing.T) {
 	r := newTestRuntime(t)
 	ctx := context.Background()
 	require.NoError(t, r.EnsureNetworks(ctx))
+	before := time.Now()
 	c, err := r.Create(ctx, docker.ContainerSpec{Name: r.Plane() + "-cp-0", Image: testImage, Owner: owner, Role: docker.RoleControlPlane, Node: true,
 		Mounts: []docker.Mount{{Target: "/scratch"}}})
 	require.NoError(t, err)
 	require.True(t, c.Running)
+	require.WithinRange(t, c.Created, before.Add(-time.Second), time.Now().Add(time.Second), "creation time")
 	require.NotEmpty(t, c.IPv4)
 	require.Equal(t, owner, c.Owner)
 	require.Equal(t, docker.RoleControlPlane, c.Role)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
@@ -207,6 +208,8 @@ type Container struct {
 	Running         bool
 	// State is Docker's state word: created, running, exited, ...
 	State string
+	// Created is when the engine created the container (zero when it did not say).
+	Created time.Time
 	// IPv4 is the container's address on the plane's internal network ("" when not attached).
 	IPv4 string
 	// HostPorts maps a published container TCP port to its port on 127.0.0.1.
@@ -373,6 +376,9 @@ func (r *Runtime) Inspect(ctx context.Context, nameOrID string) (*Container, err
 	}
 	if info.State != nil {
 		c.Running, c.State = info.State.Running, info.State.Status
+	}
+	if t, err := time.Parse(time.RFC3339Nano, info.Created); err == nil {
+		c.Created = t
 	}
 	if info.NetworkSettings != nil {
 		if n, ok := info.NetworkSettings.Networks[r.plane]; ok && n != nil {

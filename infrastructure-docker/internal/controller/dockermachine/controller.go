@@ -14,19 +14,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/mapping"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
-	"capstan.dev/contracts/remote"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 	"capstan.dev/infrastructure-docker/internal/docker"
+	"capstan.dev/infrastructure-docker/internal/node"
 )
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=dockermachines;dockermachines/status;dockermachines/finalizers,verbs=get;list;watch;update;patch
@@ -39,27 +36,12 @@ import (
 // same name made for another DockerMachine is never adopted.
 const DockerMachineLabel = "io.capstan.docker-machine"
 
-// lbAddressAnnotation is where the DockerCluster controller publishes the load balancer's
-// address on the node network.
-const lbAddressAnnotation = infrav1.LoadBalancerAddressAnnotation
-
-// DefaultBootstrapTimeout bounds the bootstrap when spec.bootstrapTimeout is unset.
-const DefaultBootstrapTimeout = 5 * time.Minute
-
 // Retry intervals for states no event announces.
 const (
-	bootstrapPoll    = 2 * time.Second
-	nodePoll         = 5 * time.Second
 	imageRetry       = time.Minute
 	nameTakenRetry   = time.Minute
 	deletingRecorded = 100 * time.Millisecond
 )
-
-// WorkloadClusters is what the controller needs of contracts/remote.ClusterCache.
-type WorkloadClusters interface {
-	GetClient(ctx context.Context, cluster client.ObjectKey) (client.Client, error)
-	GetClusterSource(controllerName string, mapFunc func(context.Context, client.ObjectKey) []reconcile.Request, opts ...remote.ClusterSourceOption) source.Source
-}
 
 // Reconciler reconciles DockerMachines.
 type Reconciler struct {
@@ -69,9 +51,14 @@ type Reconciler struct {
 	// Docker is the management plane's Docker Engine.
 	Docker *docker.Runtime
 	// Workload reaches the workload clusters' API servers, to set the Nodes' providerID.
-	Workload WorkloadClusters
+	Workload node.WorkloadClusters
 	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
 	WatchFilterValue string
+}
+
+// nodes creates and bootstraps the node containers.
+func (r *Reconciler) nodes() *node.Provisioner {
+	return &node.Provisioner{Client: r.Client, APIReader: r.APIReader, Docker: r.Docker}
 }
 
 // SetupWithManager registers the controller, its watches, and the Docker event watcher that
@@ -81,44 +68,25 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		return errors.New("dockermachine reconciler needs Client, APIReader, Docker and Workload")
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
-	dockerEvents := make(chan event.GenericEvent)
+	dockerEvents, err := node.EventSource(mgr, "dockermachine", r.Docker, DockerMachineLabel,
+		func(meta metav1.ObjectMeta) client.Object { return &infrav1.DockerMachine{ObjectMeta: meta} })
+	if err != nil {
+		return fmt.Errorf("watching Docker events for the dockermachine controller: %w", err)
+	}
 	newList := func() client.ObjectList { return &infrav1.DockerMachineList{} }
-	err := ctrl.NewControllerManagedBy(mgr).
+	err = ctrl.NewControllerManagedBy(mgr).
 		For(&infrav1.DockerMachine{}, builder.WithPredicates(filter)).
 		WithOptions(opts).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToDockerMachine), builder.WithPredicates(filter)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(mapping.ClusterObjectToObjects(r.Client, newList)),
 			builder.WithPredicates(filter, predicates.ClusterUpdateTriggersChildren())).
 		WatchesRawSource(r.Workload.GetClusterSource("dockermachine", mapping.ClusterToObjects(r.Client, newList))).
-		WatchesRawSource(source.Channel(dockerEvents, &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(dockerEvents).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("creating the dockermachine controller: %w", err)
 	}
-	// A leader-elected runnable: only the leader acts on Docker events.
-	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		watchDocker(ctrl.LoggerInto(ctx, mgr.GetLogger().WithName("dockermachine")), r.Docker, dockerEvents)
-		return nil
-	}))
-}
-
-// watchDocker turns Docker events of node containers into generic events naming their
-// DockerMachine. Events missed while the stream was down are caught by the periodic resync.
-func watchDocker(ctx context.Context, rt *docker.Runtime, out chan<- event.GenericEvent) {
-	log := ctrl.LoggerFrom(ctx).WithName("docker-events")
-	rt.FollowContainers(ctx, func(err error) { log.Error(err, "Docker event stream failed; reconnecting") }, nil,
-		func(ev docker.ContainerEvent) bool {
-			name := ev.Labels[DockerMachineLabel]
-			if name == "" || (ev.Role != docker.RoleControlPlane && ev.Role != docker.RoleWorker) {
-				return true
-			}
-			select {
-			case out <- event.GenericEvent{Object: &infrav1.DockerMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ev.Owner.Namespace, Name: name}}}:
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		})
+	return nil
 }
 
 // machineToDockerMachine maps a Machine to the DockerMachine of its spec.infrastructureRef.
@@ -239,16 +207,13 @@ func ownerMachineName(dm *infrav1.DockerMachine) string {
 	return ""
 }
 
-// providerIDPrefix is upstream CAPD's: "docker:////<container name>".
-const providerIDPrefix = "docker:////"
-
 // containerName is the node container's name: the owner Machine's name, as upstream CAPD names
 // it, so that the container, its hostname and the workload Node all carry the name users see on
 // the Machine. Once spec.providerID is set it is the name recorded there (the owner reference
 // may be gone while deleting).
 func containerName(dm *infrav1.DockerMachine) string {
-	if id := dm.Spec.ProviderID; len(id) > len(providerIDPrefix) && id[:len(providerIDPrefix)] == providerIDPrefix {
-		return id[len(providerIDPrefix):]
+	if name := node.ContainerName(dm.Spec.ProviderID); name != "" {
+		return name
 	}
 	return ownerMachineName(dm)
 }

@@ -69,7 +69,7 @@ func TestDockerMachine_CreatesBootstrapsAndDeletesTheNodeContainer(t *testing.T)
 	stop := startManager(t, rt, managerOptions{})
 	ctx := context.Background()
 	f := newFixture(t, rt, "alpha")
-	f.setInfrastructureProvisioned(t)
+	f.SetInfrastructureProvisioned(t)
 	machine, dm := f.newMachine(t, "w0", fakeBootstrapData(t), machineOptions{failureDomain: "fd-1"})
 	name := machine.Name
 
@@ -85,10 +85,10 @@ func TestDockerMachine_CreatesBootstrapsAndDeletesTheNodeContainer(t *testing.T)
 	c := containers[0]
 	require.Equal(t, name, c.Name)
 	require.True(t, c.Running)
-	require.Equal(t, docker.Owner{Namespace: f.ns, Cluster: "alpha"}, c.Owner)
+	require.Equal(t, docker.Owner{Namespace: f.NS, Cluster: "alpha"}, c.Owner)
 	require.Equal(t, docker.RoleWorker, c.Role)
 	for k, v := range map[string]string{docker.ProviderLabel: docker.ProviderName, docker.PlaneLabel: rt.Plane(),
-		docker.ClusterNamespaceLabel: f.ns, docker.ClusterLabel: "alpha", docker.RoleLabel: "worker", DockerMachineLabel: dm.Name} {
+		docker.ClusterNamespaceLabel: f.NS, docker.ClusterLabel: "alpha", docker.RoleLabel: "worker", DockerMachineLabel: dm.Name} {
 		require.Equal(t, v, c.Labels[k], "label %s", k)
 	}
 	vols, err := rt.Volumes(ctx)
@@ -160,7 +160,7 @@ func TestDockerMachine_WaitsForInfrastructureAndBootstrapData(t *testing.T) {
 
 	waitCondition(t, dm, 30*time.Second, infrav1.DockerMachineContainerProvisionedCondition, metav1.ConditionFalse,
 		infrav1.DockerMachineWaitingForClusterInfrastructureReason, "Waiting for Cluster beta infrastructure to be provisioned")
-	f.setInfrastructureProvisioned(t)
+	f.SetInfrastructureProvisioned(t)
 	waitCondition(t, dm, 30*time.Second, infrav1.DockerMachineContainerProvisionedCondition, metav1.ConditionFalse,
 		infrav1.DockerMachineWaitingForBootstrapDataReason, "Waiting for Machine "+machine.Name+" to have spec.bootstrap.dataSecretName")
 	got := waitCondition(t, dm, 30*time.Second, infrav1.DockerMachineReadyCondition, metav1.ConditionFalse, infrav1.DockerMachineNotReadyReason,
@@ -170,7 +170,7 @@ func TestDockerMachine_WaitsForInfrastructureAndBootstrapData(t *testing.T) {
 
 	// The bootstrap provider writes the Secret and the Machine points at it.
 	require.NoError(t, env.Client.Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: machine.Name + "-data"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.NS, Name: machine.Name + "-data"},
 		Data:       map[string][]byte{"value": []byte(fakeBootstrapData(t))},
 	}))
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(machine), machine))
@@ -185,7 +185,7 @@ func TestDockerMachine_ContainerDeletedByHandIsReportedNotRecreated(t *testing.T
 	startManager(t, rt, managerOptions{})
 	ctx := context.Background()
 	f := newFixture(t, rt, "gamma")
-	f.setInfrastructureProvisioned(t)
+	f.SetInfrastructureProvisioned(t)
 	machine, dm := f.newMachine(t, "cp0", fakeBootstrapData(t), machineOptions{controlPlane: true})
 	createNode(t, machine.Name)
 	waitCondition(t, dm, 60*time.Second, infrav1.DockerMachineReadyCondition, metav1.ConditionTrue, infrav1.DockerMachineReadyReason, "")
@@ -209,7 +209,7 @@ func TestDockerMachine_MissingImageNamesTheMakeCommand(t *testing.T) {
 	rt := dockerFor(t)
 	startManager(t, rt, managerOptions{})
 	f := newFixture(t, rt, "delta")
-	f.setInfrastructureProvisioned(t)
+	f.SetInfrastructureProvisioned(t)
 	_, dm := f.newMachine(t, "w0", fakeBootstrapData(t), machineOptions{version: "v1.99.0", nodeImage: true})
 	waitCondition(t, dm, 30*time.Second, infrav1.DockerMachineContainerProvisionedCondition, metav1.ConditionFalse, infrav1.DockerMachineImageNotFoundReason,
 		"Image capstan/node:v1.99.0 is not on the Docker Engine and is never pulled: build it with `make node-image KUBERNETES_VERSION=v1.99.0`")
@@ -220,7 +220,7 @@ func TestDockerMachine_FailingOrSlowBootstrapEndsInAFalseCondition(t *testing.T)
 	rt := dockerFor(t)
 	startManager(t, rt, managerOptions{})
 	f := newFixture(t, rt, "eps")
-	f.setInfrastructureProvisioned(t)
+	f.SetInfrastructureProvisioned(t)
 	_, failing := f.newMachine(t, "fail", `#cloud-config
 runcmd:
 - echo step one
@@ -251,18 +251,11 @@ func TestDockerMachine_RunsWithItsRBACMarkersOnly(t *testing.T) {
 	startManager(t, rt, managerOptions{cfg: env.UserFromRBACMarkers(t, "dockermachine-controller", "controller.go", "../../../rbac.go")})
 	ctx := context.Background()
 	f := newFixture(t, rt, "rbac")
-	f.setInfrastructureProvisioned(t)
+	f.SetInfrastructureProvisioned(t)
 	machine, dm := f.newMachine(t, "w0", fakeBootstrapData(t), machineOptions{})
 	createNode(t, machine.Name)
 	waitCondition(t, dm, 60*time.Second, infrav1.DockerMachineReadyCondition, metav1.ConditionTrue, infrav1.DockerMachineReadyReason, "")
 	require.NoError(t, env.Client.Delete(ctx, dm))
 	waitGone(t, dm)
 	require.Empty(t, nodeContainers(t, rt, dm))
-}
-
-func TestRunnerScript_QuotesArgumentsAndStopsAtTheFirstFailure(t *testing.T) {
-	got := runnerScript([][]string{{"echo", "it's"}, {"/bin/sh", "-c", "a && b"}})
-	require.Contains(t, got, `step 1 'echo' 'it'\''s'`+"\n")
-	require.Contains(t, got, `step 2 '/bin/sh' '-c' 'a && b'`+"\n")
-	require.True(t, strings.HasSuffix(got, `echo "0 0" > "$dir/exit"`+"\n"), got)
 }

@@ -20,23 +20,12 @@
 // missing container is reported (ContainerDeleted) and not re-created: the node and its state
 // are lost, and a MachineHealthCheck remediates the Machine.
 //
-// Bootstrap: the document is parsed by internal/cloudinit; files are written through Engine
-// exec (internal/docker), the kubeadm configuration files are amended first (kubelet flags and
-// ignored preflight checks a node container needs here, as upstream CAPD does: see
-// amendKubeadmConfig), and the runcmd commands run in the background from a script, so that no
-// worker waits minutes on kubeadm. Nothing is written before systemd in the node finished
-// booting (it mounts a tmpfs over /run). Creating /var/lib/capstan/bootstrap is the lock that
-// makes the bootstrap happen at most once per container; the sentinel
-// /run/cluster-api/bootstrap-success.complete, written by the bootstrap data, ends it, and the
-// BootstrapExecSucceeded condition records it so that a bootstrapped node is not even asked
-// again. A failing command, or spec.bootstrapTimeout (default 5m), ends it for good with
-// BootstrapExecSucceeded False and the tail of the commands' output.
-//
-// Endpoint: the Cluster's endpoint is 127.0.0.1:<published port> (the management side's view).
-// Inside a node, a DNAT in the node's own network namespace sends it to the load balancer (see
-// endpointRoute); route_localnet is set on the container as a namespaced sysctl, so the host's
-// sysctls are never touched. The same endpoint thus works on both sides and the API server's
-// certificate (SAN 127.0.0.1) is valid on both.
+// Creating the container, executing the bootstrap data in it (once, with a lock and the
+// success sentinel, in the background), routing the cluster endpoint inside it and setting the
+// Node's providerID are internal/node's, shared with the DockerMachinePool controller. This
+// package decides when: the BootstrapExecSucceeded condition records success so that a
+// bootstrapped node is not even asked again, and a failing command or spec.bootstrapTimeout
+// (default 5m) ends it for good with BootstrapExecSucceeded False and the tail of the output.
 //
 // The package owns node containers and the DockerMachine's status. It must not touch the load
 // balancer (the DockerCluster controller reconfigures it on Docker events) nor import another

@@ -26,6 +26,7 @@ import (
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/secret"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
+	"capstan.dev/infrastructure-docker/internal/node/nodetest"
 )
 
 const kubernetesVersion = "v1.37.2"
@@ -159,8 +160,8 @@ func TestDockerMachine_KubeadmInitThroughTheProviderServesReadyzThroughTheLoadBa
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster))
 	cluster.Spec.ControlPlaneEndpoint = endpoint
 	require.NoError(t, env.Client.Update(ctx, cluster))
-	f := &fixture{rt: rt, ns: ns, cluster: cluster}
-	f.setInfrastructureProvisioned(t)
+	f := &fixture{&nodetest.Fixture{Env: env, RT: rt, NS: ns, Cluster: cluster}}
+	f.SetInfrastructureProvisioned(t)
 
 	nodeName := rt.Plane()[len(rt.Plane())-8:] + "-cp0"
 	machine, dm := f.newMachine(t, "cp0", kubeadmInitData(clusterName, nodeName, int(endpoint.Port)),

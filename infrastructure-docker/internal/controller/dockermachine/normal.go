@@ -4,18 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
-	"capstan.dev/contracts/remote"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 	"capstan.dev/infrastructure-docker/internal/docker"
+	"capstan.dev/infrastructure-docker/internal/node"
 )
 
 // reconcileNormal runs the node container, bootstraps it once, and marks the Node.
@@ -94,43 +92,27 @@ func (r *Reconciler) createContainer(ctx context.Context, s *scope) (ctrl.Result
 			"Waiting for Machine %s to have spec.bootstrap.dataSecretName (set by its bootstrap provider)", machine.Name)}
 		return ctrl.Result{}, nil // the Machine's update re-triggers us
 	}
-	image := dm.Spec.CustomImage
+	image := node.Image(dm.Spec.CustomImage, machine.Spec.Version)
 	if image == "" {
-		if machine.Spec.Version == "" {
-			s.provision = &problem{infrav1.DockerMachineImageNotFoundReason, fmt.Sprintf(
-				"Machine %s has no spec.version: set it, or set spec.customImage on the DockerMachine", machine.Name)}
-			return ctrl.Result{}, nil
-		}
-		image = "capstan/node:" + machine.Spec.Version
+		s.provision = &problem{infrav1.DockerMachineImageNotFoundReason, fmt.Sprintf(
+			"Machine %s has no spec.version: set it, or set spec.customImage on the DockerMachine", machine.Name)}
+		return ctrl.Result{}, nil
 	}
 	role := docker.RoleWorker
 	if _, ok := machine.Labels[clusterv1.MachineControlPlaneLabel]; ok {
 		role = docker.RoleControlPlane
 	}
-	mounts := make([]docker.Mount, 0, len(dm.Spec.ExtraMounts))
-	for _, m := range dm.Spec.ExtraMounts {
-		mounts = append(mounts, docker.Mount{Source: m.HostPath, Target: m.ContainerPath, ReadOnly: ptr.Deref(m.ReadOnly, false)})
-	}
-	if err := r.Docker.EnsureNetworks(ctx); err != nil {
-		return ctrl.Result{}, fmt.Errorf("ensuring the provider's Docker networks: %w", err)
-	}
-	hosts, err := r.clusterHosts(ctx, s)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
 	log.Info("Creating the node container", "image", image, "role", role)
-	c, err := r.Docker.Create(ctx, docker.ContainerSpec{
-		Name: s.containerName, Image: image, Owner: s.owner, Role: role, Node: true, Mounts: mounts,
-		Labels:     map[string]string{DockerMachineLabel: dm.Name},
-		Sysctls:    map[string]string{routeEndpointSysctl: "1"},
-		ExtraHosts: hosts,
+	c, err := r.nodes().Create(ctx, node.ContainerSpec{
+		Name: s.containerName, Image: image, Owner: s.owner, Role: role, Mounts: dm.Spec.ExtraMounts,
+		Labels: map[string]string{DockerMachineLabel: dm.Name},
 	})
 	if errors.Is(err, docker.ErrImageNotFound) {
-		msg := fmt.Sprintf("Image %s is not on the Docker Engine and is never pulled: build it with `make node-image KUBERNETES_VERSION=%s`", image, machine.Spec.Version)
+		customField := ""
 		if dm.Spec.CustomImage != "" {
-			msg = fmt.Sprintf("Image %s (spec.customImage) is not on the Docker Engine and is never pulled: build or tag it locally, or fix spec.customImage", image)
+			customField = "spec.customImage"
 		}
-		s.provision = &problem{infrav1.DockerMachineImageNotFoundReason, msg}
+		s.provision = &problem{infrav1.DockerMachineImageNotFoundReason, node.ImageNotFoundMessage(image, machine.Spec.Version, customField)}
 		return ctrl.Result{RequeueAfter: imageRetry}, nil
 	}
 	if err != nil {
@@ -140,125 +122,54 @@ func (r *Reconciler) createContainer(ctx context.Context, s *scope) (ctrl.Result
 	return ctrl.Result{}, nil
 }
 
-// clusterHosts are the /etc/hosts lines of a new node: the cluster's load balancer and its
-// running nodes (Docker adds the node's own name). Nodes created later are not added to older
-// nodes' files: Kubernetes addresses nodes by IP, names are for people.
-func (r *Reconciler) clusterHosts(ctx context.Context, s *scope) ([]string, error) {
-	list, err := r.Docker.List(ctx, docker.Selector{Owner: s.owner})
-	if err != nil {
-		return nil, err
-	}
-	var hosts []string
-	for _, c := range list {
-		if c.Name != s.containerName && c.Running && c.IPv4 != "" {
-			hosts = append(hosts, c.Name+":"+c.IPv4)
-		}
-	}
-	return hosts, nil
-}
-
 // recordContainer writes what the contract asks of a running container: providerID, addresses,
 // failure domain.
 func (r *Reconciler) recordContainer(s *scope, c *docker.Container) {
 	s.container = c
 	dm := s.dockerMachine
-	dm.Spec.ProviderID = providerIDPrefix + c.Name
-	addresses := clusterv1.MachineAddresses{{Type: clusterv1.MachineHostName, Address: c.Name}}
-	if c.IPv4 != "" {
-		addresses = append(addresses, clusterv1.MachineAddress{Type: clusterv1.MachineInternalIP, Address: c.IPv4})
-	}
-	dm.Status.Addresses = addresses
+	dm.Spec.ProviderID = node.ProviderID(c.Name)
+	dm.Status.Addresses = node.Addresses(c)
 	if s.machine != nil {
 		dm.Status.FailureDomain = s.machine.Spec.FailureDomain
 	}
+}
+
+// bootstrapReasons are the BootstrapExecSucceeded reasons of the bootstrap's phases.
+var bootstrapReasons = map[node.BootstrapPhase]string{
+	node.BootstrapWaitingForContainer: infrav1.DockerMachineBootstrapWaitingForContainerReason,
+	node.BootstrapRunning:             infrav1.DockerMachineBootstrappingReason,
+	node.BootstrapFailed:              infrav1.DockerMachineBootstrapFailedReason,
+	node.BootstrapTimedOut:            infrav1.DockerMachineBootstrapTimedOutReason,
 }
 
 // bootstrapNode executes the bootstrap data in the container once: started in the background,
 // polled by later reconciles, ended by the sentinel, a failing command or the timeout. Once the
 // BootstrapExecSucceeded condition is true the container is not even asked again.
 func (r *Reconciler) bootstrapNode(ctx context.Context, s *scope) (ctrl.Result, error) {
-	dm, c := s.dockerMachine, s.container
+	dm := s.dockerMachine
 	if conditions.IsTrue(dm, infrav1.DockerMachineBootstrapExecSucceededCondition) {
 		s.bootstrapped = true
 		return ctrl.Result{}, nil
 	}
-	st, err := r.readBootstrapState(ctx, c)
+	o := node.BootstrapOptions{
+		Cluster:       s.cluster,
+		DataSecret:    client.ObjectKey{Namespace: s.machine.Namespace, Name: ptr.Deref(s.machine.Spec.Bootstrap.DataSecretName, "")},
+		TimeoutSource: "spec.bootstrapTimeout",
+		Replace:       "delete the Machine to replace it",
+	}
+	if dm.Spec.BootstrapTimeout != nil {
+		o.Timeout = dm.Spec.BootstrapTimeout.Duration
+	}
+	st, err := r.nodes().Bootstrap(ctx, s.container, o)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	timeout := DefaultBootstrapTimeout
-	if dm.Spec.BootstrapTimeout != nil {
-		timeout = dm.Spec.BootstrapTimeout.Duration
-	}
-	switch {
-	case st.succeeded:
-		ctrl.LoggerFrom(ctx).Info("The node container is bootstrapped")
+	if st.Phase == node.BootstrapSucceeded {
 		s.bootstrapped = true
 		return ctrl.Result{}, nil
-	case st.finished && st.exitCode == 0:
-		s.bootstrap = &problem{infrav1.DockerMachineBootstrapFailedReason, fmt.Sprintf(
-			"The bootstrap commands succeeded but none wrote %s, which the bootstrap contract requires of the bootstrap data; output tail:\n%s", sentinelPath, st.output)}
-		return ctrl.Result{}, nil
-	case st.timedOut:
-		s.bootstrap = &problem{infrav1.DockerMachineBootstrapTimedOutReason, fmt.Sprintf(
-			"The bootstrap did not finish within %s (spec.bootstrapTimeout); command %d was stopped; output tail:\n%s", timeout, st.command, st.output)}
-		return ctrl.Result{}, nil
-	case st.finished:
-		s.bootstrap = &problem{infrav1.DockerMachineBootstrapFailedReason, fmt.Sprintf(
-			"Bootstrap command %d exited with %d; the node is not bootstrapped and will not be retried (delete the Machine to replace it); output tail:\n%s",
-			st.command, st.exitCode, st.output)}
-		return ctrl.Result{}, nil
-	case st.started && timedOut(st, timeout):
-		if err := r.stopBootstrap(ctx, c); err != nil {
-			return ctrl.Result{}, err
-		}
-		return ctrl.Result{RequeueAfter: time.Millisecond}, nil // report what stopBootstrap recorded
-	case st.started:
-		s.bootstrap = &problem{infrav1.DockerMachineBootstrappingReason, "Running the bootstrap commands in the node container"}
-		return ctrl.Result{RequeueAfter: bootstrapPoll}, nil
-	case st.booting != "":
-		s.bootstrap = &problem{infrav1.DockerMachineBootstrapWaitingForContainerReason, fmt.Sprintf(
-			"Waiting for systemd in the node container to finish booting (state %q): nothing is written before it mounted /run", st.booting)}
-		return ctrl.Result{RequeueAfter: bootstrapPoll}, nil
 	}
-
-	data, err := r.bootstrapData(ctx, s)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	err = r.startBootstrap(ctx, s, c, data)
-	var dataErr *bootstrapDataError
-	switch {
-	case errors.As(err, &dataErr):
-		// Nothing ran; the Secret may be fixed or replaced, and its update is not watched.
-		s.bootstrap = &problem{infrav1.DockerMachineBootstrapFailedReason, err.Error()}
-		return ctrl.Result{RequeueAfter: imageRetry}, nil
-	case errors.Is(err, errBootstrapStarted):
-	case err != nil:
-		return ctrl.Result{}, err
-	}
-	s.bootstrap = &problem{infrav1.DockerMachineBootstrappingReason, "Running the bootstrap commands in the node container"}
-	return ctrl.Result{RequeueAfter: bootstrapPoll}, nil
-}
-
-// timedOut reports whether the bootstrap began longer than timeout ago. An unknown start time
-// (the lock was taken but the time not written) counts as timed out.
-func timedOut(st bootstrapState, timeout time.Duration) bool {
-	return st.startedAt.IsZero() || time.Since(st.startedAt) > timeout
-}
-
-// bootstrapData reads the Machine's bootstrap data Secret live (key "value").
-func (r *Reconciler) bootstrapData(ctx context.Context, s *scope) ([]byte, error) {
-	name := ptr.Deref(s.machine.Spec.Bootstrap.DataSecretName, "")
-	secret := &corev1.Secret{}
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: s.machine.Namespace, Name: name}, secret); err != nil {
-		return nil, fmt.Errorf("reading the bootstrap data Secret %s/%s: %w", s.machine.Namespace, name, err)
-	}
-	data, ok := secret.Data["value"]
-	if !ok {
-		return nil, fmt.Errorf("the bootstrap data Secret %s/%s has no key \"value\"", s.machine.Namespace, name)
-	}
-	return data, nil
+	s.bootstrap = &problem{bootstrapReasons[st.Phase], st.Message}
+	return ctrl.Result{RequeueAfter: st.RequeueAfter}, nil
 }
 
 // setNodeProviderID sets the workload Node's spec.providerID: there is no cloud provider to do
@@ -268,40 +179,12 @@ func (r *Reconciler) setNodeProviderID(ctx context.Context, s *scope) (ctrl.Resu
 	if ptr.Deref(dm.Status.Initialization.Provisioned, false) && conditions.IsTrue(dm, infrav1.DockerMachineReadyCondition) {
 		return ctrl.Result{}, nil // done before; providerID is immutable on a Node
 	}
-	key := client.ObjectKeyFromObject(s.cluster)
-	wc, err := r.Workload.GetClient(ctx, key)
-	if errors.Is(err, remote.ErrClusterNotConnected) {
-		s.node = &problem{infrav1.DockerMachineNotReadyReason, fmt.Sprintf(
-			"Waiting for a connection to the workload cluster %s to set the providerID of Node %s", key, s.containerName)}
-		return ctrl.Result{}, nil // the ClusterCache's connect event re-triggers us
-	}
+	wait, err := node.SetProviderID(ctx, r.Workload, client.ObjectKeyFromObject(s.cluster), s.containerName, dm.Spec.ProviderID)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	node := &corev1.Node{}
-	if err := wc.Get(ctx, client.ObjectKey{Name: s.containerName}, node); err != nil {
-		if client.IgnoreNotFound(err) != nil {
-			return ctrl.Result{}, fmt.Errorf("reading Node %s of the workload cluster %s: %w", s.containerName, key, err)
-		}
-		s.node = &problem{infrav1.DockerMachineNotReadyReason, fmt.Sprintf(
-			"Waiting for Node %s to register in the workload cluster %s", s.containerName, key)}
-		return ctrl.Result{RequeueAfter: nodePoll}, nil
+	if wait.Waiting() {
+		s.node = &problem{infrav1.DockerMachineNotReadyReason, wait.Message}
 	}
-	switch node.Spec.ProviderID {
-	case dm.Spec.ProviderID:
-		return ctrl.Result{}, nil
-	case "":
-		ctrl.LoggerFrom(ctx).Info("Setting the Node's providerID", "Node", node.Name, "providerID", dm.Spec.ProviderID)
-		before := node.DeepCopy()
-		node.Spec.ProviderID = dm.Spec.ProviderID
-		if err := wc.Patch(ctx, node, client.MergeFrom(before)); err != nil {
-			return ctrl.Result{}, fmt.Errorf("setting the providerID of Node %s in the workload cluster %s: %w", node.Name, key, err)
-		}
-		return ctrl.Result{}, nil
-	default:
-		s.node = &problem{infrav1.DockerMachineNotReadyReason, fmt.Sprintf(
-			"Node %s has providerID %q, not %q: it is not this DockerMachine's node; remove the Node or the stale Machine",
-			node.Name, node.Spec.ProviderID, dm.Spec.ProviderID)}
-		return ctrl.Result{RequeueAfter: imageRetry}, nil
-	}
+	return ctrl.Result{RequeueAfter: wait.RequeueAfter}, nil
 }

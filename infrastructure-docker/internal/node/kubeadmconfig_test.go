@@ -1,4 +1,4 @@
-package dockermachine
+package node
 
 import (
 	"bytes"

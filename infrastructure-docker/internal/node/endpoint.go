@@ -1,4 +1,4 @@
-package dockermachine
+package node
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 	"capstan.dev/infrastructure-docker/internal/docker"
 )
@@ -74,18 +75,18 @@ WantedBy=multi-user.target
 
 // routeEndpoint installs and runs the endpoint route in c when the Cluster's endpoint is on
 // loopback. Nothing is done for another endpoint: it is reachable as it is.
-func (r *Reconciler) routeEndpoint(ctx context.Context, s *scope, c *docker.Container) error {
-	ep := s.cluster.Spec.ControlPlaneEndpoint
+func (p *Provisioner) routeEndpoint(ctx context.Context, cluster *clusterv1.Cluster, c *docker.Container) error {
+	ep := cluster.Spec.ControlPlaneEndpoint
 	if ip := net.ParseIP(ep.Host); ep.Host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return nil
 	}
-	lbAddress, err := r.loadBalancerAddress(ctx, s)
+	lbAddress, err := p.loadBalancerAddress(ctx, cluster)
 	if err != nil {
 		return err
 	}
 	if lbAddress == "" {
 		return fmt.Errorf("the Cluster's endpoint %s:%d is on loopback, and the load balancer's address on the node network is unknown "+
-			"(annotation %s of the DockerCluster)", ep.Host, ep.Port, lbAddressAnnotation)
+			"(annotation %s of the DockerCluster)", ep.Host, ep.Port, infrav1.LoadBalancerAddressAnnotation)
 	}
 	host, port, err := net.SplitHostPort(lbAddress)
 	if err != nil {
@@ -96,13 +97,13 @@ func (r *Reconciler) routeEndpoint(ctx context.Context, s *scope, c *docker.Cont
 		return fmt.Errorf("the load balancer address %q: %w", lbAddress, err)
 	}
 	route := endpointRoute{port: int(ep.Port), lbIP: host, lbPort: lbPort}
-	if err := r.Docker.WriteFile(ctx, c, docker.File{Path: endpointScriptPath, Content: []byte(route.script()), Mode: 0o755}); err != nil {
+	if err := p.Docker.WriteFile(ctx, c, docker.File{Path: endpointScriptPath, Content: []byte(route.script()), Mode: 0o755}); err != nil {
 		return err
 	}
-	if err := r.Docker.WriteFile(ctx, c, docker.File{Path: endpointUnitPath, Content: []byte(endpointUnit), Mode: 0o644}); err != nil {
+	if err := p.Docker.WriteFile(ctx, c, docker.File{Path: endpointUnitPath, Content: []byte(endpointUnit), Mode: 0o644}); err != nil {
 		return err
 	}
-	res, err := r.Docker.Exec(ctx, c, nil, endpointScriptPath)
+	res, err := p.Docker.Exec(ctx, c, nil, endpointScriptPath)
 	if err != nil {
 		return err
 	}
@@ -110,7 +111,7 @@ func (r *Reconciler) routeEndpoint(ctx context.Context, s *scope, c *docker.Cont
 		return fmt.Errorf("routing the cluster endpoint to the load balancer: %s", res)
 	}
 	// Enabled for the next boots; systemd is the node image's PID 1.
-	res, err = r.Docker.Exec(ctx, c, nil, "/bin/sh", "-c", "! command -v systemctl >/dev/null || systemctl enable capstan-endpoint-route.service")
+	res, err = p.Docker.Exec(ctx, c, nil, "/bin/sh", "-c", "! command -v systemctl >/dev/null || systemctl enable capstan-endpoint-route.service")
 	if err != nil {
 		return err
 	}
@@ -122,14 +123,14 @@ func (r *Reconciler) routeEndpoint(ctx context.Context, s *scope, c *docker.Cont
 
 // loadBalancerAddress is the "<ip>:<port>" the DockerCluster controller published for nodes, or
 // "" when the Cluster's infrastructure is not a DockerCluster or has not published it.
-func (r *Reconciler) loadBalancerAddress(ctx context.Context, s *scope) (string, error) {
-	ref := s.cluster.Spec.InfrastructureRef
+func (p *Provisioner) loadBalancerAddress(ctx context.Context, cluster *clusterv1.Cluster) (string, error) {
+	ref := cluster.Spec.InfrastructureRef
 	if ref.Kind != "DockerCluster" || ref.APIGroup != infrav1.GroupVersion.Group || ref.Name == "" {
 		return "", nil
 	}
 	dc := &infrav1.DockerCluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.cluster.Namespace, Name: ref.Name}, dc); err != nil {
-		return "", fmt.Errorf("reading DockerCluster %s/%s: %w", s.cluster.Namespace, ref.Name, err)
+	if err := p.Client.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: ref.Name}, dc); err != nil {
+		return "", fmt.Errorf("reading DockerCluster %s/%s: %w", cluster.Namespace, ref.Name, err)
 	}
-	return dc.Annotations[lbAddressAnnotation], nil
+	return dc.Annotations[infrav1.LoadBalancerAddressAnnotation], nil
 }

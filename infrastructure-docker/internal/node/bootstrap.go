@@ -1,4 +1,4 @@
-package dockermachine
+package node
 
 import (
 	"context"
@@ -8,8 +8,11 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/infrastructure-docker/internal/cloudinit"
 	"capstan.dev/infrastructure-docker/internal/docker"
 )
@@ -28,6 +31,141 @@ const (
 	// outputTail is how much of the commands' output a condition message carries.
 	outputTail = 1500
 )
+
+// DefaultBootstrapTimeout bounds a bootstrap when the object sets no timeout of its own.
+const DefaultBootstrapTimeout = 5 * time.Minute
+
+// Retry intervals of the bootstrap, for states no event announces.
+const (
+	bootstrapPoll = 2 * time.Second
+	// dataRetry is how soon bootstrap data that cannot be executed is read again: the Secret
+	// may be fixed or replaced, and Secrets are not watched.
+	dataRetry = time.Minute
+)
+
+// BootstrapPhase is where the bootstrap of one node container stands.
+type BootstrapPhase string
+
+// The phases of a bootstrap. Succeeded, TimedOut, and Failed without RequeueAfter are final:
+// the container is never bootstrapped a second time. Failed with RequeueAfter is bootstrap data
+// that cannot be executed: nothing ran, and it is read again later.
+const (
+	// BootstrapWaitingForContainer: systemd in the container has not finished booting.
+	BootstrapWaitingForContainer BootstrapPhase = "WaitingForContainer"
+	// BootstrapRunning: the commands run in the background.
+	BootstrapRunning BootstrapPhase = "Running"
+	// BootstrapSucceeded: the sentinel exists.
+	BootstrapSucceeded BootstrapPhase = "Succeeded"
+	// BootstrapFailed: a command failed, the data cannot be executed, or nothing wrote the sentinel.
+	BootstrapFailed BootstrapPhase = "Failed"
+	// BootstrapTimedOut: the commands ran longer than the timeout and were stopped.
+	BootstrapTimedOut BootstrapPhase = "TimedOut"
+)
+
+// BootstrapStatus is what Bootstrap found or did.
+type BootstrapStatus struct {
+	Phase BootstrapPhase
+	// Message says what the bootstrap is doing or why it failed, with the tail of the commands'
+	// output; empty on success.
+	Message string
+	// RequeueAfter is when to look again; zero once the phase is final.
+	RequeueAfter time.Duration
+}
+
+// BootstrapOptions are what Bootstrap needs besides the container.
+type BootstrapOptions struct {
+	// Cluster is the node's Cluster: its endpoint decides whether the in-node endpoint route is
+	// installed (see endpointRoute).
+	Cluster *clusterv1.Cluster
+	// DataSecret is the bootstrap data Secret (key "value"), read live when the bootstrap starts:
+	// a node always gets the Secret's content of that moment.
+	DataSecret client.ObjectKey
+	// Timeout bounds the commands; zero means DefaultBootstrapTimeout.
+	Timeout time.Duration
+	// TimeoutSource names where Timeout comes from, for messages, e.g. "spec.bootstrapTimeout".
+	TimeoutSource string
+	// Replace tells users how to replace a node whose bootstrap failed, e.g. "delete the
+	// Machine to replace it".
+	Replace string
+}
+
+// Bootstrap advances the bootstrap of c by one step and reports where it stands: it starts the
+// bootstrap data's execution in the background once systemd in c has booted, then polls it.
+// Callers call it again after RequeueAfter until the phase is final, and remember success
+// themselves: a restarted container has lost the sentinel (it is in /run) but keeps the lock.
+func (p *Provisioner) Bootstrap(ctx context.Context, c *docker.Container, o BootstrapOptions) (BootstrapStatus, error) {
+	st, err := p.readBootstrapState(ctx, c)
+	if err != nil {
+		return BootstrapStatus{}, err
+	}
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = DefaultBootstrapTimeout
+	}
+	running := BootstrapStatus{Phase: BootstrapRunning, Message: "Running the bootstrap commands in the node container", RequeueAfter: bootstrapPoll}
+	switch {
+	case st.succeeded:
+		ctrl.LoggerFrom(ctx).Info("The node container is bootstrapped", "container", c.Name)
+		return BootstrapStatus{Phase: BootstrapSucceeded}, nil
+	case st.finished && st.exitCode == 0:
+		return BootstrapStatus{Phase: BootstrapFailed, Message: fmt.Sprintf(
+			"The bootstrap commands succeeded but none wrote %s, which the bootstrap contract requires of the bootstrap data; output tail:\n%s", sentinelPath, st.output)}, nil
+	case st.timedOut:
+		return BootstrapStatus{Phase: BootstrapTimedOut, Message: fmt.Sprintf(
+			"The bootstrap did not finish within %s (%s); command %d was stopped; output tail:\n%s", timeout, o.TimeoutSource, st.command, st.output)}, nil
+	case st.finished:
+		return BootstrapStatus{Phase: BootstrapFailed, Message: fmt.Sprintf(
+			"Bootstrap command %d exited with %d; the node is not bootstrapped and will not be retried (%s); output tail:\n%s",
+			st.command, st.exitCode, o.Replace, st.output)}, nil
+	case st.started && timedOut(st, timeout):
+		if err := p.stopBootstrap(ctx, c); err != nil {
+			return BootstrapStatus{}, err
+		}
+		running.RequeueAfter = time.Millisecond // report what stopBootstrap recorded
+		return running, nil
+	case st.started:
+		return running, nil
+	case st.booting != "":
+		return BootstrapStatus{Phase: BootstrapWaitingForContainer, Message: fmt.Sprintf(
+			"Waiting for systemd in the node container to finish booting (state %q): nothing is written before it mounted /run", st.booting),
+			RequeueAfter: bootstrapPoll}, nil
+	}
+
+	data, err := p.bootstrapData(ctx, o.DataSecret)
+	if err != nil {
+		return BootstrapStatus{}, err
+	}
+	err = p.startBootstrap(ctx, o.Cluster, c, data)
+	var dataErr *bootstrapDataError
+	switch {
+	case errors.As(err, &dataErr):
+		// Nothing ran; the Secret may be fixed or replaced, and its update is not watched.
+		return BootstrapStatus{Phase: BootstrapFailed, Message: err.Error(), RequeueAfter: dataRetry}, nil
+	case errors.Is(err, errBootstrapStarted):
+	case err != nil:
+		return BootstrapStatus{}, err
+	}
+	return running, nil
+}
+
+// timedOut reports whether the bootstrap began longer than timeout ago. An unknown start time
+// (the lock was taken but the time not written) counts as timed out.
+func timedOut(st bootstrapState, timeout time.Duration) bool {
+	return st.startedAt.IsZero() || time.Since(st.startedAt) > timeout
+}
+
+// bootstrapData reads a bootstrap data Secret live (key "value"): the manager caches no Secret.
+func (p *Provisioner) bootstrapData(ctx context.Context, key client.ObjectKey) ([]byte, error) {
+	secret := &corev1.Secret{}
+	if err := p.APIReader.Get(ctx, key, secret); err != nil {
+		return nil, fmt.Errorf("reading the bootstrap data Secret %s: %w", key, err)
+	}
+	data, ok := secret.Data["value"]
+	if !ok {
+		return nil, fmt.Errorf("the bootstrap data Secret %s has no key \"value\"", key)
+	}
+	return data, nil
+}
 
 // bootstrapState is what the node container says about its bootstrap.
 type bootstrapState struct {
@@ -51,7 +189,7 @@ type bootstrapState struct {
 }
 
 // readBootstrapState reads the sentinel and the bootstrap directory in one exec.
-func (r *Reconciler) readBootstrapState(ctx context.Context, c *docker.Container) (bootstrapState, error) {
+func (p *Provisioner) readBootstrapState(ctx context.Context, c *docker.Container) (bootstrapState, error) {
 	// An image with systemd is ready once systemd is PID 1 (the node image's entrypoint runs
 	// first) and has finished booting.
 	script := `b=ready
@@ -64,7 +202,7 @@ if [ -d "$2" ]; then echo started; cat "$2/started" 2>/dev/null || echo 0
   if [ -f "$2/exit" ]; then cat "$2/exit"; else echo running; fi
   tail -c ` + strconv.Itoa(outputTail) + ` "$2/log" 2>/dev/null
 else echo new; fi`
-	res, err := r.Docker.Exec(ctx, c, nil, "/bin/sh", "-c", script, "sh", sentinelPath, bootstrapDir)
+	res, err := p.Docker.Exec(ctx, c, nil, "/bin/sh", "-c", script, "sh", sentinelPath, bootstrapDir)
 	if err != nil {
 		return bootstrapState{}, fmt.Errorf("reading the bootstrap state of %s: %w", c.Name, err)
 	}
@@ -112,7 +250,7 @@ var errBootstrapStarted = errors.New("the bootstrap was already started")
 // with the start time), writes the files (the kubeadm configuration amended for a node
 // container), routes the cluster endpoint when needed, then starts the runcmd commands in the
 // background and returns. The caller polls readBootstrapState.
-func (r *Reconciler) startBootstrap(ctx context.Context, s *scope, c *docker.Container, data []byte) error {
+func (p *Provisioner) startBootstrap(ctx context.Context, cluster *clusterv1.Cluster, c *docker.Container, data []byte) error {
 	log := ctrl.LoggerFrom(ctx)
 	parsed, err := cloudinit.Parse(data)
 	if err != nil {
@@ -121,7 +259,7 @@ func (r *Reconciler) startBootstrap(ctx context.Context, s *scope, c *docker.Con
 	for _, ig := range parsed.Ignored {
 		log.Info("Ignoring a cloud-init key without effect in a node container", "key", ig.Key, "line", ig.Line)
 	}
-	lock, err := r.Docker.Exec(ctx, c, nil, "/bin/sh", "-c", `mkdir -p "$(dirname "$1")" && mkdir "$1" && date +%s > "$1/started"`, "sh", bootstrapDir)
+	lock, err := p.Docker.Exec(ctx, c, nil, "/bin/sh", "-c", `mkdir -p "$(dirname "$1")" && mkdir "$1" && date +%s > "$1/started"`, "sh", bootstrapDir)
 	if err != nil {
 		return fmt.Errorf("taking the bootstrap lock in %s: %w", c.Name, err)
 	}
@@ -141,33 +279,33 @@ func (r *Reconciler) startBootstrap(ctx context.Context, s *scope, c *docker.Con
 				if a.Append {
 					log.Info("Not amending a kubeadm configuration that the bootstrap data appends to", "path", a.Path)
 				} else if content, err = amendKubeadmConfig(content); err != nil {
-					return r.failBootstrap(ctx, c, fmt.Errorf("amending %s (line %d): %w", a.Path, a.Line, err))
+					return p.failBootstrap(ctx, c, fmt.Errorf("amending %s (line %d): %w", a.Path, a.Line, err))
 				}
 			}
-			if err := r.Docker.WriteFile(ctx, c, docker.File{Path: a.Path, Content: content, Mode: a.Permissions, Owner: a.Owner, Append: a.Append}); err != nil {
-				return r.failBootstrap(ctx, c, fmt.Errorf("write_files (line %d): %w", a.Line, err))
+			if err := p.Docker.WriteFile(ctx, c, docker.File{Path: a.Path, Content: content, Mode: a.Permissions, Owner: a.Owner, Append: a.Append}); err != nil {
+				return p.failBootstrap(ctx, c, fmt.Errorf("write_files (line %d): %w", a.Line, err))
 			}
 		case *cloudinit.RunCommand:
 			commands = append(commands, a.Args)
 		}
 	}
 	if kubeadm {
-		if err := r.routeEndpoint(ctx, s, c); err != nil {
-			return r.failBootstrap(ctx, c, err)
+		if err := p.routeEndpoint(ctx, cluster, c); err != nil {
+			return p.failBootstrap(ctx, c, err)
 		}
 	}
-	if err := r.Docker.WriteFile(ctx, c, docker.File{Path: bootstrapDir + "/run.sh", Content: []byte(runnerScript(commands)), Mode: 0o700}); err != nil {
-		return r.failBootstrap(ctx, c, err)
+	if err := p.Docker.WriteFile(ctx, c, docker.File{Path: bootstrapDir + "/run.sh", Content: []byte(runnerScript(commands)), Mode: 0o700}); err != nil {
+		return p.failBootstrap(ctx, c, err)
 	}
 	// setsid detaches the runner from the exec session: it outlives this call and a restart of
 	// the controller. It is the leader of its own process group, so a timeout kills it whole.
 	start := `setsid /bin/sh "$1/run.sh" > "$1/log" 2>&1 < /dev/null & echo $! > "$1/pid"`
-	res, err := r.Docker.Exec(ctx, c, nil, "/bin/sh", "-c", start, "sh", bootstrapDir)
+	res, err := p.Docker.Exec(ctx, c, nil, "/bin/sh", "-c", start, "sh", bootstrapDir)
 	if err != nil {
 		return fmt.Errorf("starting the bootstrap commands in %s: %w", c.Name, err)
 	}
 	if res.ExitCode != 0 {
-		return r.failBootstrap(ctx, c, fmt.Errorf("starting the bootstrap commands: %s", res))
+		return p.failBootstrap(ctx, c, fmt.Errorf("starting the bootstrap commands: %s", res))
 	}
 	return nil
 }
@@ -181,9 +319,9 @@ func (e *bootstrapDataError) Unwrap() error { return e.err }
 // failBootstrap records cause as the bootstrap's end in the container (exit code 1, command 0),
 // so that the failure is terminal and reported like a failing command, and returns nil: the
 // next poll reports it.
-func (r *Reconciler) failBootstrap(ctx context.Context, c *docker.Container, cause error) error {
+func (p *Provisioner) failBootstrap(ctx context.Context, c *docker.Container, cause error) error {
 	script := `printf '%s\n' "$2" >> "$1/log"; echo "1 0" > "$1/exit"`
-	res, err := r.Docker.Exec(ctx, c, nil, "/bin/sh", "-c", script, "sh", bootstrapDir, cause.Error())
+	res, err := p.Docker.Exec(ctx, c, nil, "/bin/sh", "-c", script, "sh", bootstrapDir, cause.Error())
 	if err != nil {
 		return fmt.Errorf("recording the bootstrap failure %q in %s: %w", cause, c.Name, err)
 	}
@@ -195,10 +333,10 @@ func (r *Reconciler) failBootstrap(ctx context.Context, c *docker.Container, cau
 
 // stopBootstrap kills the runner's process group after a timeout and records the timeout with
 // the command that was running, so that it is terminal. (dash, the nodes' sh, takes no "--" in kill.)
-func (r *Reconciler) stopBootstrap(ctx context.Context, c *docker.Container) error {
+func (p *Provisioner) stopBootstrap(ctx context.Context, c *docker.Container) error {
 	script := `pid=$(cat "$1/pid" 2>/dev/null); [ -n "$pid" ] && kill -KILL "-$pid" 2>/dev/null
 n=$(sed -n 's/^+ \[\([0-9]*\)\].*/\1/p' "$1/log" 2>/dev/null | tail -n 1); echo "timeout ${n:-0}" > "$1/exit"`
-	res, err := r.Docker.Exec(ctx, c, nil, "/bin/sh", "-c", script, "sh", bootstrapDir)
+	res, err := p.Docker.Exec(ctx, c, nil, "/bin/sh", "-c", script, "sh", bootstrapDir)
 	if err != nil {
 		return fmt.Errorf("stopping the bootstrap in %s: %w", c.Name, err)
 	}

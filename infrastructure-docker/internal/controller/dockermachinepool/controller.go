@@ -1,0 +1,264 @@
+package dockermachinepool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/mapping"
+	"capstan.dev/contracts/patch"
+	"capstan.dev/contracts/predicates"
+	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
+	"capstan.dev/infrastructure-docker/internal/docker"
+	"capstan.dev/infrastructure-docker/internal/node"
+)
+
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=dockermachinepools,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=dockermachinepools/status,verbs=patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=dockerclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machinepools,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
+
+// DockerMachinePoolLabel, on a node container, names the DockerMachinePool it was created for
+// (in the namespace of io.capstan.cluster-namespace): the pool's containers are listed by it, and
+// Docker events map back to the pool.
+const DockerMachinePoolLabel = "io.capstan.docker-machine-pool"
+
+// Retry intervals for states no event announces.
+const (
+	imageRetry       = time.Minute
+	deletingRecorded = 100 * time.Millisecond
+)
+
+// Reconciler reconciles DockerMachinePools.
+type Reconciler struct {
+	Client client.Client
+	// APIReader reads the bootstrap data Secrets live: the manager caches no Secret.
+	APIReader client.Reader
+	// Docker is the management plane's Docker Engine.
+	Docker *docker.Runtime
+	// Workload reaches the workload clusters' API servers, to set the Nodes' providerID.
+	Workload node.WorkloadClusters
+	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
+	WatchFilterValue string
+}
+
+// nodes creates and bootstraps the node containers.
+func (r *Reconciler) nodes() *node.Provisioner {
+	return &node.Provisioner{Client: r.Client, APIReader: r.APIReader, Docker: r.Docker}
+}
+
+// SetupWithManager registers the controller, its watches, and the Docker event watcher that
+// re-triggers a DockerMachinePool when one of its containers starts, stops or goes away.
+func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
+	if r.Client == nil || r.APIReader == nil || r.Docker == nil || r.Workload == nil {
+		return errors.New("dockermachinepool reconciler needs Client, APIReader, Docker and Workload")
+	}
+	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
+	dockerEvents, err := node.EventSource(mgr, "dockermachinepool", r.Docker, DockerMachinePoolLabel,
+		func(meta metav1.ObjectMeta) client.Object { return &infrav1.DockerMachinePool{ObjectMeta: meta} })
+	if err != nil {
+		return fmt.Errorf("watching Docker events for the dockermachinepool controller: %w", err)
+	}
+	newList := func() client.ObjectList { return &infrav1.DockerMachinePoolList{} }
+	err = ctrl.NewControllerManagedBy(mgr).
+		For(&infrav1.DockerMachinePool{}, builder.WithPredicates(filter)).
+		WithOptions(opts).
+		Watches(&clusterv1.MachinePool{}, handler.EnqueueRequestsFromMapFunc(machinePoolToDockerMachinePool), builder.WithPredicates(filter)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(mapping.ClusterObjectToObjects(r.Client, newList)),
+			builder.WithPredicates(filter, predicates.ClusterUpdateTriggersChildren())).
+		WatchesRawSource(r.Workload.GetClusterSource("dockermachinepool", mapping.ClusterToObjects(r.Client, newList))).
+		WatchesRawSource(dockerEvents).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("creating the dockermachinepool controller: %w", err)
+	}
+	return nil
+}
+
+// machinePoolToDockerMachinePool maps a MachinePool to the DockerMachinePool of its
+// spec.template.spec.infrastructureRef.
+func machinePoolToDockerMachinePool(_ context.Context, o client.Object) []reconcile.Request {
+	mp, ok := o.(*clusterv1.MachinePool)
+	if !ok {
+		return nil
+	}
+	if !usesPool(mp, mp.Spec.Template.Spec.InfrastructureRef.Name) {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: mp.Namespace, Name: mp.Spec.Template.Spec.InfrastructureRef.Name}}}
+}
+
+// usesPool reports whether the MachinePool's infrastructureRef names the DockerMachinePool name.
+func usesPool(mp *clusterv1.MachinePool, name string) bool {
+	ref := mp.Spec.Template.Spec.InfrastructureRef
+	return ref.Kind == "DockerMachinePool" && ref.APIGroup == infrav1.GroupVersion.Group && ref.Name == name && name != ""
+}
+
+// scope holds what one reconcile read and found; status is computed from it in setStatus.
+type scope struct {
+	pool        *infrav1.DockerMachinePool
+	machinePool *clusterv1.MachinePool
+	cluster     *clusterv1.Cluster
+	owner       docker.Owner
+	// desired is the MachinePool's spec.replicas, 1 when unset.
+	desired int
+
+	// reconciled is set once the normal path ran, so that status reflects what it found; a
+	// paused reconcile keeps the last conditions.
+	reconciled bool
+	// listed is set once the pool's containers were listed: instances is then what exists.
+	listed    bool
+	instances []*instance
+	// wait is why the pool cannot go on (an owner, the Cluster, its infrastructure, the
+	// bootstrap data, the image); nil when nothing is awaited.
+	wait *problem
+	// err is the unexpected error that ended the reconcile.
+	err      error
+	deleting *problem
+}
+
+type problem struct{ reason, message string }
+
+// instance is one node container of the pool, as this reconcile found it.
+type instance struct {
+	container docker.Container
+	// recorded is what status.instances said of it before this reconcile.
+	recorded infrav1.DockerMachinePoolInstanceStatus
+	// bootstrapped is set once the bootstrap succeeded (now or before); bootstrap holds the
+	// bootstrap's state while it has not.
+	bootstrapped bool
+	bootstrap    *node.BootstrapStatus
+	// ready is set once the Node carries the providerID; nodeWait says why it does not.
+	ready    bool
+	nodeWait string
+}
+
+// Reconcile is the controller's entry point.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	pool := &infrav1.DockerMachinePool{}
+	if err := r.Client.Get(ctx, req.NamespacedName, pool); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	helper, err := patch.NewHelper(pool, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	s := &scope{pool: pool, desired: 1}
+	defer func() {
+		if retErr != nil {
+			s.err = retErr
+		}
+		setStatus(s)
+		if err := helper.Patch(ctx, pool); err != nil {
+			retErr = kerrors.NewAggregate([]error{retErr, err})
+		}
+	}()
+
+	if err := r.readOwnerAndCluster(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", s.owner.Cluster)
+	if s.machinePool != nil {
+		log = log.WithValues("MachinePool", s.machinePool.Name)
+	}
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	if predicates.SetPausedCondition(pool, s.cluster) {
+		return ctrl.Result{}, nil
+	}
+	if !pool.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, s)
+	}
+	s.reconciled = true
+	if s.wait != nil {
+		return ctrl.Result{}, nil // the MachinePool's or the Cluster's creation or update re-triggers us
+	}
+	if controllerutil.AddFinalizer(pool, infrav1.MachinePoolFinalizer) {
+		return ctrl.Result{}, nil // the patch re-triggers us
+	}
+	return r.reconcileNormal(ctx, s)
+}
+
+// readOwnerAndCluster reads the owner MachinePool and the Cluster into s, and records in s.wait
+// what is missing.
+func (r *Reconciler) readOwnerAndCluster(ctx context.Context, s *scope) error {
+	pool := s.pool
+	mpName := ownerMachinePoolName(pool)
+	switch {
+	case mpName == "":
+		s.wait = &problem{infrav1.DockerMachinePoolWaitingForMachinePoolReason,
+			"Waiting for the MachinePool controller to set an owner reference to the MachinePool that uses this DockerMachinePool"}
+	default:
+		mp := &clusterv1.MachinePool{}
+		err := r.Client.Get(ctx, client.ObjectKey{Namespace: pool.Namespace, Name: mpName}, mp)
+		switch {
+		case client.IgnoreNotFound(err) != nil:
+			return fmt.Errorf("reading MachinePool %s/%s: %w", pool.Namespace, mpName, err)
+		case err != nil:
+			s.wait = &problem{infrav1.DockerMachinePoolWaitingForMachinePoolReason, fmt.Sprintf(
+				"Waiting for the owner MachinePool %s/%s to exist", pool.Namespace, mpName)}
+		case !usesPool(mp, pool.Name):
+			ref := mp.Spec.Template.Spec.InfrastructureRef
+			s.wait = &problem{infrav1.DockerMachinePoolWaitingForMachinePoolReason, fmt.Sprintf(
+				"The owner MachinePool %s/%s uses %s %q in spec.template.spec.infrastructureRef, not this DockerMachinePool: point it at DockerMachinePool %s, or delete this DockerMachinePool",
+				pool.Namespace, mpName, ref.Kind, ref.Name, pool.Name)}
+			s.machinePool = mp
+		default:
+			s.machinePool = mp
+			s.desired = int(ptr.Deref(mp.Spec.Replicas, 1))
+		}
+	}
+
+	clusterName := pool.Labels[clusterv1.ClusterNameLabel]
+	if clusterName == "" && s.machinePool != nil {
+		clusterName = s.machinePool.Spec.ClusterName
+	}
+	s.owner = docker.Owner{Namespace: pool.Namespace, Cluster: clusterName}
+	if clusterName == "" {
+		return nil // the wait for the owner says it
+	}
+	cluster := &clusterv1.Cluster{}
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: pool.Namespace, Name: clusterName}, cluster)
+	switch {
+	case err == nil:
+		s.cluster = cluster
+	case client.IgnoreNotFound(err) != nil:
+		return fmt.Errorf("reading Cluster %s/%s: %w", pool.Namespace, clusterName, err)
+	case s.wait == nil:
+		s.wait = &problem{infrav1.DockerMachinePoolWaitingForClusterInfrastructureReason, fmt.Sprintf(
+			"Waiting for Cluster %q to exist in namespace %s", clusterName, pool.Namespace)}
+	}
+	return nil
+}
+
+// ownerMachinePoolName is the name of the MachinePool in the pool's owner references, or "".
+func ownerMachinePoolName(pool *infrav1.DockerMachinePool) string {
+	for _, ref := range pool.OwnerReferences {
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err == nil && ref.Kind == "MachinePool" && gv.Group == clusterv1.GroupVersion.Group {
+			return ref.Name
+		}
+	}
+	return ""
+}
+
+// selector picks the pool's containers: its namespace and name. The Cluster is not part of it,
+// so that deletion finds them even when the Cluster is gone.
+func selector(pool *infrav1.DockerMachinePool) docker.Selector {
+	return docker.Selector{Labels: map[string]string{docker.ClusterNamespaceLabel: pool.Namespace, DockerMachinePoolLabel: pool.Name}}
+}
