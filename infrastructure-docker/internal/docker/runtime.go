@@ -483,13 +483,21 @@ func (r *Runtime) Remove(ctx context.Context, c *Container) error {
 			return fmt.Errorf("removing container %s: %w", c.Name, err)
 		}
 	}
-	vols, err := r.cli.VolumeList(ctx, volume.ListOptions{Filters: r.filter(map[string]string{ContainerLabel: c.Name})})
+	return r.RemoveVolumes(ctx, c.Owner, c.Name)
+}
+
+// RemoveVolumes removes the named volumes made for container name of owner. Remove calls it;
+// on its own it is for a container removed outside the provider, whose volumes stay behind.
+func (r *Runtime) RemoveVolumes(ctx context.Context, owner Owner, name string) error {
+	vols, err := r.cli.VolumeList(ctx, volume.ListOptions{Filters: r.filter(map[string]string{
+		ContainerLabel: name, ClusterNamespaceLabel: owner.Namespace, ClusterLabel: owner.Cluster,
+	})})
 	if err != nil {
-		return fmt.Errorf("listing the volumes of container %s: %w", c.Name, err)
+		return fmt.Errorf("listing the volumes of container %s: %w", name, err)
 	}
 	for _, v := range vols.Volumes {
 		if err := r.cli.VolumeRemove(ctx, v.Name, true); err != nil && !client.IsErrNotFound(err) {
-			return fmt.Errorf("removing volume %s of container %s: %w", v.Name, c.Name, err)
+			return fmt.Errorf("removing volume %s of container %s: %w", v.Name, name, err)
 		}
 	}
 	return nil

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
+	dockerclient "github.com/docker/docker/client"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -192,7 +194,24 @@ func TestDockerMachine_ContainerDeletedByHandIsReportedNotRecreated(t *testing.T
 	c := nodeContainers(t, rt, dm)[0]
 	require.Equal(t, docker.RoleControlPlane, c.Role)
 
-	require.NoError(t, rt.Remove(ctx, &c)) // by hand; the destroy event re-triggers the controller
+	// By hand, as `docker rm -f` does: the container goes, its named /var volume stays. The
+	// destroy event re-triggers the controller.
+	raw, err := dockerclient.NewClientWithOpts(dockerclient.FromEnv, dockerclient.WithAPIVersionNegotiation())
+	require.NoError(t, err)
+	defer raw.Close()
+	require.NoError(t, raw.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true}))
+	volumesOf := func() []string {
+		vols, err := rt.Volumes(ctx)
+		require.NoError(t, err)
+		names := []string{}
+		for _, v := range vols {
+			if v.Labels[docker.ContainerLabel] == machine.Name {
+				names = append(names, v.Name)
+			}
+		}
+		return names
+	}
+	require.NotEmpty(t, volumesOf(), "the named volume outlives a container removed by hand")
 	got := waitCondition(t, dm, 30*time.Second, infrav1.DockerMachineContainerProvisionedCondition, metav1.ConditionFalse,
 		infrav1.DockerMachineContainerDeletedReason, "Container "+machine.Name+" no longer exists")
 	require.True(t, conditions.Get(got, infrav1.DockerMachineReadyCondition).Status == metav1.ConditionFalse)
@@ -200,9 +219,10 @@ func TestDockerMachine_ContainerDeletedByHandIsReportedNotRecreated(t *testing.T
 	require.Equal(t, ptr.To(true), got.Status.Initialization.Provisioned, "provisioned is a one-way milestone")
 	require.Never(t, func() bool { return len(nodeContainers(t, rt, dm)) > 0 }, 3*time.Second, 500*time.Millisecond, "the container was re-created")
 
-	// Deleting still works, with nothing to remove.
+	// Deleting still works and removes the volume the container left.
 	require.NoError(t, env.Client.Delete(ctx, dm))
 	waitGone(t, dm)
+	require.Empty(t, volumesOf(), "the volume of the container removed by hand")
 }
 
 func TestDockerMachine_MissingImageNamesTheMakeCommand(t *testing.T) {

@@ -33,8 +33,13 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	}
 	c, err := r.Docker.Inspect(ctx, name)
 	switch {
-	case errors.Is(err, docker.ErrNotFound), errors.Is(err, docker.ErrNotOurs):
-		// Gone already, or never ours: nothing to remove.
+	case errors.Is(err, docker.ErrNotFound):
+		// Removed outside Capstan (or by an earlier pass): its /var volume may be left.
+		if err := r.Docker.RemoveVolumes(ctx, s.owner, name); err != nil {
+			return ctrl.Result{}, err
+		}
+	case errors.Is(err, docker.ErrNotOurs):
+		// Never ours: nothing to remove.
 	case err != nil:
 		return ctrl.Result{}, err
 	case c.Owner != s.owner || c.Labels[DockerMachineLabel] != dm.Name:

@@ -48,6 +48,16 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 			return ctrl.Result{}, err
 		}
 	}
+	// Instances whose containers were removed outside Capstan leave their /var volumes behind.
+	if s.owner.Cluster != "" {
+		for _, in := range pool.Status.Instances {
+			if err := r.Docker.RemoveVolumes(ctx, s.owner, in.InstanceName); err != nil {
+				s.deleting = &problem{infrav1.DockerMachinePoolDeletingReason, fmt.Sprintf(
+					"Removing the volumes of instance %s failed (retrying): %v", in.InstanceName, err)}
+				return ctrl.Result{}, err
+			}
+		}
+	}
 	controllerutil.RemoveFinalizer(pool, infrav1.MachinePoolFinalizer)
 	return ctrl.Result{}, nil
 }
