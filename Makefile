@@ -13,6 +13,9 @@ PKGS               := $(addsuffix /...,$(addprefix ./,$(MODULES)))
 CONTROLLER_GEN     := go tool controller-gen
 GOTEST_FLAGS       ?= -v -race -timeout 30m
 MGMT               := bin/mgmt
+VERSION            ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+GIT_COMMIT         ?= $(shell git rev-parse HEAD 2>/dev/null)
+CTL_VERSION_PKG    := capstan.dev/core/internal/capstanctl/version
 
 # Files make generate writes; make verify regenerates them and fails when they differ.
 GENERATED := contracts/api contracts/config/crd bootstrap-kubeadm/api bootstrap-kubeadm/config/crd \
@@ -26,20 +29,23 @@ help: ## Show the targets.
 ##@ Main job
 
 .PHONY: run
-run: k8s-binaries mgmt-up managers ## Bring up the local management plane and the three managers (workload clusters: not yet, see docs/status.md).
+run: docker-up k8s-binaries node-image lb-image mgmt-up managers ## Management plane, the three managers and the quickstart cluster (examples/quickstart.yaml) with every node Ready.
 	bash hack/managers.sh up
-	@echo "The management plane and the managers are up: export KUBECONFIG=$(CURDIR)/.capstan/mgmt/kubeconfig; 'make stop' stops them"
-	@echo "Not yet: provisioning a sample workload cluster end to end arrives with the main-job issue (docs/status.md)."
+	bin/quickstart --kubeconfig .capstan/mgmt/kubeconfig --manifest examples/quickstart.yaml \
+	  --cni infrastructure-docker/images/flannel/kube-flannel.yaml --workload-kubeconfig .capstan/quickstart.kubeconfig
+	@echo; bin/capstanctl describe cluster quickstart --kubeconfig .capstan/mgmt/kubeconfig
+	@echo; echo "Workload kubeconfig: $(CURDIR)/.capstan/quickstart.kubeconfig"
+	$(K8S_BIN)/kubectl --kubeconfig .capstan/quickstart.kubeconfig get nodes
+	@echo "Management plane: export KUBECONFIG=$(CURDIR)/.capstan/mgmt/kubeconfig; logs in .capstan/logs; 'make stop' stops it all, 'make clean' deletes the cluster too."
 
 .PHONY: stop
-stop: ## Stop the managers and the local management plane (data is kept).
+stop: ## Stop the managers and the local management plane (data and workload containers are kept).
 	bash hack/managers.sh down
 	$(MAKE) mgmt-down
 
 .PHONY: clean
-clean: ## Stop the managers and the management plane and delete their data and the built binaries.
-	bash hack/managers.sh down
-	-@[ -x $(MGMT) ] && $(MGMT) --dir .capstan/mgmt down
+clean: $(MGMT) managers ## Delete the workload clusters through the API (the providers clean up), then stop everything and delete the management plane data.
+	bash hack/clean.sh
 	rm -rf .capstan bin
 
 ##@ Development
@@ -68,7 +74,7 @@ verify-fmt:
 
 .PHONY: verify-vet
 verify-vet:
-	go vet $(PKGS)
+	go vet -tags e2e $(PKGS)
 
 .PHONY: verify-generated
 verify-generated: ## Fail when generated files are stale.
@@ -87,12 +93,19 @@ verify-imports: ## Fail when a provider imports another provider.
 test: k8s-binaries docker-up ## Run every module's tests (unit + envtest against a real kube-apiserver and etcd).
 	go test $(GOTEST_FLAGS) $(PKGS)
 
+.PHONY: e2e
+e2e: docker-up k8s-binaries node-image lb-image mgmt-up managers ## Real workload clusters in Docker through the three managers (test/e2e).
+	bash hack/managers.sh up
+	go test -tags e2e -v -count=1 -timeout 60m ./test/e2e/
+
 .PHONY: managers
-managers: ## Build the three manager binaries into bin/.
+managers: ## Build the three manager binaries, capstanctl and the quickstart driver into bin/.
 	@mkdir -p bin
 	go build -o bin/core ./core
 	go build -o bin/bootstrap-kubeadm ./bootstrap-kubeadm
 	go build -o bin/infrastructure-docker ./infrastructure-docker
+	go build -ldflags "-X $(CTL_VERSION_PKG).Version=$(VERSION) -X $(CTL_VERSION_PKG).GitCommit=$(GIT_COMMIT)" -o bin/capstanctl ./core/cmd/capstanctl
+	go build -o bin/quickstart ./test/cmd/quickstart
 
 ##@ Docker
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Starts (up) or stops (down) the three provider managers against the local
-# management plane, as background processes whose PIDs and logs live in
-# .capstan/managers/. Each manager gets its own loopback ports; up is idempotent
+# management plane, as three background processes of their own binaries; PIDs live in
+# .capstan/managers/, logs in .capstan/logs/<provider>.log. Each manager gets its own loopback ports; up is idempotent
 # (a manager whose recorded PID still runs is left alone), down stops by PID only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dir=.capstan/managers
+logs=.capstan/logs
 kubeconfig=${KUBECONFIG_MGMT:-$PWD/.capstan/mgmt/kubeconfig}
 # name  metrics-port  health-port
 managers=("core 18080 18081" "bootstrap-kubeadm 18082 18083" "infrastructure-docker 18084 18085")
@@ -14,7 +15,7 @@ managers=("core 18080 18081" "bootstrap-kubeadm 18082 18083" "infrastructure-doc
 running() { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
 
 up() {
-  mkdir -p "$dir"
+  mkdir -p "$dir" "$logs"
   [ -f "$kubeconfig" ] || { echo "managers: no management plane kubeconfig at $kubeconfig (run 'make mgmt-up')" >&2; exit 1; }
   for m in "${managers[@]}"; do
     read -r name metrics health <<<"$m"
@@ -24,7 +25,7 @@ up() {
     fi
     KUBECONFIG="$kubeconfig" nohup "bin/$name" \
       --metrics-bind-address "127.0.0.1:$metrics" --health-addr "127.0.0.1:$health" \
-      >"$dir/$name.log" 2>&1 &
+      >>"$logs/$name.log" 2>&1 &
     echo $! >"$dir/$name.pid"
   done
   # Wait until each answers its readiness probe, or show why it did not.
@@ -32,14 +33,14 @@ up() {
     read -r name metrics health <<<"$m"
     for _ in $(seq 1 60); do
       if curl -fsS "http://127.0.0.1:$health/readyz" >/dev/null 2>&1; then
-        echo "managers: $name ready (pid $(cat "$dir/$name.pid"), log $dir/$name.log)"
+        echo "managers: $name ready (pid $(cat "$dir/$name.pid"), log $logs/$name.log)"
         continue 2
       fi
       running "$name" || break
       sleep 0.5
     done
-    echo "managers: $name did not become ready; end of $dir/$name.log:" >&2
-    tail -20 "$dir/$name.log" >&2
+    echo "managers: $name did not become ready; end of $logs/$name.log:" >&2
+    tail -20 "$logs/$name.log" >&2
     exit 1
   done
 }

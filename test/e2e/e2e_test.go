@@ -1,0 +1,310 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/test/framework"
+)
+
+func TestE2E(t *testing.T) {
+	s := newSuite(t)
+	deleted := false
+	t.Cleanup(func() {
+		if !deleted {
+			s.deleteCluster(10 * time.Minute)
+		}
+		t.Logf("e2e timings:\n  %s", strings.Join(s.timings, "\n  "))
+	})
+
+	ok := t.Run("Quickstart", func(t *testing.T) { s.t = t; s.timed("quickstart: apply to every node Ready", s.quickstart) }) &&
+		t.Run("WorkloadTraffic", func(t *testing.T) { s.t = t; s.timed("service traffic across nodes", s.workloadTraffic) })
+	if !ok {
+		return // nothing else can work without the cluster
+	}
+	t.Run("ScaleMachineDeployment", func(t *testing.T) { s.t = t; s.timed("MachineDeployment 1→3→1", s.scaleMachineDeployment) })
+	t.Run("RollingUpgrade", func(t *testing.T) { s.t = t; s.timed("MachineDeployment rolling upgrade", s.rollingUpgrade) })
+	t.Run("MachineHealthCheck", func(t *testing.T) { s.t = t; s.timed("MachineHealthCheck remediation", s.machineHealthCheck) })
+	t.Run("ControlPlaneScaleUp", func(t *testing.T) { s.t = t; s.timed("KubeadmControlPlane 1→3, one stopped", s.controlPlaneScaleUp) })
+	t.Run("DeleteCluster", func(t *testing.T) {
+		s.t = t
+		s.timed("cluster deletion", func() { s.deleteCluster(5 * time.Minute) })
+		deleted = true
+	})
+}
+
+func (s *suite) quickstart() {
+	require.NoError(s.t, framework.Apply(s.ctx, s.mgmt, s.clusterManifest()))
+	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Minute)
+	defer cancel()
+	kc, err := framework.WaitForNodesReady(ctx, framework.WaitInput{
+		Mgmt: s.mgmt, Cluster: client.ObjectKey{Namespace: s.ns, Name: s.name}, CNI: s.cniManifest(),
+		Progress: &framework.Progress{Out: testWriter{s.t}},
+	})
+	require.NoError(s.t, err)
+	s.kubeconfig = kc
+	s.workload, err = framework.WorkloadClient(kc, clientgoscheme.Scheme)
+	require.NoError(s.t, err)
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	require.NoError(s.t, err)
+	s.clientset, err = kubernetes.NewForConfig(cfg)
+	require.NoError(s.t, err)
+	nodes := &corev1.NodeList{}
+	require.NoError(s.t, s.workload.List(s.ctx, nodes))
+	require.Len(s.t, nodes.Items, 2, "one control plane node and one worker")
+}
+
+// testWriter sends progress lines to the test log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func (s *suite) mdKey() client.ObjectKey {
+	return client.ObjectKey{Namespace: s.ns, Name: s.name + "-md-0"}
+}
+
+func (s *suite) kcpKey() client.ObjectKey {
+	return client.ObjectKey{Namespace: s.ns, Name: s.name + "-control-plane"}
+}
+
+// waitForWorkers waits until the MachineDeployment has n Machines, each with a Ready Node,
+// n worker containers exist and the workload cluster has n+cp Nodes, all Ready.
+func (s *suite) waitForWorkers(n, cp int, timeout time.Duration) {
+	s.waitFor(timeout, fmt.Sprintf("%d workers and %d control plane nodes", n, cp), func() (bool, string, error) {
+		ms, err := s.machines(client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name})
+		if err != nil {
+			return false, "", err
+		}
+		withNode := 0
+		for _, m := range ms {
+			if m.Status.NodeRef.Name != "" && m.DeletionTimestamp.IsZero() {
+				withNode++
+			}
+		}
+		cs, err := s.containers(roleLabel + "=worker")
+		if err != nil {
+			return false, "", err
+		}
+		nodes := &corev1.NodeList{}
+		if err := s.workload.List(s.ctx, nodes); err != nil {
+			return false, "", err
+		}
+		ready := 0
+		for _, n := range nodes.Items {
+			for _, c := range n.Status.Conditions {
+				if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+					ready++
+				}
+			}
+		}
+		seen := fmt.Sprintf("%d Machines (%d with a Node), %d worker containers, %d Nodes (%d Ready)", len(ms), withNode, len(cs), len(nodes.Items), ready)
+		return len(ms) == n && withNode == n && len(cs) == n && len(nodes.Items) == n+cp && ready == n+cp, seen, nil
+	})
+}
+
+func (s *suite) scaleMachineDeployment() {
+	for _, n := range []int32{3, 1} {
+		s.patchReplicas(&clusterv1.MachineDeployment{}, s.mdKey(), n)
+		s.waitForWorkers(int(n), 1, 8*time.Minute)
+	}
+}
+
+// patchReplicas sets spec.replicas with a merge patch (no conflict with the controllers'
+// status writes).
+func (s *suite) patchReplicas(obj client.Object, key client.ObjectKey, n int32) {
+	s.t.Helper()
+	obj.SetNamespace(key.Namespace)
+	obj.SetName(key.Name)
+	patch := client.RawPatch("application/merge-patch+json", fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, n))
+	require.NoError(s.t, s.mgmt.Patch(s.ctx, obj, patch))
+}
+
+// rollingUpgrade points the MachineDeployment at a new DockerMachineTemplate and watches the
+// replacement: at no observed point are fewer Machines available than desired − maxUnavailable
+// (1 − 0 with the default rollout), and it ends with the Machine replaced.
+func (s *suite) rollingUpgrade() {
+	before, err := s.machines(client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name})
+	require.NoError(s.t, err)
+	require.Len(s.t, before, 1)
+
+	gvk := schema.GroupVersionKind{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2", Kind: "DockerMachineTemplate"}
+	tmpl := &unstructured.Unstructured{}
+	tmpl.SetGroupVersionKind(gvk)
+	tmpl.SetNamespace(s.ns)
+	tmpl.SetName(s.mdKey().Name + "-v2")
+	require.NoError(s.t, unstructured.SetNestedField(tmpl.Object, map[string]any{"spec": map[string]any{}}, "spec", "template"))
+	require.NoError(s.t, s.mgmt.Create(s.ctx, tmpl))
+
+	patch := client.RawPatch("application/merge-patch+json",
+		fmt.Appendf(nil, `{"spec":{"template":{"spec":{"infrastructureRef":{"name":%q}}}}}`, tmpl.GetName()))
+	require.NoError(s.t, s.mgmt.Patch(s.ctx, &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: s.mdKey().Name}}, patch))
+
+	minAvailable := 1
+	s.waitFor(10*time.Minute, "the worker replaced by one of the new template", func() (bool, string, error) {
+		ms, err := s.machines(client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name})
+		if err != nil {
+			return false, "", err
+		}
+		available, replaced := 0, 0
+		names := []string{}
+		for _, m := range ms {
+			names = append(names, m.Name)
+			if m.DeletionTimestamp.IsZero() && isTrue(m.Status.Conditions, clusterv1.AvailableCondition) {
+				available++
+			}
+			if m.Spec.InfrastructureRef.Name != before[0].Spec.InfrastructureRef.Name && m.Status.NodeRef.Name != "" {
+				replaced++
+			}
+		}
+		if available < minAvailable {
+			s.t.Fatalf("only %d Machines available during the rollout (Machines %v), fewer than desired − maxUnavailable = %d", available, names, minAvailable)
+		}
+		return len(ms) == 1 && replaced == 1 && available == 1, fmt.Sprintf("Machines %v, %d available, %d of the new template", names, available, replaced), nil
+	})
+	s.waitForWorkers(1, 1, 5*time.Minute)
+}
+
+func isTrue(conds []metav1.Condition, t string) bool {
+	for _, c := range conds {
+		if c.Type == t {
+			return c.Status == metav1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// machineHealthCheck kills and removes a worker's container through the Engine API: its Node
+// stops reporting, the MachineHealthCheck marks the Machine, the MachineSet replaces it and a new
+// Node becomes Ready.
+func (s *suite) machineHealthCheck() {
+	mhc := &clusterv1.MachineHealthCheck{
+		ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: s.name + "-workers"},
+		Spec: clusterv1.MachineHealthCheckSpec{
+			ClusterName: s.name,
+			Selector:    metav1.LabelSelector{MatchLabels: map[string]string{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name}},
+			Checks: clusterv1.MachineHealthCheckChecks{
+				NodeStartupTimeoutSeconds: ptr.To[int32](600),
+				UnhealthyNodeConditions: []clusterv1.UnhealthyNodeCondition{
+					{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, TimeoutSeconds: ptr.To[int32](30)},
+					{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: ptr.To[int32](30)},
+				},
+			},
+		},
+	}
+	require.NoError(s.t, s.mgmt.Create(s.ctx, mhc))
+	defer func() { _ = s.mgmt.Delete(s.ctx, mhc) }()
+
+	ms, err := s.machines(client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name})
+	require.NoError(s.t, err)
+	require.Len(s.t, ms, 1)
+	victim := ms[0]
+	s.waitFor(2*time.Minute, "the MachineHealthCheck to see the worker healthy", func() (bool, string, error) {
+		got := &clusterv1.MachineHealthCheck{}
+		if err := s.mgmt.Get(s.ctx, client.ObjectKeyFromObject(mhc), got); err != nil {
+			return false, "", err
+		}
+		h := ptr.Deref(got.Status.CurrentHealthy, 0)
+		return h == 1, fmt.Sprintf("%d healthy", h), nil
+	})
+	// A killed container comes back (restart policy unless-stopped, as a rebooted machine
+	// would): a machine that is gone for good is a container killed and removed.
+	s.t.Logf("killing and removing the container of Machine %s", victim.Name)
+	require.NoError(s.t, s.docker.ContainerRemove(s.ctx, victim.Name, container.RemoveOptions{Force: true}))
+
+	s.waitFor(10*time.Minute, "the killed worker's Machine replaced by a new one with a Ready Node", func() (bool, string, error) {
+		ms, err := s.machines(client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name})
+		if err != nil {
+			return false, "", err
+		}
+		names := []string{}
+		victimLeft := false
+		for _, m := range ms {
+			names = append(names, m.Name)
+			victimLeft = victimLeft || m.Name == victim.Name
+		}
+		return !victimLeft && len(ms) == 1, fmt.Sprintf("Machines %v", names), nil
+	})
+	s.waitForWorkers(1, 1, 8*time.Minute)
+}
+
+// controlPlaneScaleUp scales the KubeadmControlPlane to 3: three Machines with Ready Nodes and
+// three etcd members; then, with one control plane container stopped, the API server still
+// answers through the load balancer.
+func (s *suite) controlPlaneScaleUp() {
+	kcp := &unstructured.Unstructured{}
+	kcp.SetGroupVersionKind(schema.GroupVersionKind{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmControlPlane"})
+	s.patchReplicas(kcp, s.kcpKey(), 3)
+	s.waitFor(15*time.Minute, "three control plane Machines with Ready Nodes and three etcd members", func() (bool, string, error) {
+		if err := s.mgmt.Get(s.ctx, s.kcpKey(), kcp); err != nil {
+			return false, "", err
+		}
+		ready, _, _ := unstructured.NestedInt64(kcp.Object, "status", "readyReplicas")
+		etcdHealthy := ""
+		conds, _, _ := unstructured.NestedSlice(kcp.Object, "status", "conditions")
+		for _, c := range conds {
+			m, _ := c.(map[string]any)
+			if m["type"] == "EtcdClusterHealthy" {
+				etcdHealthy = fmt.Sprintf("%v %v", m["status"], m["message"])
+			}
+		}
+		pods := &corev1.PodList{}
+		if err := s.workload.List(s.ctx, pods, client.InNamespace(metav1.NamespaceSystem), client.MatchingLabels{"component": "etcd"}); err != nil {
+			return false, "", err
+		}
+		etcdReady := 0
+		for _, p := range pods.Items {
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+					etcdReady++
+				}
+			}
+		}
+		seen := fmt.Sprintf("%d ready replicas, %d etcd Pods Ready, EtcdClusterHealthy %s", ready, etcdReady, etcdHealthy)
+		return ready == 3 && etcdReady == 3 && strings.HasPrefix(etcdHealthy, "True"), seen, nil
+	})
+
+	cps, err := s.machines(client.MatchingLabels{clusterv1.MachineControlPlaneLabel: ""})
+	require.NoError(s.t, err)
+	require.Len(s.t, cps, 3)
+	stopped := cps[0].Name
+	s.t.Logf("stopping the container of control plane Machine %s", stopped)
+	require.NoError(s.t, s.docker.ContainerStop(s.ctx, stopped, container.StopOptions{Timeout: ptr.To(10)}))
+	defer func() { _ = s.docker.ContainerStart(s.ctx, stopped, container.StartOptions{}) }()
+
+	// The load balancer's health checks drop the stopped backend; after that every request
+	// through it must succeed.
+	consecutive := 0
+	s.waitFor(2*time.Minute, "five consecutive API requests through the load balancer with one control plane node stopped", func() (bool, string, error) {
+		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+		defer cancel()
+		_, err := s.clientset.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			consecutive = 0
+			return false, err.Error(), nil
+		}
+		consecutive++
+		return consecutive >= 5, fmt.Sprintf("%d consecutive successes", consecutive), nil
+	})
+}
