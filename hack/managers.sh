@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Starts (up) or stops (down) the three provider managers against the local
 # management plane, as three background processes of their own binaries; PIDs live in
-# .capstan/managers/, logs in .capstan/logs/<provider>.log. Each manager gets its own loopback ports; up is idempotent
-# (a manager whose recorded PID still runs is left alone), down stops by PID only.
+# .capstan/managers/, logs in .capstan/logs/<provider>.log. up is idempotent: a manager
+# whose recorded PID still runs the same binary is left alone; one whose binary was rebuilt
+# is restarted. Each manager gets its own loopback ports; down stops by PID only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,14 +20,20 @@ up() {
   [ -f "$kubeconfig" ] || { echo "managers: no management plane kubeconfig at $kubeconfig (run 'make mgmt-up')" >&2; exit 1; }
   for m in "${managers[@]}"; do
     read -r name metrics health <<<"$m"
+    sum=$(sha256sum "bin/$name" | cut -d' ' -f1)
     if running "$name"; then
-      echo "managers: $name already running (pid $(cat "$dir/$name.pid"))"
-      continue
+      if [ "$(cat "$dir/$name.sum" 2>/dev/null)" = "$sum" ]; then
+        echo "managers: $name already running (pid $(cat "$dir/$name.pid"))"
+        continue
+      fi
+      echo "managers: bin/$name changed since it started: restarting it"
+      stop "$name"
     fi
     KUBECONFIG="$kubeconfig" nohup "bin/$name" \
       --metrics-bind-address "127.0.0.1:$metrics" --health-addr "127.0.0.1:$health" \
       >>"$logs/$name.log" 2>&1 &
     echo $! >"$dir/$name.pid"
+    echo "$sum" >"$dir/$name.sum"
   done
   # Wait until each answers its readiness probe, or show why it did not.
   for m in "${managers[@]}"; do
@@ -45,17 +52,23 @@ up() {
   done
 }
 
+# stop NAME sends SIGTERM to the manager's recorded PID and waits for it to exit.
+stop() {
+  local name=$1 pid
+  if running "$name"; then
+    pid=$(cat "$dir/$name.pid")
+    kill -TERM "$pid"
+    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -0 "$pid" 2>/dev/null && { echo "managers: $name (pid $pid) ignored SIGTERM; killing" >&2; kill -KILL "$pid"; }
+    echo "managers: $name stopped"
+  fi
+  rm -f "$dir/$name.pid" "$dir/$name.sum"
+}
+
 down() {
   for m in "${managers[@]}"; do
     read -r name _ _ <<<"$m"
-    if running "$name"; then
-      pid=$(cat "$dir/$name.pid")
-      kill -TERM "$pid"
-      for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-      kill -0 "$pid" 2>/dev/null && { echo "managers: $name (pid $pid) ignored SIGTERM; killing" >&2; kill -KILL "$pid"; }
-      echo "managers: $name stopped"
-    fi
-    rm -f "$dir/$name.pid"
+    stop "$name"
   done
 }
 
