@@ -20,7 +20,8 @@ CTL_VERSION_PKG    := capstan.dev/core/internal/capstanctl/version
 # Files make generate writes; make verify regenerates them and fails when they differ.
 GENERATED := contracts/api contracts/config/crd bootstrap-kubeadm/api bootstrap-kubeadm/config/crd \
 	infrastructure-docker/api infrastructure-docker/config/crd \
-	$(foreach p,$(PROVIDERS),$(p)/config/rbac)
+	contracts/conformance/example/api contracts/conformance/example/config/crd \
+	$(foreach p,$(PROVIDERS),$(p)/config/rbac) core/internal/capstanctl/components
 
 .PHONY: help
 help: ## Show the targets.
@@ -51,19 +52,23 @@ clean: $(MGMT) managers ## Delete the workload clusters through the API (the pro
 ##@ Development
 
 .PHONY: generate
-generate: ## Generate deepcopy, CRDs and RBAC with controller-gen.
+generate: ## Generate deepcopy, CRDs and RBAC with controller-gen, and the components capstanctl init installs.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./contracts/api/...
 	$(CONTROLLER_GEN) crd paths=./contracts/api/... output:crd:artifacts:config=contracts/config/crd/bases
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./bootstrap-kubeadm/api/...
 	$(CONTROLLER_GEN) crd paths=./bootstrap-kubeadm/api/... output:crd:artifacts:config=bootstrap-kubeadm/config/crd/bases
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./infrastructure-docker/api/...
 	$(CONTROLLER_GEN) crd paths=./infrastructure-docker/api/... output:crd:artifacts:config=infrastructure-docker/config/crd/bases
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./contracts/conformance/example/api/...
+	$(CONTROLLER_GEN) crd paths=./contracts/conformance/example/api/... output:crd:artifacts:config=contracts/conformance/example/config/crd/bases
 	@for p in $(PROVIDERS); do \
 	  $(CONTROLLER_GEN) rbac:roleName=manager-role paths=./$$p/... output:rbac:artifacts:config=$$p/config/rbac || exit 1; \
 	done
 	@hack/gen-crd-kustomization.sh contracts/config/crd
 	@hack/gen-crd-kustomization.sh bootstrap-kubeadm/config/crd
 	@hack/gen-crd-kustomization.sh infrastructure-docker/config/crd
+	@# Each provider's config/default as kustomize builds it, embedded by capstanctl init.
+	@go run ./hack/tools/cmd/components
 
 .PHONY: verify
 verify: verify-fmt verify-vet verify-generated verify-imports ## All static checks.
@@ -95,7 +100,7 @@ test: k8s-binaries docker-up ## Run every module's tests (unit + envtest against
 
 .PHONY: e2e
 e2e: docker-up k8s-binaries node-image lb-image mgmt-up managers ## Real workload clusters in Docker through the three managers (test/e2e).
-	bash hack/managers.sh up
+	BOOTSTRAP_KUBEADM_ARGS=--bootstrap-token-ttl=1m bash hack/managers.sh up
 	go test -tags e2e -v -count=1 -timeout 60m ./test/e2e/
 
 .PHONY: managers
@@ -122,6 +127,10 @@ node-image: docker-up k8s-binaries ## Build capstan/node:$(KUBERNETES_VERSION) o
 .PHONY: lb-image
 lb-image: docker-up ## Build capstan/haproxy offline (cached by input hash).
 	bash hack/images/lb-image.sh
+
+.PHONY: images
+images: docker-up ## Build the three manager images capstan/<provider>-manager:dev (and :$(VERSION)) FROM scratch, offline (cached by input hash).
+	VERSION=$(VERSION) bash hack/images/manager-images.sh
 
 ##@ Management plane
 

@@ -12,6 +12,14 @@ logs=.capstan/logs
 kubeconfig=${KUBECONFIG_MGMT:-$PWD/.capstan/mgmt/kubeconfig}
 # name  metrics-port  health-port
 managers=("core 18080 18081" "bootstrap-kubeadm 18082 18083" "infrastructure-docker 18084 18085")
+# Extra flags per manager, e.g. BOOTSTRAP_KUBEADM_ARGS=--bootstrap-token-ttl=1m (make e2e).
+args_of() {
+  case $1 in
+    core) echo "${CORE_ARGS:-}" ;;
+    bootstrap-kubeadm) echo "${BOOTSTRAP_KUBEADM_ARGS:-}" ;;
+    infrastructure-docker) echo "${INFRASTRUCTURE_DOCKER_ARGS:-}" ;;
+  esac
+}
 
 running() { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
 
@@ -20,17 +28,19 @@ up() {
   [ -f "$kubeconfig" ] || { echo "managers: no management plane kubeconfig at $kubeconfig (run 'make mgmt-up')" >&2; exit 1; }
   for m in "${managers[@]}"; do
     read -r name metrics health <<<"$m"
-    sum=$(sha256sum "bin/$name" | cut -d' ' -f1)
+    extra=$(args_of "$name")
+    # The binary and its flags: a change of either restarts the manager.
+    sum=$( (sha256sum "bin/$name"; echo "$extra") | sha256sum | cut -d' ' -f1)
     if running "$name"; then
       if [ "$(cat "$dir/$name.sum" 2>/dev/null)" = "$sum" ]; then
         echo "managers: $name already running (pid $(cat "$dir/$name.pid"))"
         continue
       fi
-      echo "managers: bin/$name changed since it started: restarting it"
+      echo "managers: bin/$name or its flags changed since it started: restarting it"
       stop "$name"
     fi
     KUBECONFIG="$kubeconfig" nohup "bin/$name" \
-      --metrics-bind-address "127.0.0.1:$metrics" --health-addr "127.0.0.1:$health" \
+      --metrics-bind-address "127.0.0.1:$metrics" --health-addr "127.0.0.1:$health" $extra \
       >>"$logs/$name.log" 2>&1 &
     echo $! >"$dir/$name.pid"
     echo "$sum" >"$dir/$name.sum"

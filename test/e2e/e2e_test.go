@@ -44,6 +44,10 @@ func TestE2E(t *testing.T) {
 	t.Run("ScaleMachineDeployment", func(t *testing.T) { s.t = t; s.timed("MachineDeployment 1→3→1", s.scaleMachineDeployment) })
 	t.Run("RollingUpgrade", func(t *testing.T) { s.t = t; s.timed("MachineDeployment rolling upgrade", s.rollingUpgrade) })
 	t.Run("MachineHealthCheck", func(t *testing.T) { s.t = t; s.timed("MachineHealthCheck remediation", s.machineHealthCheck) })
+	t.Run("MachinePoolTokenRotation", func(t *testing.T) {
+		s.t = t
+		s.timed("MachinePool 2→3 after its first join token expired", s.machinePoolTokenRotation)
+	})
 	t.Run("ControlPlaneScaleUp", func(t *testing.T) { s.t = t; s.timed("KubeadmControlPlane 1→3, one stopped", s.controlPlaneScaleUp) })
 	t.Run("DeleteCluster", func(t *testing.T) {
 		s.t = t

@@ -1,0 +1,126 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/test/framework"
+)
+
+// machinePoolTokenRotation needs the bootstrap manager started with --bootstrap-token-ttl=1m
+// (make e2e does): a pool of 2 joins, its join token rotates, and once the first token has
+// expired (and the workload cluster's token cleaner may have removed it) the pool is scaled to
+// 3 and the new instance still joins — with the rotated token in the re-rendered data Secret.
+func (s *suite) machinePoolTokenRotation() {
+	data, err := os.ReadFile(filepath.Join(s.repo, "test", "e2e", "testdata", "machinepool.yaml"))
+	require.NoError(s.t, err)
+	manifest := strings.NewReplacer("NAMESPACE", s.ns, "NAME", s.name).Replace(string(data))
+	objs, err := framework.ParseManifest([]byte(manifest))
+	require.NoError(s.t, err)
+	require.NoError(s.t, framework.Apply(s.ctx, s.mgmt, objs))
+	key := client.ObjectKey{Namespace: s.ns, Name: s.name + "-mp-0"}
+	created := time.Now()
+
+	s.waitForPoolNodes(key, 2, 8*time.Minute)
+	first := s.poolToken(key)
+	require.NotEmpty(s.t, first, "the KubeadmConfig carries the pool's join token")
+	tokenSecret := &corev1.Secret{}
+	require.NoError(s.t, s.workload.Get(s.ctx, client.ObjectKey{Namespace: metav1.NamespaceSystem, Name: "bootstrap-token-" + strings.SplitN(first, ".", 2)[0]}, tokenSecret))
+	expiration, err := time.Parse(time.RFC3339, string(tokenSecret.Data["expiration"]))
+	require.NoError(s.t, err, "the first token's expiration")
+
+	// Wait (on what the providers do, with a deadline) until the token has rotated and the
+	// first one has expired, and at least 3 minutes have passed since the pool was created.
+	s.waitFor(6*time.Minute, "the pool's token to rotate and the first one to expire", func() (bool, string, error) {
+		now := s.poolToken(key)
+		done := now != first && time.Now().After(expiration) && time.Since(created) > 3*time.Minute
+		return done, fmt.Sprintf("token %s… (first %s…), first expires %s", prefix(now), prefix(first), expiration.Format(time.TimeOnly)), nil
+	})
+
+	s.patchReplicas(&clusterv1.MachinePool{}, key, 3)
+	s.waitForPoolNodes(key, 3, 8*time.Minute)
+
+	// Deleting the pool removes its instances and their Nodes, before the next spec.
+	require.NoError(s.t, s.mgmt.Delete(s.ctx, &clusterv1.MachinePool{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: key.Name}}))
+	s.waitFor(5*time.Minute, "the pool's containers and Nodes to be gone", func() (bool, string, error) {
+		cs, err := s.containers("io.capstan.docker-machine-pool=" + key.Name)
+		if err != nil {
+			return false, "", err
+		}
+		nodes := &corev1.NodeList{}
+		if err := s.workload.List(s.ctx, nodes); err != nil {
+			return false, "", err
+		}
+		pool := 0
+		for _, n := range nodes.Items {
+			if strings.HasPrefix(n.Name, key.Name+"-") {
+				pool++
+			}
+		}
+		return len(cs) == 0 && pool == 0, fmt.Sprintf("%d containers, %d Nodes of the pool", len(cs), pool), nil
+	})
+}
+
+func prefix(token string) string { return strings.SplitN(token, ".", 2)[0] }
+
+func (s *suite) poolToken(key client.ObjectKey) string {
+	s.t.Helper()
+	cfg := &unstructured.Unstructured{}
+	cfg.SetGroupVersionKind(schema.GroupVersionKind{Group: "bootstrap.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmConfig"})
+	require.NoError(s.t, s.mgmt.Get(s.ctx, key, cfg))
+	token, _, _ := unstructured.NestedString(cfg.Object, "spec", "joinConfiguration", "discovery", "bootstrapToken", "token")
+	return token
+}
+
+// waitForPoolNodes waits until the MachinePool reports n ready replicas and n Nodes whose
+// providerIDs it lists are Ready in the workload cluster.
+func (s *suite) waitForPoolNodes(key client.ObjectKey, n int, timeout time.Duration) {
+	s.waitFor(timeout, fmt.Sprintf("%d pool instances with Ready Nodes", n), func() (bool, string, error) {
+		mp := &clusterv1.MachinePool{}
+		if err := s.mgmt.Get(s.ctx, key, mp); err != nil {
+			return false, "", err
+		}
+		ids := map[string]bool{}
+		for _, id := range mp.Spec.ProviderIDList {
+			ids[id] = true
+		}
+		nodes := &corev1.NodeList{}
+		if err := s.workload.List(s.ctx, nodes); err != nil {
+			return false, "", err
+		}
+		ready := 0
+		for _, node := range nodes.Items {
+			if ids[node.Spec.ProviderID] && isNodeReady(&node) {
+				ready++
+			}
+		}
+		readyReplicas := int32(0)
+		if mp.Status.ReadyReplicas != nil {
+			readyReplicas = *mp.Status.ReadyReplicas
+		}
+		return len(ids) == n && ready == n && int(readyReplicas) == n,
+			fmt.Sprintf("%d providerIDs, %d Ready Nodes among them, readyReplicas %d, phase %s", len(ids), ready, readyReplicas, mp.Status.Phase), nil
+	})
+}
+
+func isNodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
