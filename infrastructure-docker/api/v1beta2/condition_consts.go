@@ -149,6 +149,15 @@ const (
 	// DockerMachineBootstrapTimedOutReason is used when the bootstrap ran longer than
 	// spec.bootstrapTimeout; the message carries the running command and its output's tail.
 	DockerMachineBootstrapTimedOutReason = "BootstrapTimedOut"
+
+	// DockerMachinePreLoadImageNotFoundReason is used while an image of spec.preLoadImages is
+	// not on the Docker Engine: nothing is pulled, the bootstrap waits until the user builds or
+	// loads it. The message names the images.
+	DockerMachinePreLoadImageNotFoundReason = "PreLoadImageNotFound"
+
+	// DockerMachinePreLoadFailedReason is used when importing an image of spec.preLoadImages into
+	// the node's containerd failed; it is retried, and the message carries the import's output.
+	DockerMachinePreLoadFailedReason = "PreLoadFailed"
 )
 
 // DockerMachine's Deleting condition and reasons.
@@ -209,6 +218,16 @@ const (
 	// DockerMachinePoolBootstrapFailedReason is used when the bootstrap of an instance failed or
 	// timed out; the message names the instance and carries the tail of the commands' output.
 	DockerMachinePoolBootstrapFailedReason = "BootstrapFailed"
+
+	// DockerMachinePoolPreLoadImageNotFoundReason is used while an image of
+	// spec.template.preLoadImages is not on the Docker Engine: nothing is pulled, the instances'
+	// bootstrap waits until the user builds or loads it. The message names the images.
+	DockerMachinePoolPreLoadImageNotFoundReason = "PreLoadImageNotFound"
+
+	// DockerMachinePoolPreLoadFailedReason is used when importing an image of
+	// spec.template.preLoadImages into an instance's containerd failed; it is retried, and the
+	// message names the instance and carries the import's output.
+	DockerMachinePoolPreLoadFailedReason = "PreLoadFailed"
 
 	// DockerMachinePoolWaitingForNodesReason is used while the Nodes of bootstrapped instances
 	// have not registered or do not carry their providerID yet.

@@ -46,8 +46,10 @@ type DockerMachineSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	CustomImage string `json:"customImage,omitempty"`
 
-	// preLoadImages are images of the Docker Engine to import into the node's containerd before
-	// bootstrapping, e.g. an application image built locally.
+	// preLoadImages are images of the Docker Engine to import into the node's containerd
+	// (namespace k8s.io) before bootstrapping, e.g. an application image built locally. Each is
+	// imported once per node. Nothing is pulled: while an image is not on the engine, the
+	// bootstrap waits and the BootstrapExecSucceeded condition names it.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MinItems=1

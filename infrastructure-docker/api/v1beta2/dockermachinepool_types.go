@@ -54,8 +54,8 @@ type DockerMachinePoolSpec struct {
 }
 
 // DockerMachinePoolMachineTemplate is the node container of each instance of a pool: the fields
-// of a DockerMachine's spec that apply to every instance alike.
-// +kubebuilder:validation:MinProperties=1
+// of a DockerMachine's spec that apply to every instance alike. Empty is valid (`template: {}`,
+// as upstream manifests write it): the defaults make a working node.
 type DockerMachinePoolMachineTemplate struct {
 	// customImage is the node image to run instead of capstan/node:<MachinePool's
 	// spec.template.spec.version>. The image must exist on the Docker Engine: the provider never
@@ -65,8 +65,10 @@ type DockerMachinePoolMachineTemplate struct {
 	// +kubebuilder:validation:MaxLength=512
 	CustomImage string `json:"customImage,omitempty"`
 
-	// preLoadImages are images of the Docker Engine to import into each node's containerd before
-	// bootstrapping. Accepted for compatibility; not implemented yet (as on DockerMachine).
+	// preLoadImages are images of the Docker Engine to import into each instance's containerd
+	// (namespace k8s.io) before bootstrapping it, e.g. an application image built locally. Each
+	// is imported once per instance. Nothing is pulled: while an image is not on the engine, the
+	// instances' bootstrap waits and the ReplicasReady condition names it.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MinItems=1

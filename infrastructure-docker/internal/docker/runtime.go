@@ -91,18 +91,6 @@ func (r *Runtime) Ping(ctx context.Context) error {
 	return nil
 }
 
-// HasImage reports whether the engine holds image.
-func (r *Runtime) HasImage(ctx context.Context, image string) (bool, error) {
-	_, err := r.cli.ImageInspect(ctx, image)
-	if client.IsErrNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("inspecting image %s: %w", image, err)
-	}
-	return true, nil
-}
-
 // planeLabels are the labels every object of this plane carries.
 func (r *Runtime) planeLabels() map[string]string {
 	return map[string]string{ProviderLabel: ProviderName, PlaneLabel: r.plane}
@@ -189,8 +177,6 @@ type ContainerSpec struct {
 	// e.g. net.ipv4.conf.all.route_localnet; the engine refuses settings that are not
 	// namespaced, so the host's values are never touched.
 	Sysctls map[string]string
-	// ExtraHosts are "name:ip" lines added to the container's /etc/hosts.
-	ExtraHosts []string
 }
 
 // Mount is a bind mount or, without Source, an anonymous volume.
@@ -245,7 +231,6 @@ func (r *Runtime) Create(ctx context.Context, spec ContainerSpec) (*Container, e
 		DNS:           []string{"127.0.0.1"},
 		RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyUnlessStopped},
 		Sysctls:       spec.Sysctls,
-		ExtraHosts:    spec.ExtraHosts,
 	}
 	for _, m := range spec.Mounts {
 		if m.Source == "" {

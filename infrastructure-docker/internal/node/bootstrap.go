@@ -60,6 +60,12 @@ const (
 	BootstrapFailed BootstrapPhase = "Failed"
 	// BootstrapTimedOut: the commands ran longer than the timeout and were stopped.
 	BootstrapTimedOut BootstrapPhase = "TimedOut"
+	// BootstrapPreLoadImageNotFound: an image to pre-load is not on the Docker Engine; nothing
+	// ran, and it is looked for again later.
+	BootstrapPreLoadImageNotFound BootstrapPhase = "PreLoadImageNotFound"
+	// BootstrapPreLoadFailed: importing an image to pre-load into the node failed; nothing ran,
+	// and it is tried again later.
+	BootstrapPreLoadFailed BootstrapPhase = "PreLoadFailed"
 )
 
 // BootstrapStatus is what Bootstrap found or did.
@@ -87,10 +93,17 @@ type BootstrapOptions struct {
 	// Replace tells users how to replace a node whose bootstrap failed, e.g. "delete the
 	// Machine to replace it".
 	Replace string
+	// PreLoadImages are images of the Docker Engine to import into the node's containerd before
+	// the bootstrap starts (see preLoadImages).
+	PreLoadImages []string
+	// PreLoadImagesField names where PreLoadImages come from, for messages, e.g.
+	// "spec.preLoadImages".
+	PreLoadImagesField string
 }
 
-// Bootstrap advances the bootstrap of c by one step and reports where it stands: it starts the
-// bootstrap data's execution in the background once systemd in c has booted, then polls it.
+// Bootstrap advances the bootstrap of c by one step and reports where it stands: once systemd
+// in c has booted it imports the images to pre-load, then starts the bootstrap data's execution
+// in the background, then polls it.
 // Callers call it again after RequeueAfter until the phase is final, and remember success
 // themselves: a restarted container has lost the sentinel (it is in /run) but keeps the lock.
 func (p *Provisioner) Bootstrap(ctx context.Context, c *docker.Container, o BootstrapOptions) (BootstrapStatus, error) {
@@ -131,6 +144,16 @@ func (p *Provisioner) Bootstrap(ctx context.Context, c *docker.Container, o Boot
 			RequeueAfter: bootstrapPoll}, nil
 	}
 
+	if len(o.PreLoadImages) > 0 {
+		// Before the lock: a node whose images cannot be imported has run nothing yet.
+		waiting, err := p.preLoadImages(ctx, c, o)
+		if err != nil {
+			return BootstrapStatus{}, err
+		}
+		if waiting != nil {
+			return *waiting, nil
+		}
+	}
 	data, err := p.bootstrapData(ctx, o.DataSecret)
 	if err != nil {
 		return BootstrapStatus{}, err

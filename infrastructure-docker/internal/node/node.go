@@ -37,9 +37,10 @@ type ContainerSpec struct {
 }
 
 // Create ensures the provider's networks and creates and starts a node container, with the
-// endpoint sysctl (see endpointRoute) and /etc/hosts lines for the cluster's running containers.
-// It wraps docker.ErrImageNotFound when the image is not on the engine (see
-// ImageNotFoundMessage).
+// endpoint sysctl (see endpointRoute). Its /etc/hosts learns the cluster's other containers from
+// SyncClusterAddresses, not at creation: lines Docker writes at creation could never be taken
+// back when those containers go. It wraps docker.ErrImageNotFound when the image is not on the
+// engine (see ImageNotFoundMessage).
 func (p *Provisioner) Create(ctx context.Context, spec ContainerSpec) (*docker.Container, error) {
 	mounts := make([]docker.Mount, 0, len(spec.Mounts))
 	for _, m := range spec.Mounts {
@@ -48,33 +49,11 @@ func (p *Provisioner) Create(ctx context.Context, spec ContainerSpec) (*docker.C
 	if err := p.Docker.EnsureNetworks(ctx); err != nil {
 		return nil, fmt.Errorf("ensuring the provider's Docker networks: %w", err)
 	}
-	hosts, err := p.clusterHosts(ctx, spec.Owner, spec.Name)
-	if err != nil {
-		return nil, err
-	}
 	return p.Docker.Create(ctx, docker.ContainerSpec{
 		Name: spec.Name, Image: spec.Image, Owner: spec.Owner, Role: spec.Role, Node: true, Mounts: mounts,
-		Labels:     spec.Labels,
-		Sysctls:    map[string]string{routeEndpointSysctl: "1"},
-		ExtraHosts: hosts,
+		Labels:  spec.Labels,
+		Sysctls: map[string]string{routeEndpointSysctl: "1"},
 	})
-}
-
-// clusterHosts are the /etc/hosts lines of a new node: the cluster's load balancer and its
-// running nodes (Docker adds the node's own name). Nodes created later are not added to older
-// nodes' files: Kubernetes addresses nodes by IP, names are for people.
-func (p *Provisioner) clusterHosts(ctx context.Context, owner docker.Owner, self string) ([]string, error) {
-	list, err := p.Docker.List(ctx, docker.Selector{Owner: owner})
-	if err != nil {
-		return nil, err
-	}
-	var hosts []string
-	for _, c := range list {
-		if c.Name != self && c.Running && c.IPv4 != "" {
-			hosts = append(hosts, c.Name+":"+c.IPv4)
-		}
-	}
-	return hosts, nil
 }
 
 // Image is the node image: customImage when set, else capstan/node:<version>; "" when neither

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -62,25 +61,29 @@ func (r *Reconciler) nodes() *node.Provisioner {
 }
 
 // SetupWithManager registers the controller, its watches, and the Docker event watcher that
-// re-triggers a DockerMachine when its container starts, stops or goes away.
+// re-triggers a DockerMachine when its container, or any container of its Cluster, starts,
+// stops or goes away. A DockerCluster whose load balancer moved re-triggers its Cluster's
+// DockerMachines.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil || r.APIReader == nil || r.Docker == nil || r.Workload == nil {
 		return errors.New("dockermachine reconciler needs Client, APIReader, Docker and Workload")
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
-	dockerEvents, err := node.EventSource(mgr, "dockermachine", r.Docker, DockerMachineLabel,
-		func(meta metav1.ObjectMeta) client.Object { return &infrav1.DockerMachine{ObjectMeta: meta} })
+	newList := func() client.ObjectList { return &infrav1.DockerMachineList{} }
+	clusterMachines := mapping.ClusterToObjects(r.Client, newList)
+	dockerEvents, err := node.EventSource(mgr, "dockermachine", r.Docker, DockerMachineLabel, clusterMachines)
 	if err != nil {
 		return fmt.Errorf("watching Docker events for the dockermachine controller: %w", err)
 	}
-	newList := func() client.ObjectList { return &infrav1.DockerMachineList{} }
 	err = ctrl.NewControllerManagedBy(mgr).
 		For(&infrav1.DockerMachine{}, builder.WithPredicates(filter)).
 		WithOptions(opts).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToDockerMachine), builder.WithPredicates(filter)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(mapping.ClusterObjectToObjects(r.Client, newList)),
 			builder.WithPredicates(filter, predicates.ClusterUpdateTriggersChildren())).
-		WatchesRawSource(r.Workload.GetClusterSource("dockermachine", mapping.ClusterToObjects(r.Client, newList))).
+		Watches(&infrav1.DockerCluster{}, handler.EnqueueRequestsFromMapFunc(node.DockerClusterToObjects(r.Client, clusterMachines)),
+			builder.WithPredicates(filter, node.LoadBalancerAddressChanged())).
+		WatchesRawSource(r.Workload.GetClusterSource("dockermachine", clusterMachines)).
 		WatchesRawSource(dockerEvents).
 		Complete(r)
 	if err != nil {

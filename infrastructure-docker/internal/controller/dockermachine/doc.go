@@ -20,12 +20,23 @@
 // missing container is reported (ContainerDeleted) and not re-created: the node and its state
 // are lost, and a MachineHealthCheck remediates the Machine.
 //
-// Creating the container, executing the bootstrap data in it (once, with a lock and the
-// success sentinel, in the background), routing the cluster endpoint inside it and setting the
-// Node's providerID are internal/node's, shared with the DockerMachinePool controller. This
-// package decides when: the BootstrapExecSucceeded condition records success so that a
-// bootstrapped node is not even asked again, and a failing command or spec.bootstrapTimeout
-// (default 5m) ends it for good with BootstrapExecSucceeded False and the tail of the output.
+// Creating the container, importing spec.preLoadImages into it, executing the bootstrap data in
+// it (once, with a lock and the success sentinel, in the background), routing the cluster
+// endpoint inside it, keeping its /etc/hosts and endpoint route in step with the cluster, and
+// setting the Node's providerID are internal/node's, shared with the DockerMachinePool
+// controller. This package decides when: the BootstrapExecSucceeded condition records success
+// so that a bootstrapped node is not even asked again, and a failing command or
+// spec.bootstrapTimeout (default 5m) ends it for good with BootstrapExecSucceeded False and the
+// tail of the output. An image of spec.preLoadImages missing from the engine holds the
+// bootstrap (BootstrapExecSucceeded False, PreLoadImageNotFound, retried every 30s); nothing is
+// pulled.
+//
+// Every reconcile of a running container also syncs its view of the cluster's addresses
+// (/etc/hosts lists the cluster's other containers; the endpoint route points at the load
+// balancer's current address), comparing first and writing only what differs. Docker events of
+// any container of the Cluster, and a DockerCluster whose load-balancer address changed,
+// re-trigger the Cluster's DockerMachines, so older nodes learn of newer ones and forget removed
+// ones.
 //
 // The package owns node containers and the DockerMachine's status. It must not touch the load
 // balancer (the DockerCluster controller reconfigures it on Docker events) nor import another

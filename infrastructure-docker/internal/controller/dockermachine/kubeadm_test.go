@@ -143,23 +143,8 @@ func TestDockerMachine_KubeadmInitThroughTheProviderServesReadyzThroughTheLoadBa
 		}},
 	}
 	require.NoError(t, env.Client.Create(ctx, cluster))
-	dc := &infrav1.DockerCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: clusterName,
-		Labels:          map[string]string{clusterv1.ClusterNameLabel: clusterName, clusterv1.WatchLabel: rt.Plane()},
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: clusterName, UID: cluster.UID}},
-	}}
-	require.NoError(t, env.Client.Create(ctx, dc))
-	envtest.WaitFor(t, 60*time.Second, "DockerCluster provisioned", func() (bool, error) {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(dc), dc); err != nil {
-			return false, err
-		}
-		return ptr.Deref(dc.Status.Initialization.Provisioned, false), nil
-	})
-	endpoint := dc.Spec.ControlPlaneEndpoint
+	endpoint := provisionLoadBalancer(t, rt, cluster).Spec.ControlPlaneEndpoint
 	require.Equal(t, "127.0.0.1", endpoint.Host)
-	// The core's Cluster controller's part: copy the endpoint and the provisioned milestone.
-	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster))
-	cluster.Spec.ControlPlaneEndpoint = endpoint
-	require.NoError(t, env.Client.Update(ctx, cluster))
 	f := &fixture{&nodetest.Fixture{Env: env, RT: rt, NS: ns, Cluster: cluster}}
 	f.SetInfrastructureProvisioned(t)
 

@@ -16,10 +16,12 @@ import (
 	"capstan.dev/infrastructure-docker/internal/node"
 )
 
-// reconcileNormal runs the node container, bootstraps it once, and marks the Node.
+// reconcileNormal runs the node container, keeps its view of the cluster's addresses,
+// bootstraps it once, and marks the Node.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
 	for _, step := range []func(context.Context, *scope) (ctrl.Result, error){
 		r.ensureContainer,
+		r.syncClusterAddresses,
 		r.bootstrapNode,
 		r.setNodeProviderID,
 	} {
@@ -134,17 +136,28 @@ func (r *Reconciler) recordContainer(s *scope, c *docker.Container) {
 	}
 }
 
-// bootstrapReasons are the BootstrapExecSucceeded reasons of the bootstrap's phases.
-var bootstrapReasons = map[node.BootstrapPhase]string{
-	node.BootstrapWaitingForContainer: infrav1.DockerMachineBootstrapWaitingForContainerReason,
-	node.BootstrapRunning:             infrav1.DockerMachineBootstrappingReason,
-	node.BootstrapFailed:              infrav1.DockerMachineBootstrapFailedReason,
-	node.BootstrapTimedOut:            infrav1.DockerMachineBootstrapTimedOutReason,
+// syncClusterAddresses keeps the container's /etc/hosts listing the cluster's other containers
+// and its endpoint route pointing at the current load balancer (see internal/node), before the
+// bootstrap needs them and at every reconcile after: the other nodes and the load balancer come
+// and go, and their Docker events re-trigger this DockerMachine.
+func (r *Reconciler) syncClusterAddresses(ctx context.Context, s *scope) (ctrl.Result, error) {
+	return ctrl.Result{}, r.nodes().SyncClusterAddresses(ctx, s.cluster, s.container)
 }
 
-// bootstrapNode executes the bootstrap data in the container once: started in the background,
-// polled by later reconciles, ended by the sentinel, a failing command or the timeout. Once the
-// BootstrapExecSucceeded condition is true the container is not even asked again.
+// bootstrapReasons are the BootstrapExecSucceeded reasons of the bootstrap's phases.
+var bootstrapReasons = map[node.BootstrapPhase]string{
+	node.BootstrapWaitingForContainer:  infrav1.DockerMachineBootstrapWaitingForContainerReason,
+	node.BootstrapRunning:              infrav1.DockerMachineBootstrappingReason,
+	node.BootstrapFailed:               infrav1.DockerMachineBootstrapFailedReason,
+	node.BootstrapTimedOut:             infrav1.DockerMachineBootstrapTimedOutReason,
+	node.BootstrapPreLoadImageNotFound: infrav1.DockerMachinePreLoadImageNotFoundReason,
+	node.BootstrapPreLoadFailed:        infrav1.DockerMachinePreLoadFailedReason,
+}
+
+// bootstrapNode imports spec.preLoadImages into the container and executes the bootstrap data
+// in it once: started in the background, polled by later reconciles, ended by the sentinel, a
+// failing command or the timeout. Once the BootstrapExecSucceeded condition is true the
+// container is not even asked again.
 func (r *Reconciler) bootstrapNode(ctx context.Context, s *scope) (ctrl.Result, error) {
 	dm := s.dockerMachine
 	if conditions.IsTrue(dm, infrav1.DockerMachineBootstrapExecSucceededCondition) {
@@ -152,10 +165,12 @@ func (r *Reconciler) bootstrapNode(ctx context.Context, s *scope) (ctrl.Result, 
 		return ctrl.Result{}, nil
 	}
 	o := node.BootstrapOptions{
-		Cluster:       s.cluster,
-		DataSecret:    client.ObjectKey{Namespace: s.machine.Namespace, Name: ptr.Deref(s.machine.Spec.Bootstrap.DataSecretName, "")},
-		TimeoutSource: "spec.bootstrapTimeout",
-		Replace:       "delete the Machine to replace it",
+		Cluster:            s.cluster,
+		DataSecret:         client.ObjectKey{Namespace: s.machine.Namespace, Name: ptr.Deref(s.machine.Spec.Bootstrap.DataSecretName, "")},
+		TimeoutSource:      "spec.bootstrapTimeout",
+		Replace:            "delete the Machine to replace it",
+		PreLoadImages:      dm.Spec.PreLoadImages,
+		PreLoadImagesField: "spec.preLoadImages",
 	}
 	if dm.Spec.BootstrapTimeout != nil {
 		o.Timeout = dm.Spec.BootstrapTimeout.Duration

@@ -59,6 +59,28 @@ func startManager(t *testing.T, rt *docker.Runtime, o managerOptions) (stop func
 	return envtest.StartManager(t, mgr)
 }
 
+// provisionLoadBalancer creates the DockerCluster the Cluster's infrastructureRef names, waits
+// for the DockerCluster controller (managerOptions.withDockerCluster) to provision its load
+// balancer, and plays the core's Cluster controller: it copies the endpoint into the Cluster. It
+// returns the DockerCluster as last read.
+func provisionLoadBalancer(t *testing.T, rt *docker.Runtime, cluster *clusterv1.Cluster) *infrav1.DockerCluster {
+	t.Helper()
+	ctx := context.Background()
+	dc := &infrav1.DockerCluster{ObjectMeta: metav1.ObjectMeta{Namespace: cluster.Namespace, Name: cluster.Spec.InfrastructureRef.Name,
+		Labels:          map[string]string{clusterv1.ClusterNameLabel: cluster.Name, clusterv1.WatchLabel: rt.Plane()},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID}},
+	}}
+	require.NoError(t, env.Client.Create(ctx, dc))
+	envtest.WaitFor(t, 60*time.Second, "DockerCluster provisioned", func() (bool, error) {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(dc), dc); err != nil {
+			return false, err
+		}
+		return ptr.Deref(dc.Status.Initialization.Provisioned, false), nil
+	})
+	envtest.Update(t, env.Client, cluster, func() { cluster.Spec.ControlPlaneEndpoint = dc.Spec.ControlPlaneEndpoint })
+	return dc
+}
+
 // fixture is one Cluster of a test, in a namespace of its own (see nodetest).
 type fixture struct{ *nodetest.Fixture }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/utils/ptr"
@@ -63,25 +62,29 @@ func (r *Reconciler) nodes() *node.Provisioner {
 }
 
 // SetupWithManager registers the controller, its watches, and the Docker event watcher that
-// re-triggers a DockerMachinePool when one of its containers starts, stops or goes away.
+// re-triggers a DockerMachinePool when one of its containers, or any container of its Cluster,
+// starts, stops or goes away. A DockerCluster whose load balancer moved re-triggers its
+// Cluster's DockerMachinePools.
 func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil || r.APIReader == nil || r.Docker == nil || r.Workload == nil {
 		return errors.New("dockermachinepool reconciler needs Client, APIReader, Docker and Workload")
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
-	dockerEvents, err := node.EventSource(mgr, "dockermachinepool", r.Docker, DockerMachinePoolLabel,
-		func(meta metav1.ObjectMeta) client.Object { return &infrav1.DockerMachinePool{ObjectMeta: meta} })
+	newList := func() client.ObjectList { return &infrav1.DockerMachinePoolList{} }
+	clusterPools := mapping.ClusterToObjects(r.Client, newList)
+	dockerEvents, err := node.EventSource(mgr, "dockermachinepool", r.Docker, DockerMachinePoolLabel, clusterPools)
 	if err != nil {
 		return fmt.Errorf("watching Docker events for the dockermachinepool controller: %w", err)
 	}
-	newList := func() client.ObjectList { return &infrav1.DockerMachinePoolList{} }
 	err = ctrl.NewControllerManagedBy(mgr).
 		For(&infrav1.DockerMachinePool{}, builder.WithPredicates(filter)).
 		WithOptions(opts).
 		Watches(&clusterv1.MachinePool{}, handler.EnqueueRequestsFromMapFunc(machinePoolToDockerMachinePool), builder.WithPredicates(filter)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(mapping.ClusterObjectToObjects(r.Client, newList)),
 			builder.WithPredicates(filter, predicates.ClusterUpdateTriggersChildren())).
-		WatchesRawSource(r.Workload.GetClusterSource("dockermachinepool", mapping.ClusterToObjects(r.Client, newList))).
+		Watches(&infrav1.DockerCluster{}, handler.EnqueueRequestsFromMapFunc(node.DockerClusterToObjects(r.Client, clusterPools)),
+			builder.WithPredicates(filter, node.LoadBalancerAddressChanged())).
+		WatchesRawSource(r.Workload.GetClusterSource("dockermachinepool", clusterPools)).
 		WatchesRawSource(dockerEvents).
 		Complete(r)
 	if err != nil {

@@ -31,10 +31,19 @@
 // sentinel is in /run, which a container restart empties), readiness in
 // status.instances[].ready, so neither is asked again.
 //
-// Not done: preLoadImages (as for DockerMachine), a bootstrap timeout other than the default 5m,
-// MachinePool failure domains, and rolling out instances of an older template or version: an
-// existing instance stays as it was created.
+// Every reconcile also keeps each instance's view of its cluster (internal/node's
+// SyncClusterAddresses): /etc/hosts lists the cluster's other containers, those of
+// DockerMachines included, and the endpoint route follows the load balancer when it is
+// re-created. Docker events of any container of the Cluster, and a DockerCluster whose load
+// balancer address changed, re-trigger the pool. spec.template.preLoadImages are imported into
+// each new instance's containerd before its bootstrap starts, once (see internal/node); an
+// image missing from the engine holds the bootstrap and ReplicasReady names it.
+//
+// Not done: a bootstrap timeout other than the default 5m, MachinePool failure domains, and
+// rolling out instances of an older template or version: an existing instance stays as it was
+// created.
 //
 // The package owns the pool's node containers and the DockerMachinePool's status. It must not
-// touch the load balancer nor the DockerMachines' containers, nor import another provider.
+// touch the load balancer nor the DockerMachines' containers (it only lists them), nor import
+// another provider.
 package dockermachinepool

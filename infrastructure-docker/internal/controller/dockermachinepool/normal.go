@@ -10,18 +10,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
+	"capstan.dev/infrastructure-docker/internal/docker"
 	"capstan.dev/infrastructure-docker/internal/node"
 )
 
-// reconcileNormal finds the pool's containers, scales them to the MachinePool's replicas,
-// bootstraps the new ones and marks their Nodes. Each step runs every reconcile; the first error
-// ends it.
+// reconcileNormal finds the pool's containers, scales them to the MachinePool's replicas, keeps
+// their view of the cluster's addresses, bootstraps the new ones and marks their Nodes. Each
+// step runs every reconcile; the first error ends it.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
 	var result ctrl.Result
 	for _, step := range []func(context.Context, *scope) (ctrl.Result, error){
 		r.listInstances,
 		r.scaleDown,
 		r.scaleUp,
+		r.syncClusterAddresses,
 		r.bootstrapInstances,
 		r.setNodeProviderIDs,
 	} {
@@ -64,8 +66,19 @@ func (r *Reconciler) listInstances(ctx context.Context, s *scope) (ctrl.Result, 
 	return ctrl.Result{}, nil
 }
 
+// syncClusterAddresses keeps every instance's /etc/hosts listing the cluster's other containers
+// and its endpoint route pointing at the current load balancer (see internal/node): the other
+// nodes and the load balancer come and go, and their Docker events re-trigger this pool.
+func (r *Reconciler) syncClusterAddresses(ctx context.Context, s *scope) (ctrl.Result, error) {
+	containers := make([]*docker.Container, 0, len(s.instances))
+	for _, in := range s.instances {
+		containers = append(containers, &in.container)
+	}
+	return ctrl.Result{}, r.nodes().SyncClusterAddresses(ctx, s.cluster, containers...)
+}
+
 // bootstrapInstances advances the bootstrap of every instance not bootstrapped yet, with the
-// MachinePool's bootstrap data as it is now.
+// MachinePool's bootstrap data as it is now, after importing spec.template.preLoadImages.
 func (r *Reconciler) bootstrapInstances(ctx context.Context, s *scope) (ctrl.Result, error) {
 	var result ctrl.Result
 	secretName := ptr.Deref(s.machinePool.Spec.Template.Spec.Bootstrap.DataSecretName, "")
@@ -84,6 +97,8 @@ func (r *Reconciler) bootstrapInstances(ctx context.Context, s *scope) (ctrl.Res
 			TimeoutSource: "the provider's default: DockerMachinePool has no bootstrapTimeout",
 			Replace: fmt.Sprintf("remove the container with `docker rm -f %s`, or scale the MachinePool down, to replace it",
 				in.container.Name),
+			PreLoadImages:      s.pool.Spec.Template.PreLoadImages,
+			PreLoadImagesField: "spec.template.preLoadImages",
 		})
 		if err != nil {
 			return ctrl.Result{}, fmt.Errorf("bootstrapping instance %s: %w", in.container.Name, err)

@@ -76,11 +76,13 @@ func replicasReadyCondition(s *scope) metav1.Condition {
 	if !s.listed {
 		return conditions.False(t, infrav1.DockerMachinePoolInternalErrorReason, "The pool's node containers were not listed")
 	}
-	var failed, bootstrapping, nodes []*instance
+	var failed, preLoading, bootstrapping, nodes []*instance
 	for _, in := range s.instances {
 		switch {
 		case in.bootstrap != nil && (in.bootstrap.Phase == node.BootstrapFailed || in.bootstrap.Phase == node.BootstrapTimedOut):
 			failed = append(failed, in)
+		case in.bootstrap != nil && preLoadReasons[in.bootstrap.Phase] != "":
+			preLoading = append(preLoading, in)
 		case !in.bootstrapped:
 			bootstrapping = append(bootstrapping, in)
 		case !in.ready:
@@ -92,6 +94,10 @@ func replicasReadyCondition(s *scope) metav1.Condition {
 	case len(failed) > 0:
 		return conditions.False(t, infrav1.DockerMachinePoolBootstrapFailedReason, fmt.Sprintf(
 			"The bootstrap of %d of %d instances failed; instance %s: %s", len(failed), n, failed[0].container.Name, failed[0].bootstrap.Message))
+	case len(preLoading) > 0:
+		first := preLoading[0]
+		return conditions.False(t, preLoadReasons[first.bootstrap.Phase], fmt.Sprintf(
+			"The bootstrap of %d of %d instances waits for spec.template.preLoadImages; instance %s: %s", len(preLoading), n, first.container.Name, first.bootstrap.Message))
 	case n < s.desired:
 		return conditions.False(t, infrav1.DockerMachinePoolScalingUpReason, fmt.Sprintf(
 			"%d of %d instances exist", n, s.desired))
@@ -108,6 +114,13 @@ func replicasReadyCondition(s *scope) metav1.Condition {
 			"Waiting for the Nodes of %d of %d instances to carry their providerID; %s", len(nodes), n, nodes[0].nodeWait))
 	}
 	return conditions.True(t, infrav1.DockerMachinePoolReplicasReadyReason, "")
+}
+
+// preLoadReasons are the ReplicasReady reasons of the bootstrap phases that wait for
+// spec.template.preLoadImages.
+var preLoadReasons = map[node.BootstrapPhase]string{
+	node.BootstrapPreLoadImageNotFound: infrav1.DockerMachinePoolPreLoadImageNotFoundReason,
+	node.BootstrapPreLoadFailed:        infrav1.DockerMachinePoolPreLoadFailedReason,
 }
 
 func deletingCondition(s *scope) metav1.Condition {

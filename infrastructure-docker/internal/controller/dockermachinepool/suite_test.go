@@ -50,6 +50,8 @@ type poolOptions struct {
 	noDataSecret bool
 	// noOwner creates the DockerMachinePool without its owner reference to the MachinePool.
 	noOwner bool
+	// mutate changes the DockerMachinePool before it is created.
+	mutate func(*infrav1.DockerMachinePool)
 }
 
 // newPool creates the bootstrap data Secret holding data, a MachinePool using it, and its
@@ -87,6 +89,9 @@ func newPool(t *testing.T, f *nodetest.Fixture, name, data string, o poolOptions
 	}
 	if !o.noOwner {
 		pool.OwnerReferences = ownerRefs(mp)
+	}
+	if o.mutate != nil {
+		o.mutate(pool)
 	}
 	require.NoError(t, env.Client.Create(ctx, pool))
 	return mp, pool

@@ -1,7 +1,7 @@
 // Package dockertest gives a test of the Docker provider a Runtime on a management plane of its
 // own on the real Docker Engine, and removes everything of that plane before and after the test,
 // even when it fails. It skips the test when no engine answers or a needed image is absent; it
-// never pulls.
+// never pulls. BuildImage makes a small image FROM scratch for a test and removes it after.
 package dockertest
 
 import (

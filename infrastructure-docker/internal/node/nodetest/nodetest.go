@@ -9,6 +9,8 @@ package nodetest
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -171,4 +173,67 @@ func ExecOut(t *testing.T, rt *docker.Runtime, c *docker.Container, cmd ...strin
 	require.NoError(t, err)
 	require.Equal(t, 0, res.ExitCode, "%q: %s", cmd, res)
 	return res.Stdout
+}
+
+// HostsEntries are the name → address lines of the provider's block in the node container's
+// /etc/hosts.
+func HostsEntries(t *testing.T, rt *docker.Runtime, c *docker.Container) map[string]string {
+	t.Helper()
+	entries := map[string]string{}
+	inBlock := false
+	for _, line := range strings.Split(ExecOut(t, rt, c, "cat", "/etc/hosts"), "\n") {
+		switch {
+		case line == "# capstan nodes begin":
+			inBlock = true
+		case line == "# capstan nodes end":
+			inBlock = false
+		case inBlock && !strings.HasPrefix(line, "#"):
+			if f := strings.Fields(line); len(f) == 2 {
+				entries[f[1]] = f[0]
+			}
+		}
+	}
+	return entries
+}
+
+// RunningNodes are the fixture's Cluster's running containers (it has no load balancer).
+func (f *Fixture) RunningNodes(t *testing.T) []docker.Container {
+	t.Helper()
+	list, err := f.RT.List(context.Background(), docker.Selector{Owner: docker.Owner{Namespace: f.NS, Cluster: f.Cluster.Name}})
+	require.NoError(t, err)
+	var out []docker.Container
+	for _, c := range list {
+		if c.Running {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// WaitHosts waits until the fixture's Cluster has n running containers and each lists exactly
+// the others, at their addresses, in the provider's block of its /etc/hosts; the containers
+// named in unmanaged (made by the test, no controller's) must be listed but list nothing.
+func (f *Fixture) WaitHosts(t *testing.T, n int, unmanaged ...string) {
+	t.Helper()
+	envtest.WaitFor(t, 30*time.Second, fmt.Sprintf("each of %d nodes lists the others in /etc/hosts", n), func() (bool, error) {
+		nodes := f.RunningNodes(t)
+		if len(nodes) != n {
+			return false, fmt.Errorf("%d running containers", len(nodes))
+		}
+		for _, c := range nodes {
+			if slices.Contains(unmanaged, c.Name) {
+				continue
+			}
+			want := map[string]string{}
+			for _, peer := range nodes {
+				if peer.Name != c.Name {
+					want[peer.Name] = peer.IPv4
+				}
+			}
+			if got := HostsEntries(t, f.RT, &c); !maps.Equal(got, want) {
+				return false, fmt.Errorf("%s lists %v, want %v", c.Name, got, want)
+			}
+		}
+		return true, nil
+	})
 }
