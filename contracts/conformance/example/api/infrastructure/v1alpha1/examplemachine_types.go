@@ -1,0 +1,126 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+)
+
+// MachineFinalizer keeps an ExampleMachine until its controller has released the
+// machine.
+const MachineFinalizer = "infrastructure.example.capstan.dev/examplemachine"
+
+// ExampleMachineSpec is the desired state of an ExampleMachine.
+type ExampleMachineSpec struct {
+	// providerID is "example:///<name>", set by the controller once the machine
+	// exists; the Node of the machine carries the same value, and the core matches
+	// them.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	ProviderID string `json:"providerID,omitempty"`
+}
+
+// ExampleMachineStatus is the observed state of an ExampleMachine.
+type ExampleMachineStatus struct {
+	// conditions: Ready, Paused.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=32
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// initialization holds the contract's one-way provisioning milestone.
+	// +optional
+	Initialization ExampleMachineInitializationStatus `json:"initialization,omitempty,omitzero"`
+
+	// addresses of the machine; the core copies them to the Machine.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	Addresses []clusterv1.MachineAddress `json:"addresses,omitempty"`
+
+	// failureDomain is where the machine runs (the Machine's spec.failureDomain).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	FailureDomain string `json:"failureDomain,omitempty"`
+}
+
+// ExampleMachineInitializationStatus is the contract's initialization struct.
+// +kubebuilder:validation:MinProperties=1
+type ExampleMachineInitializationStatus struct {
+	// provisioned is true once the machine exists and spec.providerID is set; the
+	// core copies it to Machine.status.initialization.infrastructureProvisioned.
+	// +optional
+	Provisioned *bool `json:"provisioned,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=examplemachines,scope=Namespaced,categories=cluster-api
+// +kubebuilder:storageversion
+// +kubebuilder:subresource:status
+// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1alpha1"
+
+// ExampleMachine is the infrastructure of one Machine.
+type ExampleMachine struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +optional
+	Spec ExampleMachineSpec `json:"spec,omitempty,omitzero"`
+	// +optional
+	Status ExampleMachineStatus `json:"status,omitempty,omitzero"`
+}
+
+// GetConditions returns the conditions, for the shared condition helpers.
+func (m *ExampleMachine) GetConditions() []metav1.Condition { return m.Status.Conditions }
+
+// SetConditions replaces the conditions, for the shared condition helpers.
+func (m *ExampleMachine) SetConditions(conds []metav1.Condition) { m.Status.Conditions = conds }
+
+// +kubebuilder:object:root=true
+
+// ExampleMachineList is a list of ExampleMachines.
+type ExampleMachineList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ExampleMachine `json:"items"`
+}
+
+// ExampleMachineTemplateSpec is what MachineSets and control planes clone.
+type ExampleMachineTemplateSpec struct {
+	// +required
+	Template ExampleMachineTemplateResource `json:"template"`
+}
+
+// ExampleMachineTemplateResource is one clone's metadata and spec.
+type ExampleMachineTemplateResource struct {
+	// +optional
+	ObjectMeta clusterv1.ObjectMeta `json:"metadata,omitempty,omitzero"`
+	// +optional
+	Spec ExampleMachineSpec `json:"spec,omitempty,omitzero"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=examplemachinetemplates,scope=Namespaced,categories=cluster-api
+// +kubebuilder:storageversion
+// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1alpha1"
+
+// ExampleMachineTemplate is the template of ExampleMachines; the contract makes
+// it mandatory (MachineDeployments clone it).
+type ExampleMachineTemplate struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +optional
+	Spec ExampleMachineTemplateSpec `json:"spec,omitempty,omitzero"`
+}
+
+// +kubebuilder:object:root=true
+
+// ExampleMachineTemplateList is a list of ExampleMachineTemplates.
+type ExampleMachineTemplateList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ExampleMachineTemplate `json:"items"`
+}
