@@ -16,6 +16,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -52,6 +53,36 @@ func (o Options) RESTConfig() (*rest.Config, error) {
 	cfg.Timeout = requestTimeout
 	cfg.QPS, cfg.Burst = 50, 100
 	return cfg, nil
+}
+
+// MinifiedKubeconfig returns the kubeconfig these options select as one self-contained file:
+// only the chosen context with its cluster and user, certificate files inlined, for
+// processes that must reach the same cluster as capstanctl (init --dev's managers).
+func (o Options) MinifiedKubeconfig() ([]byte, error) {
+	if _, err := o.RESTConfig(); err != nil {
+		return nil, err
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = o.Kubeconfig
+	raw, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
+		&clientcmd.ConfigOverrides{CurrentContext: o.Context}).RawConfig()
+	if err != nil {
+		return nil, fmt.Errorf("loading the management cluster's kubeconfig: %w", err)
+	}
+	if o.Context != "" {
+		raw.CurrentContext = o.Context
+	}
+	if err := clientcmdapi.MinifyConfig(&raw); err != nil {
+		return nil, fmt.Errorf("selecting context %q of the kubeconfig: %w", raw.CurrentContext, err)
+	}
+	if err := clientcmdapi.FlattenConfig(&raw); err != nil {
+		return nil, fmt.Errorf("inlining the kubeconfig's certificate files: %w", err)
+	}
+	data, err := clientcmd.Write(raw)
+	if err != nil {
+		return nil, fmt.Errorf("writing the kubeconfig: %w", err)
+	}
+	return data, nil
 }
 
 // Scheme holds client-go's types and the core v1beta2 types; provider objects are

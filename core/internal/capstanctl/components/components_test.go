@@ -1,0 +1,253 @@
+package components
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"capstan.dev/contracts/manager"
+)
+
+func names(ps []Provider) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func TestSelect_ReturnsProvidersInInstallationOrderWhateverTheFlagOrder(t *testing.T) {
+	ps, err := Select([]string{"docker", "core", "kubeadm"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"core", "kubeadm", "docker"}, names(ps))
+
+	ps, err = Select([]string{"docker"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"docker"}, names(ps))
+}
+
+func TestSelect_AcceptsModuleAndClusterctlNamesAndIgnoresDuplicates(t *testing.T) {
+	ps, err := Select([]string{"infrastructure-docker", " bootstrap-kubeadm", "cluster-api", "core", ""})
+	require.NoError(t, err)
+	require.Equal(t, []string{"core", "kubeadm", "docker"}, names(ps))
+}
+
+func TestSelect_UnknownOrEmptyListsTheValidNames(t *testing.T) {
+	_, err := Select([]string{"core", "aws"})
+	require.EqualError(t, err, `unknown provider "aws": choose from core,kubeadm,docker`)
+	_, err = Select(nil)
+	require.EqualError(t, err, "no provider selected: choose from core,kubeadm,docker")
+}
+
+func obj(apiVersion, kind, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	u.SetName(name)
+	return u
+}
+
+func kindsOf(objs []*unstructured.Unstructured) []string {
+	var out []string
+	for _, o := range objs {
+		out = append(out, o.GetKind()+"/"+o.GetName())
+	}
+	return out
+}
+
+func TestNewPlan_NamespacesThenCRDsThenRBACBeforeDeployments(t *testing.T) {
+	objs := []*unstructured.Unstructured{
+		obj("apps/v1", "Deployment", "d1"),
+		obj("rbac.authorization.k8s.io/v1", "RoleBinding", "rb"),
+		obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "crd1"),
+		obj("v1", "ServiceAccount", "sa"),
+		obj("example.com/v1", "Widget", "w"),
+		obj("v1", "Namespace", "ns1"),
+		obj("rbac.authorization.k8s.io/v1", "ClusterRole", "cr"),
+		obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "crd2"),
+		obj("v1", "Namespace", "ns2"),
+		obj("rbac.authorization.k8s.io/v1", "Role", "r"),
+		obj("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "crb"),
+		obj("apps/v1", "Deployment", "d2"),
+	}
+	p := NewPlan(objs, PlanOptions{})
+	require.Equal(t, []string{"Namespace/ns1", "Namespace/ns2"}, kindsOf(p.Namespaces))
+	require.Equal(t, []string{"CustomResourceDefinition/crd1", "CustomResourceDefinition/crd2"}, kindsOf(p.CRDs))
+	require.Equal(t, []string{"ServiceAccount/sa", "ClusterRole/cr", "ClusterRoleBinding/crb", "Role/r", "RoleBinding/rb",
+		"Widget/w", "Deployment/d1", "Deployment/d2"}, kindsOf(p.Rest))
+	require.Len(t, p.All(), len(objs))
+	require.Equal(t, "Namespace/ns1", kindsOf(p.All())[0])
+
+	dev := NewPlan(objs, PlanOptions{WithoutWorkloads: true})
+	require.NotContains(t, kindsOf(dev.Rest), "Deployment/d1")
+	require.Len(t, dev.All(), len(objs)-2, "only the Deployments are left out")
+}
+
+func TestNewPlan_OfEveryProviderInstallsAllNamespacesAndCRDsBeforeAnythingElse(t *testing.T) {
+	objs, err := Load(All)
+	require.NoError(t, err)
+	p := NewPlan(objs, PlanOptions{})
+	require.Equal(t, []string{"Namespace/capstan-system", "Namespace/capstan-kubeadm-bootstrap-system", "Namespace/capstan-docker-system"},
+		kindsOf(p.Namespaces))
+	require.Len(t, p.CRDs, 6+4+6)
+	require.Equal(t, []string{"Deployment/cluster-api-controller-manager", "Deployment/bootstrap-kubeadm-controller-manager",
+		"Deployment/infrastructure-docker-controller-manager"}, kindsOf(p.Rest[len(p.Rest)-3:]))
+}
+
+func TestSetImageTag_RewritesTheTagOfEveryDeploymentContainer(t *testing.T) {
+	core, err := All[0].Objects()
+	require.NoError(t, err)
+	require.Equal(t, []string{"capstan/core-manager:dev"}, Images(core))
+	require.NoError(t, SetImageTag(core, "v0.1.0-3-gabc"))
+	require.Equal(t, []string{"capstan/core-manager:v0.1.0-3-gabc"}, Images(core))
+
+	for _, bad := range []string{"", "-x", "a/b", "a:b", strings.Repeat("x", 129)} {
+		require.ErrorContains(t, SetImageTag(core, bad), "invalid image tag", bad)
+	}
+	require.Equal(t, []string{"capstan/core-manager:v0.1.0-3-gabc"}, Images(core), "a rejected tag changes nothing")
+}
+
+func TestWithTag(t *testing.T) {
+	for in, want := range map[string]string{
+		"capstan/core-manager:dev":              "capstan/core-manager:t",
+		"capstan/core-manager":                  "capstan/core-manager:t",
+		"localhost:5000/capstan/core-manager":   "localhost:5000/capstan/core-manager:t",
+		"localhost:5000/capstan/x:dev":          "localhost:5000/capstan/x:t",
+		"capstan/x@sha256:0123456789abcdef0123": "capstan/x@sha256:0123456789abcdef0123",
+	} {
+		require.Equal(t, want, WithTag(in, "t"), in)
+	}
+}
+
+func TestParse_RejectsDocumentsWithoutKindOrName(t *testing.T) {
+	objs, err := Parse([]byte("---\n# only a comment\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n"))
+	require.NoError(t, err)
+	require.Len(t, objs, 1)
+	_, err = Parse([]byte("apiVersion: v1\nkind: Namespace\n"))
+	require.ErrorContains(t, err, "has no apiVersion, kind or name")
+}
+
+// managerFlags are the flags each provider's main.go registers (the shared manager options).
+func managerFlags(t *testing.T, p Provider) *pflag.FlagSet {
+	t.Helper()
+	fs := pflag.NewFlagSet(p.Module, pflag.ContinueOnError)
+	manager.NewOptions(p.Module, p.LeaseName, p.Namespace).AddFlags(fs)
+	return fs
+}
+
+func convert[T any](t *testing.T, u *unstructured.Unstructured) *T {
+	t.Helper()
+	out := new(T)
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, out, true),
+		"%s %s", u.GetKind(), u.GetName())
+	return out
+}
+
+// Each provider's components deploy it alone into its own namespace: every object labelled
+// with the provider, CRDs with the contract label, the manager's identity bound to the
+// generated ClusterRole and to a leader-election Role in its namespace, and one hardened
+// Deployment whose flags the manager binary accepts.
+func TestEmbedded_EachProviderDeploysAloneIntoItsNamespaceHardened(t *testing.T) {
+	clusterctlName := map[string]string{"core": "cluster-api", "kubeadm": "bootstrap-kubeadm", "docker": "infrastructure-docker"}
+	for _, p := range All {
+		t.Run(p.Name, func(t *testing.T) {
+			objs, err := p.Objects()
+			require.NoError(t, err)
+			kinds := map[string][]*unstructured.Unstructured{}
+			for _, o := range objs {
+				kinds[o.GetKind()] = append(kinds[o.GetKind()], o)
+				require.Equal(t, clusterctlName[p.Name], o.GetLabels()["cluster.x-k8s.io/provider"], "%s %s", o.GetKind(), o.GetName())
+				switch o.GetKind() {
+				case "Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding":
+					require.Empty(t, o.GetNamespace(), "%s %s", o.GetKind(), o.GetName())
+				default:
+					require.Equal(t, p.Namespace, o.GetNamespace(), "%s %s", o.GetKind(), o.GetName())
+				}
+			}
+			require.Len(t, kinds["Namespace"], 1)
+			require.Equal(t, p.Namespace, kinds["Namespace"][0].GetName())
+			require.NotEmpty(t, kinds["CustomResourceDefinition"])
+			for _, crd := range kinds["CustomResourceDefinition"] {
+				require.Equal(t, "v1beta2", crd.GetLabels()["cluster.x-k8s.io/v1beta2"], "contract label on %s", crd.GetName())
+			}
+
+			require.Len(t, kinds["ServiceAccount"], 1)
+			sa := kinds["ServiceAccount"][0].GetName()
+			subject := []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa, Namespace: p.Namespace}}
+			require.Len(t, kinds["ClusterRole"], 1)
+			require.Len(t, kinds["ClusterRoleBinding"], 1)
+			crb := convert[rbacv1.ClusterRoleBinding](t, kinds["ClusterRoleBinding"][0])
+			require.Equal(t, kinds["ClusterRole"][0].GetName(), crb.RoleRef.Name)
+			require.Equal(t, subject, crb.Subjects)
+			require.Len(t, kinds["Role"], 1)
+			role := convert[rbacv1.Role](t, kinds["Role"][0])
+			require.Contains(t, role.Rules, rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"},
+				Verbs: []string{"get", "list", "watch", "create", "update", "patch"}}, "the manager may hold its Lease")
+			require.Len(t, kinds["RoleBinding"], 1)
+			rb := convert[rbacv1.RoleBinding](t, kinds["RoleBinding"][0])
+			require.Equal(t, role.Name, rb.RoleRef.Name)
+			require.Equal(t, subject, rb.Subjects)
+
+			require.Len(t, kinds["Deployment"], 1)
+			d := convert[appsv1.Deployment](t, kinds["Deployment"][0])
+			pod := d.Spec.Template.Spec
+			require.Equal(t, sa, pod.ServiceAccountName)
+			require.Len(t, pod.Containers, 1)
+			c := pod.Containers[0]
+			require.Equal(t, "capstan/"+p.Module+"-manager:dev", c.Image, "the image make images builds (tilt-provider.json's name)")
+			require.Equal(t, corev1.PullIfNotPresent, c.ImagePullPolicy)
+			require.NoError(t, managerFlags(t, p).Parse(c.Args), "the manager accepts its args")
+			require.Contains(t, c.Args, "--leader-elect")
+			require.Contains(t, c.Env, corev1.EnvVar{Name: "POD_NAMESPACE",
+				ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
+				"the Lease lives in the pod's namespace")
+			ports := map[string]int32{}
+			for _, port := range c.Ports {
+				ports[port.Name] = port.ContainerPort
+			}
+			require.Equal(t, map[string]int32{"metrics": 8080, "healthz": 9440}, ports)
+			require.Contains(t, c.Args, "--health-addr=:9440")
+			require.Contains(t, c.Args, "--metrics-bind-address=:8080")
+			require.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
+			require.Equal(t, "healthz", c.LivenessProbe.HTTPGet.Port.String())
+			require.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
+			require.Equal(t, "healthz", c.ReadinessProbe.HTTPGet.Port.String())
+			require.False(t, c.Resources.Requests.Cpu().IsZero())
+			require.False(t, c.Resources.Requests.Memory().IsZero())
+
+			sc := c.SecurityContext
+			require.NotNil(t, sc)
+			require.Equal(t, false, *sc.AllowPrivilegeEscalation)
+			require.Equal(t, true, *sc.ReadOnlyRootFilesystem)
+			require.Equal(t, []corev1.Capability{"ALL"}, sc.Capabilities.Drop)
+			require.Empty(t, sc.Capabilities.Add)
+			require.Nil(t, sc.Privileged)
+			psc := pod.SecurityContext
+			require.Equal(t, corev1.SeccompProfileTypeRuntimeDefault, psc.SeccompProfile.Type)
+			if p.Name != "docker" {
+				require.Equal(t, true, *psc.RunAsNonRoot)
+				require.Equal(t, int64(65532), *psc.RunAsUser)
+				require.Empty(t, pod.Volumes)
+				return
+			}
+			// The docker provider talks to the host's Docker Engine through its socket, which
+			// only root or the host's docker group may open (see its manager.yaml).
+			require.Equal(t, int64(0), *psc.RunAsUser)
+			require.Equal(t, false, *psc.RunAsNonRoot)
+			want := []corev1.Volume{{Name: "docker-socket", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{
+				Path: "/var/run/docker.sock", Type: new(corev1.HostPathSocket)}}}}
+			if diff := cmp.Diff(want, pod.Volumes); diff != "" {
+				t.Fatalf("volumes (-want +got):\n%s", diff)
+			}
+			require.Equal(t, []corev1.VolumeMount{{Name: "docker-socket", MountPath: "/var/run/docker.sock"}}, c.VolumeMounts)
+		})
+	}
+}

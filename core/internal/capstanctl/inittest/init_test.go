@@ -1,0 +1,420 @@
+package inittest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"capstan.dev/contracts/envtest"
+	"capstan.dev/core/internal/capstanctl/cmd"
+	"capstan.dev/core/internal/capstanctl/components"
+)
+
+var env *envtest.Environment
+
+func TestMain(m *testing.M) { os.Exit(envtest.Run(m, envtest.Options{}, &env)) }
+
+// syncBuffer is a bytes.Buffer safe to read while a command writes to it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run executes capstanctl in-process; KUBECONFIG points nowhere, so only --kubeconfig
+// reaches a cluster.
+func run(t *testing.T, args ...string) result {
+	t.Helper()
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "absent"))
+	var stdout, stderr syncBuffer
+	code := cmd.Execute(context.Background(), args, &stdout, &stderr)
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+func kubeconfigFile(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(path, env.KubeConfig, 0o600))
+	return path
+}
+
+// installed reads every object of the components back, keyed by kind/namespace/name.
+func installed(t *testing.T, objs []*unstructured.Unstructured) map[string]*unstructured.Unstructured {
+	t.Helper()
+	out := map[string]*unstructured.Unstructured{}
+	for _, o := range objs {
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(o.GroupVersionKind())
+		require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(o), got), "%s %s", o.GetKind(), o.GetName())
+		out[o.GetKind()+"/"+o.GetNamespace()+"/"+o.GetName()] = got
+	}
+	return out
+}
+
+func resourceVersions(objs map[string]*unstructured.Unstructured) map[string]string {
+	out := map[string]string{}
+	for k, o := range objs {
+		out[k] = o.GetResourceVersion()
+	}
+	return out
+}
+
+func deployment(t *testing.T, p components.Provider) *appsv1.Deployment {
+	t.Helper()
+	objs, err := p.Objects()
+	require.NoError(t, err)
+	for _, o := range objs {
+		if o.GetKind() == "Deployment" {
+			d := &appsv1.Deployment{}
+			require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(o), d))
+			return d
+		}
+	}
+	t.Fatalf("provider %s has no Deployment", p.Name)
+	return nil
+}
+
+func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	kc := kubeconfigFile(t)
+	r := run(t, "init", "--kubeconfig", kc, "--image-tag", "t1")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "Installing providers core, kubeadm, docker into the management cluster at https://127.0.0.1:")
+	require.Contains(t, r.stdout, "Namespace capstan-system created\n")
+	require.Contains(t, r.stdout, "CustomResourceDefinition clusters.cluster.x-k8s.io configured\n",
+		"envtest installed the core CRDs without the labels config/default adds")
+	require.Contains(t, r.stdout, "CustomResourceDefinition kubeadmconfigs.bootstrap.cluster.x-k8s.io created\n")
+	require.Contains(t, r.stdout, "16 CustomResourceDefinitions established\n")
+	require.Contains(t, r.stdout, "Deployment capstan-docker-system/infrastructure-docker-controller-manager created\n")
+	require.Less(t, strings.Index(r.stdout, "Namespace capstan-docker-system created"),
+		strings.Index(r.stdout, "CustomResourceDefinition clusters.cluster.x-k8s.io"), "namespaces first")
+	require.Less(t, strings.Index(r.stdout, "established"), strings.Index(r.stdout, "ServiceAccount"), "CRDs established before the rest")
+	require.Less(t, strings.Index(r.stdout, "RoleBinding"), strings.Index(r.stdout, "Deployment"), "RBAC before the managers")
+
+	objs, err := components.Load(components.All)
+	require.NoError(t, err)
+	first := installed(t, objs)
+	kinds := map[string]int{}
+	for _, o := range first {
+		kinds[o.GetKind()]++
+		require.Equal(t, "capstanctl", managerOf(o), "%s %s is applied by capstanctl", o.GetKind(), o.GetName())
+	}
+	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 16, "ServiceAccount": 3, "ClusterRole": 3,
+		"ClusterRoleBinding": 3, "Role": 3, "RoleBinding": 3, "Deployment": 3}, kinds)
+
+	crds := &apiextensionsv1.CustomResourceDefinitionList{}
+	require.NoError(t, env.Client.List(ctx, crds, client.HasLabels{"cluster.x-k8s.io/provider"}))
+	require.Len(t, crds.Items, 16)
+	for _, crd := range crds.Items {
+		require.Equal(t, "v1beta2", crd.Labels["cluster.x-k8s.io/v1beta2"], "contract label on %s", crd.Name)
+		established := false
+		for _, c := range crd.Status.Conditions {
+			established = established || (c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue)
+		}
+		require.True(t, established, "%s is Established", crd.Name)
+	}
+
+	for _, p := range components.All {
+		d := deployment(t, p)
+		pod := d.Spec.Template.Spec
+		c := pod.Containers[0]
+		require.Equal(t, "capstan/"+p.Module+"-manager:t1", c.Image)
+		require.Equal(t, p.Namespace, d.Namespace)
+		require.Contains(t, c.Args, "--leader-elect")
+		require.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
+		require.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
+		require.True(t, *c.SecurityContext.ReadOnlyRootFilesystem)
+		require.False(t, *c.SecurityContext.AllowPrivilegeEscalation)
+		require.Equal(t, []corev1.Capability{"ALL"}, c.SecurityContext.Capabilities.Drop)
+		require.Equal(t, corev1.SeccompProfileTypeRuntimeDefault, pod.SecurityContext.SeccompProfile.Type)
+		if p.Name == "docker" {
+			require.Equal(t, int64(0), *pod.SecurityContext.RunAsUser, "the Docker socket needs its owner (see manager.yaml)")
+			require.Equal(t, "/var/run/docker.sock", pod.Volumes[0].HostPath.Path)
+		} else {
+			require.True(t, *pod.SecurityContext.RunAsNonRoot)
+			require.Equal(t, int64(65532), *pod.SecurityContext.RunAsUser)
+		}
+		sa := &corev1.ServiceAccount{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: pod.ServiceAccountName}, sa))
+	}
+
+	r = run(t, "init", "--kubeconfig", kc, "--image-tag", "t1")
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		if strings.HasPrefix(line, "Installing") || strings.HasSuffix(line, "established") || strings.HasPrefix(line, "Managers deployed") {
+			continue
+		}
+		require.True(t, strings.HasSuffix(line, " unchanged"), "second run: %q", line)
+	}
+	require.Equal(t, resourceVersions(first), resourceVersions(installed(t, objs)), "a second run writes nothing")
+
+	r = run(t, "init", "--kubeconfig", kc, "--image-tag", "t2", "--providers", "core")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "Deployment capstan-system/cluster-api-controller-manager configured\n")
+	require.Contains(t, r.stdout, "ServiceAccount capstan-system/cluster-api-manager unchanged\n")
+	require.NotContains(t, r.stdout, "capstan-docker-system", "only the selected provider is applied")
+	require.Equal(t, "capstan/core-manager:t2", deployment(t, components.All[0]).Spec.Template.Spec.Containers[0].Image)
+}
+
+// managerOf returns the field manager that applied o.
+func managerOf(o *unstructured.Unstructured) string {
+	for _, mf := range o.GetManagedFields() {
+		if mf.Operation == metav1.ManagedFieldsOperationApply {
+			return mf.Manager
+		}
+	}
+	return ""
+}
+
+// setAvailable writes the status the deployment controller writes once d's pod is ready.
+func setAvailable(t *testing.T, d *appsv1.Deployment, available bool) {
+	t.Helper()
+	envtest.UpdateStatus(t, env.Client, d, func() {
+		d.Status.ObservedGeneration = d.Generation
+		d.Status.Replicas, d.Status.UpdatedReplicas = 1, 1
+		cond := appsv1.DeploymentCondition{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse,
+			Reason: "MinimumReplicasUnavailable", Message: "Deployment does not have minimum availability.",
+			LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now()}
+		d.Status.AvailableReplicas, d.Status.ReadyReplicas = 0, 0
+		if available {
+			cond.Status, cond.Reason, cond.Message = corev1.ConditionTrue, "MinimumReplicasAvailable", "Deployment has minimum availability."
+			d.Status.AvailableReplicas, d.Status.ReadyReplicas = 1, 1
+		}
+		d.Status.Conditions = []appsv1.DeploymentCondition{cond}
+	})
+}
+
+func TestInit_WaitPrintsEachChangeAndReturnsOnceTheManagerIsAvailable(t *testing.T) {
+	kc := kubeconfigFile(t)
+	core := components.All[0]
+	r := run(t, "init", "--kubeconfig", kc, "--providers", "core", "--image-tag", "wait1")
+	require.Equal(t, 0, r.code, r.stderr)
+
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "absent"))
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- cmd.Execute(context.Background(), []string{"init", "--kubeconfig", kc, "--providers", "core", "--image-tag", "wait1",
+			"--wait", "--timeout", "60s", "--poll-interval", "50ms"}, &stdout, &stderr)
+	}()
+	waitForOutput(t, &stdout, "Waiting up to 1m0s for the managers to be available")
+	setAvailable(t, deployment(t, core), false)
+	waitForOutput(t, &stdout, "Deployment capstan-system/cluster-api-controller-manager: 1/1 updated, 0/1 available (Available False: MinimumReplicasUnavailable)\n")
+	setAvailable(t, deployment(t, core), true)
+	select {
+	case code := <-done:
+		require.Equal(t, 0, code, stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("init --wait did not return once the Deployment was available:\n%s", stdout.String())
+	}
+	require.Contains(t, stdout.String(), "Deployment capstan-system/cluster-api-controller-manager: 1/1 updated, 1/1 available: available\n")
+	require.True(t, strings.HasSuffix(stdout.String(), "Managers available\n"), stdout.String())
+}
+
+func waitForOutput(t *testing.T, out *syncBuffer, want string) {
+	t.Helper()
+	envtest.WaitFor(t, 30*time.Second, "output "+want, func() (bool, error) {
+		return strings.Contains(out.String(), want), nil
+	})
+}
+
+func TestInit_WaitTimeoutShowsConditionsAndPodWaitingReasonsAndSaysMakeImages(t *testing.T) {
+	ctx := context.Background()
+	kc := kubeconfigFile(t)
+	docker := components.All[2]
+	r := run(t, "init", "--kubeconfig", kc, "--providers", "docker")
+	require.Equal(t, 0, r.code, r.stderr)
+	d := deployment(t, docker)
+	setAvailable(t, d, false)
+	image := d.Spec.Template.Spec.Containers[0].Image
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: "infrastructure-docker-controller-manager-x1",
+			Labels: d.Spec.Template.Labels},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: image}}},
+	}
+	require.NoError(t, env.Client.Create(ctx, pod))
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, pod) })
+	envtest.UpdateStatus(t, env.Client, pod, func() {
+		pod.Status.Phase = corev1.PodPending
+		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "manager", Image: image,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImageNeverPull",
+				Message: fmt.Sprintf("Container image %q is not present with pull policy of Never", image)}}}}
+	})
+
+	start := time.Now()
+	r = run(t, "init", "--kubeconfig", kc, "--providers", "docker", "--wait", "--timeout", "2s", "--poll-interval", "100ms")
+	require.Equal(t, 1, r.code, r.stdout)
+	require.Less(t, time.Since(start), 20*time.Second)
+	t.Logf("init --wait on timeout:\n%s", r.stderr)
+	for _, want := range []string{
+		"the managers are not available: timed out after 2s:",
+		"Deployment capstan-docker-system/infrastructure-docker-controller-manager: 1/1 updated, 0/1 available",
+		"condition Available=False MinimumReplicasUnavailable: Deployment does not have minimum availability.",
+		"pod infrastructure-docker-controller-manager-x1: Pending",
+		"container manager waiting: ErrImageNeverPull: Container image \"capstan/infrastructure-docker-manager:dev\" is not present",
+		"next: the node has no image capstan/infrastructure-docker-manager:dev: build it with 'make images'",
+	} {
+		require.Contains(t, r.stderr, want)
+	}
+}
+
+func TestInit_FlagErrorsSayWhatToDo(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--providers", "core,aws"}, `--providers: unknown provider "aws": choose from core,kubeadm,docker`},
+		{[]string{"--image-tag", "a/b"}, `--image-tag: invalid image tag "a/b"`},
+		{[]string{"--dev", "--image-tag", "v1"}, "--image-tag chooses the Deployments' images, and --dev runs local binaries"},
+		{[]string{"--bin-dir", "x"}, "--bin-dir and --state-dir are for --dev"},
+		{[]string{"--wait", "--timeout", "0s"}, "--timeout must be positive"},
+		{[]string{"--dev", "--bin-dir", "/nonexistent/bin"}, "manager binaries not found: /nonexistent/bin/core, " +
+			"/nonexistent/bin/bootstrap-kubeadm, /nonexistent/bin/infrastructure-docker: build them with 'make managers'"},
+		{nil, "pass --kubeconfig or set KUBECONFIG"},
+		{[]string{"extra"}, "capstanctl init takes no arguments"},
+	} {
+		r := run(t, append([]string{"init"}, tc.args...)...)
+		require.Equal(t, 1, r.code, "%v: %s", tc.args, r.stdout)
+		require.Contains(t, r.stderr, tc.want, "%v", tc.args)
+		require.NotContains(t, r.stdout, "created", "%v: nothing is applied", tc.args)
+	}
+}
+
+// buildManagers builds the three manager binaries into a temporary bin directory.
+func buildManagers(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	errs := make([]error, len(components.All))
+	for i, p := range components.All {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := exec.Command("go", "build", "-o", filepath.Join(dir, p.Module), "capstan.dev/"+p.Module).CombinedOutput()
+			if err != nil {
+				errs[i] = fmt.Errorf("go build capstan.dev/%s: %w: %s", p.Module, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	return dir
+}
+
+func leaseHolder(ctx context.Context, p components.Provider) (string, error) {
+	l := &coordinationv1.Lease{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: p.LeaseName}, l); err != nil {
+		return "", err
+	}
+	if l.Spec.HolderIdentity == nil {
+		return "", nil
+	}
+	return *l.Spec.HolderIdentity, nil
+}
+
+// stopByPID sends SIGTERM to the PID in file and waits until the process is gone.
+func stopByPID(t *testing.T, file string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	require.NoError(t, err)
+	if err := syscall.Kill(pid, syscall.SIGTERM); errors.Is(err, syscall.ESRCH) {
+		return
+	}
+	envtest.WaitFor(t, 45*time.Second, fmt.Sprintf("pid %d from %s to exit", pid, file), func() (bool, error) {
+		return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH), nil
+	})
+}
+
+func TestInitDev_RunsTheManagerBinariesThatTakeTheirLeases(t *testing.T) {
+	ctx := context.Background()
+	bin := buildManagers(t)
+	state := filepath.Join(t.TempDir(), "dev")
+	t.Cleanup(func() {
+		for _, p := range components.All {
+			stopByPID(t, filepath.Join(state, p.Module+".pid"))
+		}
+		if t.Failed() {
+			for _, p := range components.All {
+				log, _ := os.ReadFile(filepath.Join(state, p.Module+".log"))
+				t.Logf("%s log:\n%s", p.Module, log)
+			}
+		}
+	})
+	kc := kubeconfigFile(t)
+	args := []string{"init", "--kubeconfig", kc, "--dev", "--bin-dir", bin, "--state-dir", state, "--timeout", "2m"}
+
+	r := run(t, args...)
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "ClusterRoleBinding bootstrap-kubeadm-manager-rolebinding")
+	require.NotContains(t, r.stdout, "Deployment ", "--dev applies no Deployment")
+	pids := map[string]string{}
+	for _, p := range components.All {
+		require.Contains(t, r.stdout, p.Module+": started "+filepath.Join(bin, p.Module))
+		require.Contains(t, r.stdout, p.Module+": ready (pid ")
+		pid, err := os.ReadFile(filepath.Join(state, p.Module+".pid"))
+		require.NoError(t, err)
+		pids[p.Module] = string(pid)
+		envtest.WaitFor(t, 60*time.Second, p.Module+" to hold Lease "+p.Namespace+"/"+p.LeaseName, func() (bool, error) {
+			h, err := leaseHolder(ctx, p)
+			return h != "", err
+		})
+	}
+	kubeconfig, err := os.Stat(filepath.Join(state, "kubeconfig"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), kubeconfig.Mode().Perm(), "the managers' kubeconfig holds credentials")
+
+	r = run(t, args...)
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, p := range components.All {
+		require.Contains(t, r.stdout, p.Module+": already running (pid "+strings.TrimSpace(pids[p.Module]))
+		pid, err := os.ReadFile(filepath.Join(state, p.Module+".pid"))
+		require.NoError(t, err)
+		require.Equal(t, pids[p.Module], string(pid), "a second run keeps the running manager")
+	}
+
+	for _, p := range components.All {
+		stopByPID(t, filepath.Join(state, p.Module+".pid"))
+		h, err := leaseHolder(ctx, p)
+		require.NoError(t, err)
+		require.Empty(t, h, "%s released its Lease on SIGTERM", p.Module)
+	}
+}
