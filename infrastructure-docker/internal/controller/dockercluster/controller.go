@@ -147,7 +147,10 @@ type scope struct {
 	// reconciled is set once the normal path ran, so that status reflects what it found; a
 	// paused reconcile keeps the last conditions.
 	reconciled bool
-	lb         *docker.Container
+	// paused is set when the Cluster or the object is paused: only the Paused condition
+	// changes then (the contract: no other change while paused).
+	paused bool
+	lb     *docker.Container
 	// lbProblem is why the load balancer is not available: reason and message.
 	lbProblem *problem
 	backends  []backend
@@ -190,6 +193,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	ctx = ctrl.LoggerInto(ctx, log)
 
 	if predicates.SetPausedCondition(dc, s.cluster) {
+		s.paused = true
 		return ctrl.Result{}, nil
 	}
 	if !dc.DeletionTimestamp.IsZero() {

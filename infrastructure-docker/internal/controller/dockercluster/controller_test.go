@@ -93,18 +93,21 @@ func TestDockerCluster_CreatesLoadBalancerPublishesEndpointAndFollowsControlPlan
 	_ = conn.Close()
 	waitConfig(t, rt, "alpha-lb")
 
-	// Control-plane containers appear: the configuration follows, and HAProxy keeps running.
+	// Control-plane containers come 1→3: the configuration follows, and HAProxy keeps running.
 	cp0 := fakeControlPlane(t, rt, ns, "alpha", "alpha-cp-0")
+	waitConfig(t, rt, "alpha-lb", cp0)
 	cp1 := fakeControlPlane(t, rt, ns, "alpha", "alpha-cp-1")
+	cp2 := fakeControlPlane(t, rt, ns, "alpha", "alpha-cp-2")
 	// Another cluster's node must not be listed.
 	fakeControlPlane(t, rt, ns, "beta", "beta-cp-0")
-	waitConfig(t, rt, "alpha-lb", cp0, cp1)
+	waitConfig(t, rt, "alpha-lb", cp0, cp1, cp2)
 	res, err := rt.Exec(context.Background(), &lb, nil, "haproxy", "-c", "-f", haproxyConfigPath)
 	require.NoError(t, err)
 	require.Equal(t, 0, res.ExitCode, "%s", res)
 
-	// One goes away: it leaves the configuration.
+	// And 3→1: the removed ones leave the configuration.
 	require.NoError(t, rt.Remove(context.Background(), &cp0))
+	require.NoError(t, rt.Remove(context.Background(), &cp2))
 	waitConfig(t, rt, "alpha-lb", cp1)
 	after, err := rt.Inspect(context.Background(), "alpha-lb")
 	require.NoError(t, err)

@@ -11,6 +11,9 @@ import (
 // DockerCluster is never re-written. A reconcile that did not look at the load balancer (paused,
 // deleting) keeps the last LoadBalancerAvailable condition.
 func setStatus(s *scope) {
+	if s.paused {
+		return
+	}
 	dc := s.dockerCluster
 	conditions.Set(dc, deletingCondition(s))
 	if lb, ok := loadBalancerCondition(s); ok {

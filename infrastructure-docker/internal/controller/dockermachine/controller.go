@@ -118,6 +118,9 @@ type scope struct {
 	// reconciled is set once the normal path ran, so that status reflects what it found; a
 	// paused reconcile keeps the last conditions.
 	reconciled bool
+	// paused is set when the Cluster or the object is paused: only the Paused condition
+	// changes then (the contract: no other change while paused).
+	paused bool
 	// provision is why the container is not provisioned (nil: it runs).
 	provision *problem
 	// bootstrap is the bootstrap's state when it is not (yet) successful; bootstrapped is set
@@ -166,6 +169,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	ctx = ctrl.LoggerInto(ctx, log)
 
 	if predicates.SetPausedCondition(dm, s.cluster) {
+		s.paused = true
 		return ctrl.Result{}, nil
 	}
 	if !dm.DeletionTimestamp.IsZero() {

@@ -11,6 +11,9 @@ import (
 // DockerMachine is never re-written. A reconcile that did not reach a step (paused, deleting,
 // waiting earlier) keeps that step's last condition, or reports it as waiting when it has none.
 func setStatus(s *scope) {
+	if s.paused {
+		return
+	}
 	dm := s.dockerMachine
 	conditions.Set(dm, deletingCondition(s))
 	if s.reconciled {

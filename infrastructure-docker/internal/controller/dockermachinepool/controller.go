@@ -124,6 +124,9 @@ type scope struct {
 	// reconciled is set once the normal path ran, so that status reflects what it found; a
 	// paused reconcile keeps the last conditions.
 	reconciled bool
+	// paused is set when the Cluster or the object is paused: only the Paused condition
+	// changes then (the contract: no other change while paused).
+	paused bool
 	// listed is set once the pool's containers were listed: instances is then what exists.
 	listed    bool
 	instances []*instance
@@ -182,6 +185,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	ctx = ctrl.LoggerInto(ctx, log)
 
 	if predicates.SetPausedCondition(pool, s.cluster) {
+		s.paused = true
 		return ctrl.Result{}, nil
 	}
 	if !pool.DeletionTimestamp.IsZero() {

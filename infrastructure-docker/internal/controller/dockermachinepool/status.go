@@ -18,6 +18,9 @@ import (
 // conditions, so that a steady pool is never re-written. A reconcile that did not look (paused,
 // or deleting: only Deleting and Ready change then) keeps what the last one recorded.
 func setStatus(s *scope) {
+	if s.paused {
+		return
+	}
 	pool := s.pool
 	conditions.Set(pool, deletingCondition(s))
 	if s.listed {
