@@ -112,6 +112,15 @@ managers: ## Build the three manager binaries, capstanctl and the quickstart dri
 	go build -ldflags "-X $(CTL_VERSION_PKG).Version=$(VERSION) -X $(CTL_VERSION_PKG).GitCommit=$(GIT_COMMIT)" -o bin/capstanctl ./core/cmd/capstanctl
 	go build -o bin/quickstart ./test/cmd/quickstart
 
+##@ Tilt
+
+TILT_VERSION := v0.33.21
+TILT         := $(CAPSTAN_CACHE)/tilt/$(TILT_VERSION)/tilt
+
+.PHONY: tilt
+tilt: ## Build Tilt v0.33.21 from the module proxy into $CAPSTAN_CACHE/tilt (cached) for the root Tiltfile (README, "Tilt").
+	TILT_VERSION=$(TILT_VERSION) bash hack/tilt/build.sh
+
 ##@ Docker
 
 .PHONY: docker-up

@@ -4,6 +4,8 @@
 //	mgmt up      start it (idempotent), install CRDs, write <dir>/kubeconfig
 //	mgmt down    stop it; the data stays, so `up` again keeps every object
 //	mgmt status  print which components run
+//	mgmt serve   up, then stay in the foreground until SIGTERM/Ctrl-C, then down (Tilt's serve_cmd)
+//	mgmt ready   exit 0 when the kube-apiserver answers /readyz (a readiness probe)
 //
 // Any other cluster can serve as management cluster through KUBECONFIG instead.
 package main
@@ -18,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -32,7 +35,7 @@ func main() {
 	namespaces := fs.String("namespaces", "capstan-system,capstan-kubeadm-bootstrap-system,capstan-docker-system",
 		"Comma-separated namespaces to create (the providers' leader-election namespaces).")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: mgmt [flags] up|down|status\n")
+		fmt.Fprintf(fs.Output(), "usage: mgmt [flags] up|down|status|serve|ready\n")
 		fs.PrintDefaults()
 	}
 	_ = fs.Parse(os.Args[1:])
@@ -52,6 +55,12 @@ func main() {
 		err = p.Up(ctx)
 	case "down":
 		err = p.Down()
+	case "serve":
+		err = p.Serve(ctx, 2*time.Second)
+	case "ready":
+		readyCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err = p.Ready(readyCtx)
+		cancel()
 	case "status":
 		running := p.Running()
 		names := make([]string, 0, len(running))
@@ -66,7 +75,7 @@ func main() {
 			fmt.Println("management plane not running (start it with 'make mgmt-up')")
 		}
 	default:
-		err = fmt.Errorf("unknown command %q: use up, down or status", fs.Arg(0))
+		err = fmt.Errorf("unknown command %q: use up, down, status, serve or ready", fs.Arg(0))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mgmt:", err)

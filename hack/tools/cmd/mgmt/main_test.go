@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -61,13 +64,68 @@ func TestMgmtCommand_UpDownUpKeepsTheCluster(t *testing.T) {
 	run("down")
 }
 
+// TestMgmtCommand_ServeRunsInTheForegroundAndStopsOnSIGTERM drives `mgmt serve` the
+// way Tilt's serve_cmd does: it stays up, `mgmt ready` probes it, and SIGTERM stops
+// every component it started.
+func TestMgmtCommand_ServeRunsInTheForegroundAndStopsOnSIGTERM(t *testing.T) {
+	if _, err := k8sbin.Require("etcd", "kube-apiserver"); err != nil {
+		t.Fatalf("the management plane needs real binaries: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "mgmt")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	dir := filepath.Join(t.TempDir(), "mgmt")
+	t.Cleanup(func() { _ = exec.Command(bin, "--dir", dir, "down").Run() })
+	probe := func(verb string) (string, error) {
+		cmd := exec.Command(bin, "--dir", dir, verb)
+		cmd.Dir = "../../../.."
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	_, err = probe("ready")
+	require.Error(t, err, "ready before the plane was started")
+
+	var log bytes.Buffer
+	serve := exec.Command(bin, "--dir", dir, "serve")
+	serve.Dir = "../../../.."
+	serve.Stdout, serve.Stderr = &log, &log
+	require.NoError(t, serve.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- serve.Wait() }()
+	t.Cleanup(func() { _ = serve.Process.Kill() })
+
+	require.Eventually(t, func() bool { _, err := probe("ready"); return err == nil }, 3*time.Minute, time.Second,
+		"mgmt ready never succeeded")
+	select {
+	case err := <-exited:
+		t.Fatalf("serve returned while it should stay in the foreground: %v\n%s", err, log.String())
+	default:
+	}
+	status, err := probe("status")
+	require.NoError(t, err)
+	require.Contains(t, status, "kube-apiserver running")
+
+	require.NoError(t, serve.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-exited:
+		require.NoError(t, err, "serve after SIGTERM: %s", log.String())
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("serve did not exit after SIGTERM:\n%s", log.String())
+	}
+	status, err = probe("status")
+	require.NoError(t, err)
+	require.Contains(t, status, "not running")
+	_, err = probe("ready")
+	require.Error(t, err)
+}
+
 func TestMgmtCommand_UnknownVerbFails(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "mgmt")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	out, err = exec.Command(bin, "--dir", t.TempDir(), "sideways").CombinedOutput()
 	require.Error(t, err)
-	require.Contains(t, string(out), `unknown command "sideways": use up, down or status`)
+	require.Contains(t, string(out), `unknown command "sideways": use up, down, status, serve or ready`)
 }
 
 func kubeClient(t *testing.T, kubeconfig string) client.Client {

@@ -51,18 +51,90 @@ func ValidateTiltProvider(root string, p TiltProvider) error {
 	if goMain == "" {
 		goMain = "main.go" // the Tiltfile's default
 	}
-	for _, rel := range append([]string{".", goMain}, c.LiveReloadDeps...) {
+	// Upstream's Tiltfile also runs `kustomize build <context>/config/default`.
+	for _, rel := range append([]string{".", goMain, "config/default/kustomization.yaml"}, c.LiveReloadDeps...) {
 		if _, err := os.Stat(filepath.Join(ctxDir, rel)); err != nil {
 			errs = append(errs, fmt.Errorf("%s: path %s (relative to context %s) does not exist", p.Name, rel, c.Context))
 		}
 	}
-	img, err := managerImage(filepath.Join(ctxDir, "config", "manager", "manager.yaml"))
+	img, err := KustomizedManagerImage(ctxDir)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", p.Name, err))
-	} else if repo := strings.SplitN(img, ":", 2)[0]; repo != c.Image {
+	} else if name, _ := splitImage(img); name != c.Image {
 		errs = append(errs, fmt.Errorf("%s: config.image %s differs from the kustomize manager image %s", p.Name, c.Image, img))
 	}
 	return errors.Join(errs...)
+}
+
+// KustomizedManagerImage returns the manager container's image as `kustomize build
+// <providerDir>/config/default` would write it: the image in config/manager/manager.yaml,
+// then the `images:` transformer of config/manager/kustomization.yaml, then that of
+// config/default/kustomization.yaml (the inner base first, as kustomize applies them).
+func KustomizedManagerImage(providerDir string) (string, error) {
+	img, err := managerImage(filepath.Join(providerDir, "config", "manager", "manager.yaml"))
+	if err != nil {
+		return "", err
+	}
+	for _, k := range []string{"manager", "default"} {
+		path := filepath.Join(providerDir, "config", k, "kustomization.yaml")
+		data, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return "", err
+		}
+		var kz struct {
+			Images []kustomizeImage `json:"images"`
+		}
+		if err := yaml.Unmarshal(data, &kz); err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+		img = applyImages(img, kz.Images)
+	}
+	return img, nil
+}
+
+// kustomizeImage is one entry of a kustomization's images: list.
+type kustomizeImage struct {
+	Name    string `json:"name"`
+	NewName string `json:"newName"`
+	NewTag  string `json:"newTag"`
+	Digest  string `json:"digest"`
+}
+
+// applyImages is kustomize's images transformer for one image reference: the first
+// entry whose name equals the reference's name (without tag or digest) replaces the
+// name with newName and the tag with newTag, or with @digest.
+func applyImages(ref string, images []kustomizeImage) string {
+	name, tag := splitImage(ref)
+	for _, im := range images {
+		if im.Name != name {
+			continue
+		}
+		if im.NewName != "" {
+			name = im.NewName
+		}
+		switch {
+		case im.Digest != "":
+			tag = "@" + im.Digest
+		case im.NewTag != "":
+			tag = ":" + im.NewTag
+		}
+		break
+	}
+	return name + tag
+}
+
+// splitImage splits "registry:5000/a/b:tag" or "a/b@sha256:..." into the name and the
+// ":tag" / "@digest" suffix (empty when there is none).
+func splitImage(ref string) (name, suffix string) {
+	if i := strings.Index(ref, "@"); i >= 0 {
+		return ref[:i], ref[i:]
+	}
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		return ref[:i], ref[i:]
+	}
+	return ref, ""
 }
 
 // managerImage returns the image of the container named "manager" in a Deployment.

@@ -1,0 +1,9 @@
+// Package tiltloop tests the repository's root Tiltfile with a real Tilt (built by
+// `make tilt` into $CAPSTAN_CACHE/tilt): `tilt ci` brings the local management plane and
+// the three managers up healthy, and a change under one provider rebuilds and restarts
+// that manager only. Each test runs Tilt on a copy of the repository in a temporary
+// directory, so edits made meanwhile in the working tree do not trigger builds, and the
+// copy's .capstan/tilt holds the plane and binaries. It stops every process it started
+// (Tilt, the plane, the managers) by PID, finding the managers by their executable under
+// the copy; it never touches the working tree's .capstan or bin/.
+package tiltloop
