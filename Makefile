@@ -112,6 +112,13 @@ managers: ## Build the three manager binaries, capstanctl and the quickstart dri
 	go build -ldflags "-X $(CTL_VERSION_PKG).Version=$(VERSION) -X $(CTL_VERSION_PKG).GitCommit=$(GIT_COMMIT)" -o bin/capstanctl ./core/cmd/capstanctl
 	go build -o bin/quickstart ./test/cmd/quickstart
 
+##@ Docs
+
+.PHONY: docs-diagrams
+docs-diagrams: ## Render docs/diagrams/*.dot to docs/*.svg with Graphviz (installed from Debian when missing).
+	@command -v dot >/dev/null || apt-get install -y -qq graphviz
+	@for f in docs/diagrams/*.dot; do dot -Tsvg "$$f" -o "docs/$$(basename "$${f%.dot}").svg"; done
+
 ##@ Tilt
 
 TILT_VERSION := v0.33.21
