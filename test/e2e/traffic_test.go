@@ -93,11 +93,16 @@ func (s *suite) workloadTraffic() {
 			otherIP = podIPByNode[node]
 		}
 	}
-	script := `set -euo pipefail
-get() { exec 3<>"/dev/tcp/$1/2379"; printf 'GET /health HTTP/1.0\r\nHost: web\r\n\r\n' >&3; timeout 5 cat <&3 | tee /dev/stderr | grep -q '"health":"true"'; exec 3<&-; }
-getent hosts web.default.svc.cluster.local
-for i in 1 2 3 4 5 6; do get web; done
-get "$OTHER_POD_IP"
+	// A Service name resolves once CoreDNS has seen the Service, and routes once kube-proxy has
+	// programmed it: both are eventually consistent, so the script waits for the name (with a
+	// deadline, saying so) before it requires every request to succeed.
+	script := `set -uo pipefail
+get() { exec 3<>"/dev/tcp/$1/2379" || return 1; printf 'GET /health HTTP/1.0\r\nHost: web\r\n\r\n' >&3; timeout 5 cat <&3 | tee /dev/stderr | grep -q '"health":"true"'; local rc=$?; exec 3<&-; return $rc; }
+for i in $(seq 1 30); do getent hosts web.default.svc.cluster.local && break; echo "web.default.svc.cluster.local does not resolve yet ($i)"; sleep 2; done
+getent hosts web.default.svc.cluster.local || { echo "web.default.svc.cluster.local never resolved"; exit 1; }
+for i in $(seq 1 15); do get web && break; echo "Service web does not answer yet ($i)"; sleep 2; done
+for i in 1 2 3 4 5 6; do get web || { echo "request $i through Service web failed"; exit 1; }; done
+get "$OTHER_POD_IP" || { echo "the replica on the other node ($OTHER_POD_IP) did not answer"; exit 1; }
 echo ALL-OK`
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "client"},
