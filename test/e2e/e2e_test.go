@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -116,11 +117,9 @@ func (s *suite) waitForWorkers(n, cp int, timeout time.Duration) {
 			return false, "", err
 		}
 		ready := 0
-		for _, n := range nodes.Items {
-			for _, c := range n.Status.Conditions {
-				if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
-					ready++
-				}
+		for i := range nodes.Items {
+			if framework.NodeIsReady(&nodes.Items[i]) {
+				ready++
 			}
 		}
 		seen := fmt.Sprintf("%d Machines (%d with a Node), %d worker containers, %d Nodes (%d Ready)", len(ms), withNode, len(cs), len(nodes.Items), ready)
@@ -175,7 +174,7 @@ func (s *suite) rollingUpgrade() {
 		names := []string{}
 		for _, m := range ms {
 			names = append(names, m.Name)
-			if m.DeletionTimestamp.IsZero() && isTrue(m.Status.Conditions, clusterv1.AvailableCondition) {
+			if m.DeletionTimestamp.IsZero() && meta.IsStatusConditionTrue(m.Status.Conditions, clusterv1.AvailableCondition) {
 				available++
 			}
 			if m.Spec.InfrastructureRef.Name != before[0].Spec.InfrastructureRef.Name && m.Status.NodeRef.Name != "" {
@@ -188,15 +187,6 @@ func (s *suite) rollingUpgrade() {
 		return len(ms) == 1 && replaced == 1 && available == 1, fmt.Sprintf("Machines %v, %d available, %d of the new template", names, available, replaced), nil
 	})
 	s.waitForWorkers(1, 1, 5*time.Minute)
-}
-
-func isTrue(conds []metav1.Condition, t string) bool {
-	for _, c := range conds {
-		if c.Type == t {
-			return c.Status == metav1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // machineHealthCheck kills and removes a worker's container through the Engine API: its Node

@@ -103,7 +103,7 @@ func (s *suite) waitForPoolNodes(key client.ObjectKey, n int, timeout time.Durat
 		}
 		ready := 0
 		for _, node := range nodes.Items {
-			if ids[node.Spec.ProviderID] && isNodeReady(&node) {
+			if ids[node.Spec.ProviderID] && framework.NodeIsReady(&node) {
 				ready++
 			}
 		}
@@ -114,13 +114,4 @@ func (s *suite) waitForPoolNodes(key client.ObjectKey, n int, timeout time.Durat
 		return len(ids) == n && ready == n && int(readyReplicas) == n,
 			fmt.Sprintf("%d providerIDs, %d Ready Nodes among them, readyReplicas %d, phase %s", len(ids), ready, readyReplicas, mp.Status.Phase), nil
 	})
-}
-
-func isNodeReady(n *corev1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }

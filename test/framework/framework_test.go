@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -37,4 +38,21 @@ func TestDescribe_SaysWhatIsWaitedFor(t *testing.T) {
 	require.Equal(t, "Provisioning, not Ready (WaitingForBootstrapData): no data secret yet",
 		describe("Provisioning", []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "WaitingForBootstrapData", Message: "no data secret yet\nmore"}}, "Ready"))
 	require.Equal(t, "Pending, Ready unknown", describe("Pending", nil, "Ready"))
+}
+
+func TestNodeReadiness_FromTheReadyCondition(t *testing.T) {
+	node := func(conds ...corev1.NodeCondition) *corev1.Node {
+		return &corev1.Node{Status: corev1.NodeStatus{Conditions: conds}}
+	}
+	none := node(corev1.NodeCondition{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse})
+	notReady := node(corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "KubeletNotReady"})
+	ready := node(corev1.NodeCondition{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse},
+		corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue})
+
+	require.False(t, NodeIsReady(none))
+	require.Equal(t, "NotReady (no Ready condition yet)", nodeReadiness(none))
+	require.False(t, NodeIsReady(notReady))
+	require.Equal(t, "NotReady (KubeletNotReady)", nodeReadiness(notReady))
+	require.True(t, NodeIsReady(ready))
+	require.Equal(t, "Ready", nodeReadiness(ready))
 }

@@ -116,16 +116,31 @@ func describe(phase string, conditions []metav1.Condition, conditionType string)
 	return strings.Join(parts, ", ")
 }
 
-func nodeReadiness(n *corev1.Node) string {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			if c.Status == corev1.ConditionTrue {
-				return "Ready"
-			}
-			return fmt.Sprintf("NotReady (%s)", c.Reason)
+// nodeReadyCondition is the Node's Ready condition, nil while the kubelet has posted none.
+func nodeReadyCondition(n *corev1.Node) *corev1.NodeCondition {
+	for i := range n.Status.Conditions {
+		if n.Status.Conditions[i].Type == corev1.NodeReady {
+			return &n.Status.Conditions[i]
 		}
 	}
-	return "NotReady (no Ready condition yet)"
+	return nil
+}
+
+// NodeIsReady is true when the Node's Ready condition is True.
+func NodeIsReady(n *corev1.Node) bool {
+	c := nodeReadyCondition(n)
+	return c != nil && c.Status == corev1.ConditionTrue
+}
+
+func nodeReadiness(n *corev1.Node) string {
+	switch c := nodeReadyCondition(n); {
+	case c == nil:
+		return "NotReady (no Ready condition yet)"
+	case c.Status == corev1.ConditionTrue:
+		return "Ready"
+	default:
+		return fmt.Sprintf("NotReady (%s)", c.Reason)
+	}
 }
 
 // Event prints a one-off line (something done rather than a state that changed).

@@ -133,7 +133,7 @@ func allNodesReady(ctx context.Context, mgmt client.Reader, key client.ObjectKey
 		return false, nil
 	}
 	for i := range nodes.Items {
-		if nodeReadiness(&nodes.Items[i]) != "Ready" {
+		if !NodeIsReady(&nodes.Items[i]) {
 			return false, nil
 		}
 	}
