@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,24 +36,6 @@ var env *envtest.Environment
 
 func TestMain(m *testing.M) { os.Exit(coretest.Run(m, &env)) }
 
-// syncBuffer is a bytes.Buffer safe to read while a command writes to it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 type result struct {
 	stdout, stderr string
 	code           int
@@ -64,10 +45,8 @@ type result struct {
 // that should not need a cluster cannot reach one by accident.
 func run(t *testing.T, args ...string) result {
 	t.Helper()
-	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "absent"))
-	var stdout, stderr syncBuffer
-	code := Execute(context.Background(), args, &stdout, &stderr)
-	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+	stdout, stderr, code := ctltest.Run(t, Execute, args...)
+	return result{stdout: stdout, stderr: stderr, code: code}
 }
 
 // kubeconfigFile writes the envtest API server's kubeconfig for --kubeconfig.
@@ -505,7 +484,7 @@ func TestDeleteCluster_WaitPrintsProgressWhenMachinesOrTheDeletingMessageChange(
 	c := heldCluster(t, ns, "slow")
 	m := ctltest.Machine(t, env, c, "slow-md-0-a", nil)
 
-	var stdout, stderr syncBuffer
+	var stdout, stderr ctltest.SyncBuffer
 	done := make(chan int, 1)
 	kc := kubeconfigFile(t)
 	go func() {

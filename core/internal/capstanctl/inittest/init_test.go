@@ -1,7 +1,6 @@
 package inittest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -27,29 +26,12 @@ import (
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/core/internal/capstanctl/cmd"
 	"capstan.dev/core/internal/capstanctl/components"
+	"capstan.dev/core/internal/capstanctl/ctltest"
 )
 
 var env *envtest.Environment
 
 func TestMain(m *testing.M) { os.Exit(envtest.Run(m, envtest.Options{}, &env)) }
-
-// syncBuffer is a bytes.Buffer safe to read while a command writes to it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 type result struct {
 	stdout, stderr string
@@ -60,10 +42,8 @@ type result struct {
 // reaches a cluster.
 func run(t *testing.T, args ...string) result {
 	t.Helper()
-	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "absent"))
-	var stdout, stderr syncBuffer
-	code := cmd.Execute(context.Background(), args, &stdout, &stderr)
-	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+	stdout, stderr, code := ctltest.Run(t, cmd.Execute, args...)
+	return result{stdout: stdout, stderr: stderr, code: code}
 }
 
 func kubeconfigFile(t *testing.T) string {
@@ -226,7 +206,7 @@ func TestInit_WaitPrintsEachChangeAndReturnsOnceTheManagerIsAvailable(t *testing
 	require.Equal(t, 0, r.code, r.stderr)
 
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "absent"))
-	var stdout, stderr syncBuffer
+	var stdout, stderr ctltest.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- cmd.Execute(context.Background(), []string{"init", "--kubeconfig", kc, "--providers", "core", "--image-tag", "wait1",
@@ -246,7 +226,7 @@ func TestInit_WaitPrintsEachChangeAndReturnsOnceTheManagerIsAvailable(t *testing
 	require.True(t, strings.HasSuffix(stdout.String(), "Managers available\n"), stdout.String())
 }
 
-func waitForOutput(t *testing.T, out *syncBuffer, want string) {
+func waitForOutput(t *testing.T, out *ctltest.SyncBuffer, want string) {
 	t.Helper()
 	envtest.WaitFor(t, 30*time.Second, "output "+want, func() (bool, error) {
 		return strings.Contains(out.String(), want), nil
