@@ -11,7 +11,7 @@ MODULES            := contracts core bootstrap-kubeadm infrastructure-docker hac
 PROVIDERS          := core bootstrap-kubeadm infrastructure-docker
 PKGS               := $(addsuffix /...,$(addprefix ./,$(MODULES)))
 CONTROLLER_GEN     := go tool controller-gen
-GOTEST_FLAGS       ?= -v -race -timeout 30m
+GOTEST_FLAGS       ?= -v -race -count=1 -timeout 30m
 MGMT               := bin/mgmt
 VERSION            ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GIT_COMMIT         ?= $(shell git rev-parse HEAD 2>/dev/null)
@@ -29,9 +29,16 @@ help: ## Show the targets.
 
 ##@ Main job
 
+# The three managers as local processes of their own binaries, each running as its provider's
+# ServiceAccount on the RBAC `capstanctl init` installs (with the CRDs); logs in .capstan/logs.
+# Extra flags: make run MANAGER_ARGS='--manager-args core=--v=4'.
+MANAGERS_DIR := .capstan/managers
+DEV_MANAGERS = bin/capstanctl init --dev --kubeconfig .capstan/mgmt/kubeconfig --bin-dir bin \
+  --state-dir $(MANAGERS_DIR) --log-dir .capstan/logs
+
 .PHONY: run
 run: docker-up k8s-binaries node-image lb-image mgmt-up managers ## Management plane, the three managers and the quickstart cluster (examples/quickstart.yaml) with every node Ready.
-	bash hack/managers.sh up
+	$(DEV_MANAGERS) $(MANAGER_ARGS)
 	bin/quickstart --kubeconfig .capstan/mgmt/kubeconfig --manifest examples/quickstart.yaml \
 	  --cni infrastructure-docker/images/flannel/kube-flannel.yaml --workload-kubeconfig .capstan/quickstart.kubeconfig
 	@echo; bin/capstanctl describe cluster quickstart --kubeconfig .capstan/mgmt/kubeconfig
@@ -41,7 +48,7 @@ run: docker-up k8s-binaries node-image lb-image mgmt-up managers ## Management p
 
 .PHONY: stop
 stop: ## Stop the managers and the local management plane (data and workload containers are kept).
-	bash hack/managers.sh down
+	@if [ -x bin/capstanctl ]; then bin/capstanctl init --dev --stop --state-dir $(MANAGERS_DIR); fi
 	$(MAKE) mgmt-down
 
 .PHONY: clean
@@ -99,8 +106,8 @@ test: k8s-binaries docker-up ## Run every module's tests (unit + envtest against
 	go test $(GOTEST_FLAGS) $(PKGS)
 
 .PHONY: e2e
-e2e: docker-up k8s-binaries node-image lb-image mgmt-up managers ## Real workload clusters in Docker through the three managers (test/e2e).
-	BOOTSTRAP_KUBEADM_ARGS=--bootstrap-token-ttl=1m bash hack/managers.sh up
+e2e: docker-up k8s-binaries node-image lb-image images mgmt-up managers ## Real workload clusters in Docker through the three managers (test/e2e).
+	$(DEV_MANAGERS) --manager-args kubeadm=--bootstrap-token-ttl=1m $(MANAGER_ARGS)
 	go test -tags e2e -v -count=1 -timeout 60m ./test/e2e/
 
 .PHONY: managers

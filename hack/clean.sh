@@ -9,14 +9,15 @@ cd "$(dirname "$0")/.."
 mgmt_dir=.capstan/mgmt
 kubectl=${CAPSTAN_CACHE:-$HOME/.cache/capstan}/k8s/${KUBERNETES_VERSION:-v1.37.2}/bin/kubectl
 export KUBECONFIG=$PWD/$mgmt_dir/kubeconfig
+stop_managers() { bin/capstanctl init --dev --stop --state-dir .capstan/managers; }
 
 if [ ! -d "$mgmt_dir" ]; then
   echo "clean: no management plane data in $mgmt_dir"
-  bash hack/managers.sh down
+  stop_managers
   exit 0
 fi
 bin/mgmt --dir "$mgmt_dir" up >/dev/null
-bash hack/managers.sh up >/dev/null
+bin/capstanctl init --dev --kubeconfig "$KUBECONFIG" --bin-dir bin --state-dir .capstan/managers --log-dir .capstan/logs >/dev/null
 clusters=$("$kubectl" get clusters.cluster.x-k8s.io -A -o jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.name}{"\n"}{end}')
 for c in $clusters; do
   echo "clean: deleting Cluster $c"
@@ -25,7 +26,7 @@ for c in $clusters; do
     exit 1
   }
 done
-bash hack/managers.sh down
+stop_managers
 bin/mgmt --dir "$mgmt_dir" down
 # The provider creates the plane's networks on first use and leaves them for the next
 # cluster; with no cluster left they go too (removal fails, harmlessly, if one is in use).

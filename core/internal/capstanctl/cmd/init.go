@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -23,6 +22,11 @@ type initOptions struct {
 	dev       bool
 	binDir    string
 	stateDir  string
+	logDir    string
+	args      []string
+	tokenTTL  time.Duration
+	stop      bool
+	hostNet   bool
 	interval  time.Duration
 }
 
@@ -42,14 +46,23 @@ registry is used, so the management cluster's nodes must already have them. With
 waits until every manager is available and, on timeout, says why (conditions, pods' waiting
 reasons).
 
+With --host-network the manager pods share their node's network (each provider on its own
+ports): needed when the management cluster is itself a Capstan docker cluster, whose
+workload endpoints (127.0.0.1:<port>) reach the load balancers only from a node's own
+network namespace.
+
 With --dev, init installs the namespaces, CRDs and RBAC only and runs the manager binaries
 ('make managers' builds them into bin/) as local background processes against the cluster,
-each on its own loopback ports, with PID files and logs in --state-dir, and waits until each
-answers /readyz. Running it again keeps managers that run the same binary; rebuilt ones are
-restarted. Stop them with: kill $(cat <state-dir>/*.pid).`,
+each on its own loopback ports, with PID files in --state-dir and logs in --log-dir, and
+waits until each answers /readyz. Each runs as its provider's ServiceAccount, with a token
+init requests (valid for --token-ttl, renewed by a later init once half of it has passed),
+so it has exactly the permissions its Deployment would have. Running it again keeps
+managers that run the same binary with the same flags and token; others are restarted.
+--stop stops the managers a previous --dev run started (by their recorded PIDs).`,
 		Example: `  capstanctl init --kubeconfig mgmt.kubeconfig --wait
   capstanctl init --providers core,kubeadm --image-tag v0.1.0
-  capstanctl init --kubeconfig .capstan/mgmt/kubeconfig --dev`,
+  capstanctl init --kubeconfig .capstan/mgmt/kubeconfig --dev --manager-args kubeadm=--bootstrap-token-ttl=1m
+  capstanctl init --dev --stop`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runInit(c, g, o) },
 	}
@@ -61,7 +74,12 @@ restarted. Stop them with: kill $(cat <state-dir>/*.pid).`,
 	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --wait (or --dev's readiness wait) waits")
 	f.BoolVar(&o.dev, "dev", false, "run the manager binaries as local processes instead of Deployments")
 	f.StringVar(&o.binDir, "bin-dir", "bin", "with --dev: directory holding the manager binaries core, bootstrap-kubeadm, infrastructure-docker")
-	f.StringVar(&o.stateDir, "state-dir", filepath.Join(".capstan", "dev"), "with --dev: directory for the managers' PID files, state and logs")
+	f.StringVar(&o.stateDir, "state-dir", filepath.Join(".capstan", "dev"), "with --dev: directory for the managers' PID files, state and credentials")
+	f.StringVar(&o.logDir, "log-dir", "", "with --dev: directory for the managers' logs, <provider module>.log (default: --state-dir)")
+	f.StringArrayVar(&o.args, "manager-args", nil, "with --dev: extra flags of one manager, as PROVIDER=FLAGS (e.g. kubeadm=--bootstrap-token-ttl=1m); repeatable")
+	f.DurationVar(&o.tokenTTL, "token-ttl", 7*24*time.Hour, "with --dev: lifetime of the ServiceAccount tokens the managers run with")
+	f.BoolVar(&o.stop, "stop", false, "with --dev: stop the managers recorded in --state-dir and install nothing")
+	f.BoolVar(&o.hostNet, "host-network", false, "run the manager pods in their nodes' network namespace (management cluster that is a Capstan docker cluster)")
 	f.DurationVar(&o.interval, "poll-interval", time.Second, "how often waits re-read the cluster")
 	_ = f.MarkHidden("poll-interval")
 	return c
@@ -72,13 +90,11 @@ func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
 	if err != nil {
 		return fmt.Errorf("--providers: %w", err)
 	}
-	switch {
-	case o.timeout <= 0:
-		return fmt.Errorf("--timeout must be positive, got %s", o.timeout)
-	case o.dev && c.Flags().Changed("image-tag"):
-		return fmt.Errorf("--image-tag chooses the Deployments' images, and --dev runs local binaries instead of Deployments: drop one of them")
-	case !o.dev && (c.Flags().Changed("bin-dir") || c.Flags().Changed("state-dir")):
-		return fmt.Errorf("--bin-dir and --state-dir are for --dev: add --dev to run the managers as local processes")
+	if err := o.validate(c); err != nil {
+		return err
+	}
+	if o.stop {
+		return stopDevManagers(c, o, ps)
 	}
 	objs, err := components.Load(ps)
 	if err != nil {
@@ -86,16 +102,22 @@ func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
 	}
 	var managers []localmanagers.Manager
 	if o.dev {
-		for _, p := range ps {
-			managers = append(managers, localmanagers.Manager{Name: p.Module, Binary: filepath.Join(o.binDir, p.Module),
-				Args: []string{"--leader-elect", "--leader-election-namespace=" + p.Namespace}})
+		if managers, err = o.devManagers(ps); err != nil {
+			return err
 		}
 		// Before touching the cluster: a missing binary is the likeliest mistake.
 		if err := localmanagers.CheckBinaries(managers); err != nil {
 			return err
 		}
-	} else if err := components.SetImageTag(objs, o.imageTag); err != nil {
-		return fmt.Errorf("--image-tag: %w", err)
+	} else {
+		if err := components.SetImageTag(objs, o.imageTag); err != nil {
+			return fmt.Errorf("--image-tag: %w", err)
+		}
+		if o.hostNet {
+			if err := components.SetHostNetwork(objs); err != nil {
+				return err
+			}
+		}
 	}
 
 	cfg, err := g.cluster.RESTConfig()
@@ -124,24 +146,7 @@ func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
 	}
 
 	if o.dev {
-		kubeconfig, err := g.cluster.MinifiedKubeconfig()
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(o.stateDir, 0o755); err != nil {
-			return fmt.Errorf("creating --state-dir: %w", err)
-		}
-		kcPath := filepath.Join(o.stateDir, "kubeconfig")
-		if err := os.WriteFile(kcPath, kubeconfig, 0o600); err != nil {
-			return fmt.Errorf("writing the managers' kubeconfig: %w", err)
-		}
-		r := &localmanagers.Runner{StateDir: o.stateDir, Kubeconfig: kcPath, Out: out}
-		if _, err := r.Up(c.Context(), managers, o.timeout); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "Managers running; logs in %s; stop them with: kill $(cat %s)\n",
-			o.stateDir, filepath.Join(o.stateDir, "*.pid"))
-		return nil
+		return runDevManagers(c, g, o, ps, managers)
 	}
 	if !o.wait {
 		fmt.Fprintln(out, "Managers deployed; follow them with 'kubectl get deployments -A -l cluster.x-k8s.io/provider' or rerun with --wait")
@@ -153,4 +158,38 @@ func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
 	}
 	fmt.Fprintln(out, "Managers available")
 	return nil
+}
+
+// validate rejects flag combinations that cannot mean anything, saying which to drop.
+func (o *initOptions) validate(c *cobra.Command) error {
+	changed := func(names ...string) []string {
+		var set []string
+		for _, n := range names {
+			if c.Flags().Changed(n) {
+				set = append(set, "--"+n)
+			}
+		}
+		return set
+	}
+	switch {
+	case o.timeout <= 0:
+		return fmt.Errorf("--timeout must be positive, got %s", o.timeout)
+	case o.dev && c.Flags().Changed("image-tag"):
+		return fmt.Errorf("--image-tag chooses the Deployments' images, and --dev runs local binaries instead of Deployments: drop one of them")
+	case o.dev && o.hostNet:
+		return fmt.Errorf("--host-network is for the managers' pods, and --dev runs local processes instead: drop one of them")
+	case !o.dev && len(changed("bin-dir", "state-dir", "log-dir", "manager-args", "token-ttl", "stop")) > 0:
+		return fmt.Errorf("%s %s for --dev: add --dev to run the managers as local processes",
+			strings.Join(changed("bin-dir", "state-dir", "log-dir", "manager-args", "token-ttl", "stop"), " and "), areOrIs(changed("bin-dir", "state-dir", "log-dir", "manager-args", "token-ttl", "stop")))
+	case o.tokenTTL < 10*time.Minute:
+		return fmt.Errorf("--token-ttl must be at least 10m (the API server's shortest token), got %s", o.tokenTTL)
+	}
+	return nil
+}
+
+func areOrIs(flags []string) string {
+	if len(flags) == 1 {
+		return "is"
+	}
+	return "are"
 }

@@ -16,17 +16,21 @@ import (
 
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/core/internal/capstanctl/cmd"
 	"capstan.dev/core/internal/capstanctl/components"
 	"capstan.dev/core/internal/capstanctl/ctltest"
+	"capstan.dev/core/internal/capstanctl/devcreds"
 )
 
 var env *envtest.Environment
@@ -281,7 +285,13 @@ func TestInit_FlagErrorsSayWhatToDo(t *testing.T) {
 		{[]string{"--providers", "core,aws"}, `--providers: unknown provider "aws": choose from core,kubeadm,docker`},
 		{[]string{"--image-tag", "a/b"}, `--image-tag: invalid image tag "a/b"`},
 		{[]string{"--dev", "--image-tag", "v1"}, "--image-tag chooses the Deployments' images, and --dev runs local binaries"},
-		{[]string{"--bin-dir", "x"}, "--bin-dir and --state-dir are for --dev"},
+		{[]string{"--bin-dir", "x"}, "--bin-dir is for --dev: add --dev"},
+		{[]string{"--state-dir", "x", "--manager-args", "core=--v=2"}, "--state-dir and --manager-args are for --dev: add --dev"},
+		{[]string{"--dev", "--host-network"}, "--host-network is for the managers' pods, and --dev runs local processes"},
+		{[]string{"--dev", "--token-ttl", "1m"}, "--token-ttl must be at least 10m"},
+		{[]string{"--dev", "--manager-args", "core"}, `--manager-args "core": want PROVIDER=FLAGS`},
+		{[]string{"--dev", "--manager-args", "aws=--v=1"}, `--manager-args "aws=--v=1": unknown provider "aws"`},
+		{[]string{"--dev", "--providers", "core", "--manager-args", "kubeadm=--v=1"}, "--manager-args names provider kubeadm, which --providers does not select"},
 		{[]string{"--wait", "--timeout", "0s"}, "--timeout must be positive"},
 		{[]string{"--dev", "--bin-dir", "/nonexistent/bin"}, "manager binaries not found: /nonexistent/bin/core, " +
 			"/nonexistent/bin/bootstrap-kubeadm, /nonexistent/bin/infrastructure-docker: build them with 'make managers'"},
@@ -344,23 +354,25 @@ func stopByPID(t *testing.T, file string) {
 	})
 }
 
-func TestInitDev_RunsTheManagerBinariesThatTakeTheirLeases(t *testing.T) {
+func TestInitDev_RunsTheManagerBinariesAsTheirServiceAccountsAndTheyTakeTheirLeases(t *testing.T) {
 	ctx := context.Background()
 	bin := buildManagers(t)
 	state := filepath.Join(t.TempDir(), "dev")
+	logs := filepath.Join(t.TempDir(), "logs")
 	t.Cleanup(func() {
 		for _, p := range components.All {
 			stopByPID(t, filepath.Join(state, p.Module+".pid"))
 		}
 		if t.Failed() {
 			for _, p := range components.All {
-				log, _ := os.ReadFile(filepath.Join(state, p.Module+".log"))
+				log, _ := os.ReadFile(filepath.Join(logs, p.Module+".log"))
 				t.Logf("%s log:\n%s", p.Module, log)
 			}
 		}
 	})
 	kc := kubeconfigFile(t)
-	args := []string{"init", "--kubeconfig", kc, "--dev", "--bin-dir", bin, "--state-dir", state, "--timeout", "2m"}
+	args := []string{"init", "--kubeconfig", kc, "--dev", "--bin-dir", bin, "--state-dir", state, "--log-dir", logs,
+		"--manager-args", "kubeadm=--bootstrap-token-ttl=20m", "--timeout", "2m"}
 
 	r := run(t, args...)
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
@@ -373,17 +385,32 @@ func TestInitDev_RunsTheManagerBinariesThatTakeTheirLeases(t *testing.T) {
 		pid, err := os.ReadFile(filepath.Join(state, p.Module+".pid"))
 		require.NoError(t, err)
 		pids[p.Module] = string(pid)
+		// Holding the Lease needs the provider's own leader-election Role: the manager runs
+		// on the installed RBAC, not on the admin credentials init was given.
 		envtest.WaitFor(t, 60*time.Second, p.Module+" to hold Lease "+p.Namespace+"/"+p.LeaseName, func() (bool, error) {
 			h, err := leaseHolder(ctx, p)
 			return h != "", err
 		})
+
+		own := filepath.Join(state, p.Module+".kubeconfig")
+		st, err := os.Stat(own)
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "the manager's kubeconfig holds a credential")
+		sa, err := p.ServiceAccount()
+		require.NoError(t, err)
+		require.Equal(t, "system:serviceaccount:"+p.Namespace+":"+sa, whoAmI(t, own))
+		log, err := os.ReadFile(filepath.Join(logs, p.Module+".log"))
+		require.NoError(t, err)
+		require.Contains(t, string(log), "--kubeconfig="+own)
 	}
-	kubeconfig, err := os.Stat(filepath.Join(state, "kubeconfig"))
+	log, err := os.ReadFile(filepath.Join(logs, "bootstrap-kubeadm.log"))
 	require.NoError(t, err)
-	require.Equal(t, os.FileMode(0o600), kubeconfig.Mode().Perm(), "the managers' kubeconfig holds credentials")
+	require.Contains(t, string(log), "--bootstrap-token-ttl=20m", "--manager-args reach their manager")
+	require.NoFileExists(t, filepath.Join(state, "kubeconfig"), "no file with the caller's own credentials")
 
 	r = run(t, args...)
 	require.Equal(t, 0, r.code, r.stderr)
+	require.NotContains(t, r.stdout, "new token", "a token valid for more than half its lifetime is kept")
 	for _, p := range components.All {
 		require.Contains(t, r.stdout, p.Module+": already running (pid "+strings.TrimSpace(pids[p.Module]))
 		pid, err := os.ReadFile(filepath.Join(state, p.Module+".pid"))
@@ -391,10 +418,69 @@ func TestInitDev_RunsTheManagerBinariesThatTakeTheirLeases(t *testing.T) {
 		require.Equal(t, pids[p.Module], string(pid), "a second run keeps the running manager")
 	}
 
+	r = run(t, "init", "--dev", "--stop", "--state-dir", state)
+	require.Equal(t, 0, r.code, r.stderr)
 	for _, p := range components.All {
-		stopByPID(t, filepath.Join(state, p.Module+".pid"))
+		require.Contains(t, r.stdout, p.Module+": stopped (pid "+strings.TrimSpace(pids[p.Module])+")")
+		require.NoFileExists(t, filepath.Join(state, p.Module+".pid"))
 		h, err := leaseHolder(ctx, p)
 		require.NoError(t, err)
 		require.Empty(t, h, "%s released its Lease on SIGTERM", p.Module)
 	}
+}
+
+// whoAmI asks the API server who the kubeconfig at path authenticates as.
+func whoAmI(t *testing.T, path string) string {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	require.NoError(t, err)
+	cs, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	review, err := cs.AuthenticationV1().SelfSubjectReviews().Create(context.Background(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	return review.Status.UserInfo.Username
+}
+
+// A kubeconfig is reissued when its token has less than half its lifetime left, belongs to
+// another ServiceAccount, or points at another server; otherwise it is kept byte for byte.
+func TestDevCredentials_ReissuedOnlyWhenTheTokenWouldNotDo(t *testing.T) {
+	ctx := context.Background()
+	cs, err := kubernetes.NewForConfig(env.Config)
+	require.NoError(t, err)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "devcreds-"}}
+	require.NoError(t, env.Client.Create(ctx, ns))
+	for _, name := range []string{"one", "two"} {
+		require.NoError(t, env.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: name}}))
+	}
+	one := devcreds.ServiceAccount{Namespace: ns.Name, Name: "one"}
+	path := filepath.Join(t.TempDir(), "one.kubeconfig")
+	issuer := &devcreds.Issuer{Clientset: cs, Base: env.KubeConfig, TTL: time.Hour}
+
+	wrote, err := issuer.Ensure(ctx, one, path)
+	require.NoError(t, err)
+	require.True(t, wrote)
+	require.Equal(t, one.Username(), whoAmI(t, path))
+	first, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	wrote, err = issuer.Ensure(ctx, one, path)
+	require.NoError(t, err)
+	require.False(t, wrote, "a fresh token is kept")
+	same, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, first, same)
+
+	later := &devcreds.Issuer{Clientset: cs, Base: env.KubeConfig, TTL: time.Hour, Now: func() time.Time { return time.Now().Add(31 * time.Minute) }}
+	wrote, err = later.Ensure(ctx, one, path)
+	require.NoError(t, err)
+	require.True(t, wrote, "a token with less than half its lifetime left is reissued")
+
+	two := devcreds.ServiceAccount{Namespace: ns.Name, Name: "two"}
+	wrote, err = issuer.Ensure(ctx, two, path)
+	require.NoError(t, err)
+	require.True(t, wrote, "another ServiceAccount's token is replaced")
+	require.Equal(t, two.Username(), whoAmI(t, path))
+
+	_, err = issuer.Ensure(ctx, devcreds.ServiceAccount{Namespace: ns.Name, Name: "missing"}, filepath.Join(t.TempDir(), "x"))
+	require.ErrorContains(t, err, "requesting a token of ServiceAccount "+ns.Name+"/missing for its manager")
 }

@@ -1,11 +1,12 @@
 // Package localmanagers runs provider manager binaries as local background processes
-// against a management cluster, for `capstanctl init --dev` (what hack/managers.sh does for
-// `make run`, for any cluster). Each manager gets its own loopback ports for metrics and
-// probes; its PID, addresses and log live in a state directory (<dir>/<name>.pid,
-// <name>.json, <name>.log), so a later run finds it: a manager still running the same binary
-// against the same kubeconfig with the same flags is left alone, any other is restarted.
-// Processes are only ever signalled by the PID recorded here, after checking that the PID
-// still runs the recorded binary. The package applies nothing to the cluster.
+// against a management cluster, for `capstanctl init --dev` (which `make run`, `make e2e`
+// and `make stop` use). Each manager gets its own loopback ports for metrics and probes and
+// may have its own kubeconfig; its PID and addresses live in a state directory
+// (<dir>/<name>.pid, <name>.json) and its log in a log directory (<name>.log), so a later run
+// finds it: a manager still running the same binary against the same kubeconfig with the
+// same flags is left alone, any other is restarted. Processes are only ever signalled by the
+// PID recorded here, after checking that the PID still runs the recorded binary. The package
+// applies nothing to the cluster.
 package localmanagers
 
 import (
@@ -35,6 +36,16 @@ type Manager struct {
 	Binary string
 	// Args are flags added to the ones Runner sets (--kubeconfig and the two addresses).
 	Args []string
+	// Kubeconfig is the manager's own kubeconfig (init --dev gives each its ServiceAccount's
+	// token); empty means the Runner's.
+	Kubeconfig string
+}
+
+func (r *Runner) kubeconfigOf(m Manager) string {
+	if m.Kubeconfig != "" {
+		return m.Kubeconfig
+	}
+	return r.Kubeconfig
 }
 
 // Process is a running manager as recorded in the state directory.
@@ -51,9 +62,11 @@ type Process struct {
 
 // Runner starts and stops managers recorded in StateDir.
 type Runner struct {
-	// StateDir holds the PID, state and log files.
+	// StateDir holds the PID and state files.
 	StateDir string
-	// Kubeconfig is the kubeconfig file every manager is given.
+	// LogDir holds the managers' logs (<name>.log); StateDir when empty.
+	LogDir string
+	// Kubeconfig is the kubeconfig file a manager without its own is given.
 	Kubeconfig string
 	// Out receives a line per manager started, kept or stopped; nil discards them.
 	Out io.Writer
@@ -88,15 +101,17 @@ func (r *Runner) Up(ctx context.Context, ms []Manager, timeout time.Duration) ([
 	if err := CheckBinaries(ms); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(r.StateDir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating the state directory: %w", err)
-	}
-	kubeconfig, err := os.ReadFile(r.Kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("reading the managers' kubeconfig: %w", err)
+	for _, dir := range []string{r.StateDir, r.logDir()} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("creating the managers' directory: %w", err)
+		}
 	}
 	procs := make([]Process, 0, len(ms))
 	for _, m := range ms {
+		kubeconfig, err := os.ReadFile(r.kubeconfigOf(m))
+		if err != nil {
+			return procs, fmt.Errorf("reading the kubeconfig of %s: %w", m.Name, err)
+		}
 		sum, err := sumOf(m, kubeconfig)
 		if err != nil {
 			return procs, err
@@ -144,6 +159,16 @@ func sumOf(m Manager, kubeconfig []byte) (string, error) {
 
 func (r *Runner) path(name, ext string) string { return filepath.Join(r.StateDir, name+ext) }
 
+// LogDirOrState is where the managers' logs are written.
+func (r *Runner) LogDirOrState() string { return r.logDir() }
+
+func (r *Runner) logDir() string {
+	if r.LogDir == "" {
+		return r.StateDir
+	}
+	return r.LogDir
+}
+
 // start launches m in its own session (a Ctrl-C in the terminal that ran capstanctl does
 // not reach it), with its output appended to its log, and records it.
 func (r *Runner) start(m Manager, sum string) (Process, error) {
@@ -151,7 +176,7 @@ func (r *Runner) start(m Manager, sum string) (Process, error) {
 	if err != nil {
 		return Process{}, err
 	}
-	kubeconfig, err := filepath.Abs(r.Kubeconfig)
+	kubeconfig, err := filepath.Abs(r.kubeconfigOf(m))
 	if err != nil {
 		return Process{}, err
 	}
@@ -163,7 +188,7 @@ func (r *Runner) start(m Manager, sum string) (Process, error) {
 	if err != nil {
 		return Process{}, err
 	}
-	logPath := r.path(m.Name, ".log")
+	logPath := filepath.Join(r.logDir(), m.Name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return Process{}, fmt.Errorf("opening %s: %w", logPath, err)

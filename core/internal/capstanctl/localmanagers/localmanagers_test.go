@@ -145,3 +145,31 @@ func TestStop_NeverSignalsAPIDThatRunsAnotherProgram(t *testing.T) {
 	require.NoError(t, other.Process.Signal(syscall.Signal(0)), "the other program still runs")
 	require.NoFileExists(t, filepath.Join(r.StateDir, "core.json"))
 }
+
+// A manager with its own kubeconfig is started with it, and a new credential in that file
+// (init --dev re-issued the token) restarts only that manager; logs go to LogDir.
+func TestUp_PerManagerKubeconfigAndLogDir(t *testing.T) {
+	t.Setenv("CAPSTAN_FAKE_MANAGER", "serve")
+	r, out := newRunner(t)
+	r.LogDir = filepath.Join(t.TempDir(), "logs")
+	own := filepath.Join(t.TempDir(), "core.kubeconfig")
+	require.NoError(t, os.WriteFile(own, []byte("token: one\n"), 0o600))
+	ms := []Manager{{Name: "core", Binary: os.Args[0], Kubeconfig: own}, {Name: "bootstrap-kubeadm", Binary: os.Args[0]}}
+	stopAll(t, r, "core", "bootstrap-kubeadm")
+
+	procs, err := r.Up(context.Background(), ms, 30*time.Second)
+	require.NoError(t, err, out.String())
+	coreLog, err := os.ReadFile(filepath.Join(r.LogDir, "core.log"))
+	require.NoError(t, err)
+	require.Contains(t, string(coreLog), "--kubeconfig="+own)
+	bootLog, err := os.ReadFile(filepath.Join(r.LogDir, "bootstrap-kubeadm.log"))
+	require.NoError(t, err)
+	require.Contains(t, string(bootLog), "--kubeconfig="+r.Kubeconfig)
+	require.NoFileExists(t, filepath.Join(r.StateDir, "core.log"), "logs live in LogDir")
+
+	require.NoError(t, os.WriteFile(own, []byte("token: two\n"), 0o600))
+	again, err := r.Up(context.Background(), ms, 30*time.Second)
+	require.NoError(t, err, out.String())
+	require.NotEqual(t, procs[0].PID, again[0].PID, "a new credential restarts the manager")
+	require.Equal(t, procs[1].PID, again[1].PID, "the other manager is kept")
+}
