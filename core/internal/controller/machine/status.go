@@ -114,6 +114,10 @@ func nodeConditions(s *scope) (ready, healthy metav1.Condition) {
 	return conditions.Unknown(r, clusterv1.MachineNodeDoesNotExistReason, msg), conditions.Unknown(h, clusterv1.MachineNodeDoesNotExistReason, msg)
 }
 
+// nodeConditionsFailedReason is NodeReady's reason when the Node reports no Ready condition
+// (the API package does not define it).
+const nodeConditionsFailedReason = "NodeConditionsFailed"
+
 func nodeReadyCondition(n *corev1.Node) metav1.Condition {
 	t := clusterv1.MachineNodeReadyCondition
 	for _, c := range n.Status.Conditions {
@@ -125,7 +129,7 @@ func nodeReadyCondition(n *corev1.Node) metav1.Condition {
 			return metav1.Condition{Type: t, Status: metav1.ConditionStatus(c.Status), Reason: reason, Message: c.Message}
 		}
 	}
-	return conditions.Unknown(t, "NodeConditionsFailed", fmt.Sprintf("Node %s does not report a Ready condition yet", n.Name))
+	return conditions.Unknown(t, nodeConditionsFailedReason, fmt.Sprintf("Node %s does not report a Ready condition yet", n.Name))
 }
 
 // nodeProblems lists why a Node is unhealthy: not Ready, or under pressure.

@@ -1,0 +1,236 @@
+package docscheck
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const repoRoot = "../../../.."
+
+// Every condition reason the providers can set must be explained in
+// docs/troubleshooting.md, as a table row whose first cell is the reason in backquotes;
+// and every such row must name a reason that still exists. Reasons are the values of the
+// string constants named *Reason in the provider modules (Reasons); one value shared by
+// several constants (NotReady, InternalError, ...) needs one row at least, and usually
+// has one per condition it is used for.
+func TestTroubleshootingDoc_ExplainsEveryConditionReason(t *testing.T) {
+	reasons, err := Reasons(repoRoot)
+	require.NoError(t, err)
+	require.NotEmpty(t, reasons, "no *Reason constant found: is repoRoot right?")
+	byValue := map[string][]Reason{}
+	for _, r := range reasons {
+		byValue[r.Value] = append(byValue[r.Value], r)
+	}
+
+	data, err := os.ReadFile(filepath.Join(repoRoot, TroubleshootingDoc))
+	require.NoError(t, err)
+	rows, err := DocumentedReasons(data)
+	require.NoError(t, err)
+	documented := map[string]bool{}
+	for _, row := range rows {
+		documented[row.Value] = true
+	}
+
+	var missing []string
+	for v, rs := range byValue {
+		if documented[v] {
+			continue
+		}
+		var where []string
+		for _, r := range rs {
+			where = append(where, r.Name+" ("+r.Pos+")")
+		}
+		missing = append(missing, fmt.Sprintf("`%s`, declared by %s", v, strings.Join(where, ", ")))
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("%s does not explain these condition reasons: add a row \"| `Reason` | Status | What it means | What to do |\" "+
+			"to the table of each condition that uses it:\n  %s", TroubleshootingDoc, strings.Join(missing, "\n  "))
+	}
+
+	var stale, incomplete []string
+	for _, row := range rows {
+		if _, ok := byValue[row.Value]; !ok {
+			stale = append(stale, fmt.Sprintf("line %d: `%s`", row.Line, row.Value))
+		}
+		if len(row.Cells) < 3 || slicesContainEmpty(row.Cells) {
+			incomplete = append(incomplete, fmt.Sprintf("line %d: `%s`", row.Line, row.Value))
+		}
+	}
+	if len(stale) > 0 {
+		t.Errorf("%s explains reasons that no *Reason constant of the provider modules has any more: remove or rename the rows:\n  %s",
+			TroubleshootingDoc, strings.Join(stale, "\n  "))
+	}
+	if len(incomplete) > 0 {
+		t.Errorf("%s has reason rows without a status, a meaning and what to do (one non-empty cell each):\n  %s",
+			TroubleshootingDoc, strings.Join(incomplete, "\n  "))
+	}
+}
+
+// A reason written as a string literal where a condition is built escapes the check
+// above: it must be a constant (in the API package when other providers or users need
+// it, else in the controller package).
+func TestConditionReasons_AreConstants(t *testing.T) {
+	lits, err := LiteralReasons(repoRoot)
+	require.NoError(t, err)
+	var where []string
+	for _, l := range lits {
+		where = append(where, l.String())
+	}
+	require.Empty(t, where, "condition reasons written as string literals: declare each as a constant named ...Reason, "+
+		"and explain it in %s", TroubleshootingDoc)
+}
+
+func slicesContainEmpty(cells []string) bool {
+	for _, c := range cells {
+		if c == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// writeTree writes files (path relative to root → content) under a new root.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, content := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte(content), 0o644))
+	}
+	return root
+}
+
+// minimalModules are the go.mod files of the four provider modules.
+func minimalModules() map[string]string {
+	return map[string]string{
+		"contracts/go.mod":             "module capstan.dev/contracts\n\ngo 1.26\n",
+		"core/go.mod":                  "module capstan.dev/core\n\ngo 1.26\n",
+		"bootstrap-kubeadm/go.mod":     "module capstan.dev/bootstrap-kubeadm\n\ngo 1.26\n",
+		"infrastructure-docker/go.mod": "module \"capstan.dev/infrastructure-docker\"\n\ngo 1.26\n",
+	}
+}
+
+func TestReasons_ResolvesConstantsAcrossPackagesAndSkipsWhatIsNotShipped(t *testing.T) {
+	files := minimalModules()
+	files["contracts/api/v1/consts.go"] = `package v1
+
+const (
+	ReadyReason    = "Ready"
+	NotReadyReason = "Not" + ReadyReason
+	ReadyCondition = "Ready" // not a reason
+)
+
+type ReasonType string
+
+const TypedReason ReasonType = ("Typed")
+`
+	files["infrastructure-docker/api/v1/consts.go"] = `package v1
+
+import clusterv1 "capstan.dev/contracts/api/v1"
+
+const DockerMachineNotReadyReason = clusterv1.NotReadyReason
+`
+	files["core/internal/controller/x/x.go"] = `package x
+
+import "capstan.dev/contracts/api/v1"
+
+const (
+	localReason = v1.TypedReason
+	otherReason = "Other"
+)
+`
+	files["core/internal/controller/x/x_test.go"] = "package x\n\nconst TestOnlyReason = \"TestOnly\"\n"
+	files["core/internal/controller/x/zz_gen.go"] = "// Code generated by hand. DO NOT EDIT.\n\npackage x\n\nconst GeneratedReason = \"Generated\"\n"
+	files["core/internal/controller/x/testdata/t.go"] = "package testdata\n\nconst DataReason = \"Data\"\n"
+	files["contracts/conformance/example/e.go"] = "package example\n\nconst ExampleReason = \"Example\"\n"
+	files["contracts/nested/go.mod"] = "module capstan.dev/nested\n"
+	files["contracts/nested/n.go"] = "package nested\n\nconst NestedReason = \"Nested\"\n"
+
+	got, err := Reasons(writeTree(t, files))
+	require.NoError(t, err)
+	var pairs []string
+	for _, r := range got {
+		pairs = append(pairs, r.Name+"="+r.Value)
+	}
+	require.ElementsMatch(t, []string{
+		"ReadyReason=Ready", "NotReadyReason=NotReady", "TypedReason=Typed",
+		"DockerMachineNotReadyReason=NotReady", "localReason=Typed", "otherReason=Other",
+	}, pairs)
+	for _, r := range got {
+		if r.Name == "DockerMachineNotReadyReason" {
+			require.Equal(t, "infrastructure-docker/api/v1/consts.go:5", r.Pos)
+		}
+	}
+}
+
+func TestReasons_FailsOnAValueItCannotResolve(t *testing.T) {
+	files := minimalModules()
+	files["core/x/x.go"] = `package x
+
+import corev1 "k8s.io/api/core/v1"
+
+const PodReason = corev1.PodReasonUnschedulable
+`
+	_, err := Reasons(writeTree(t, files))
+	require.ErrorContains(t, err, "PodReason")
+	require.ErrorContains(t, err, "outside the provider modules")
+}
+
+func TestLiteralReasons_FindsLiteralsWhereConditionsAreBuilt(t *testing.T) {
+	files := minimalModules()
+	files["core/x/x.go"] = `package x
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	conds "capstan.dev/contracts/conditions"
+)
+
+const okReason = "OK"
+
+func f(status string) []metav1.Condition {
+	return []metav1.Condition{
+		conds.True("A", okReason, "a literal message is fine"),
+		conds.False("B", "Literal", ""),
+		conds.Unknown("C", "Prefix"+status, ""),
+		{Type: "D", Reason: "Elided"},
+		metav1.Condition{Type: "E", Reason: okReason},
+		metav1.Condition{Type: "F", Reason: "Composite"},
+	}
+}
+`
+	files["core/x/x_test.go"] = "package x\n\nimport \"capstan.dev/contracts/conditions\"\n\nvar _ = conditions.True(\"T\", \"InTest\", \"\")\n"
+	got, err := LiteralReasons(writeTree(t, files))
+	require.NoError(t, err)
+	var values []string
+	for _, l := range got {
+		values = append(values, l.Value)
+	}
+	// The elided {Type: "D", ...} has no type to recognise it by: the limit of a syntactic check.
+	require.Equal(t, []string{"Literal", "Prefix", "Composite"}, values)
+	require.Equal(t, "core/x/x.go:14", got[0].Pos)
+}
+
+func TestDocumentedReasons_ReadsOnlyReasonRows(t *testing.T) {
+	md := "# T\n\nProse naming `Ready` does not count.\n\n" +
+		"| Reason | Status | What it means | What to do |\n" +
+		"|---|---|---|---|\n" +
+		"| `Ready` | True | It is. | Nothing. |\n" +
+		"  |  `NotReady`  | False | It is not. |  |\n" +
+		"| Cluster `InfrastructureReady` | copied | from | elsewhere |\n" +
+		"| `Not A Reason` | x | y | z |\n"
+	rows, err := DocumentedReasons([]byte(md))
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	require.Equal(t, DocumentedReason{Value: "Ready", Line: 7, Cells: []string{"True", "It is.", "Nothing."}}, rows[0])
+	require.Equal(t, "NotReady", rows[1].Value)
+	require.True(t, slicesContainEmpty(rows[1].Cells))
+}
