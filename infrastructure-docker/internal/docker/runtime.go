@@ -272,6 +272,11 @@ func (r *Runtime) Create(ctx context.Context, spec ContainerSpec) (*Container, e
 			DeviceCgroupRules: []string{"a *:* rwm"},
 		}
 		host.CgroupnsMode = container.CgroupnsModePrivate
+		// /run is the engine's tmpfs, as on kind nodes, so systemd finds it mounted and leaves
+		// it: an extra mount below it (the host's /var/run/docker.sock for a self-hosted docker
+		// provider; /var/run links to /run) stays visible instead of being hidden by the tmpfs
+		// systemd would mount at boot. A restart still starts with an empty /run.
+		host.Tmpfs = map[string]string{"/run": "rw,exec,nosuid,nodev,mode=755"}
 		vol := spec.Name + "-var"
 		volLabels := r.planeLabels()
 		volLabels[ContainerLabel] = spec.Name

@@ -25,7 +25,7 @@ const (
 	// bootstrapDir is created, atomically, when the provider starts the bootstrap: it is the lock
 	// that makes the bootstrap run at most once, even across controller restarts. It holds the
 	// start time, the runner script, its process ID, its output and its exit record. It is on the
-	// node's /var volume, not in /run (a tmpfs that systemd mounts at boot and a restart empties),
+	// node's /var volume, not in /run (a tmpfs that a restart empties),
 	// so a container restart in the middle of a bootstrap does not start a second one.
 	bootstrapDir = "/var/lib/capstan/bootstrap"
 	// outputTail is how much of the commands' output a condition message carries.
@@ -193,7 +193,7 @@ func (p *Provisioner) bootstrapData(ctx context.Context, key client.ObjectKey) (
 // bootstrapState is what the node container says about its bootstrap.
 type bootstrapState struct {
 	// booting is set while the container's init (systemd) is not running yet or still
-	// starting: it mounts /run over what was written there, so nothing may be written yet. It
+	// starting: its units set up /run, /etc and the runtime, so nothing may be written yet. It
 	// holds systemd's state, or "entrypoint" while the image's entrypoint is still PID 1.
 	booting string
 	// succeeded: the sentinel exists.

@@ -19,7 +19,7 @@
 // ignored preflight checks a node container needs here, as upstream CAPD does: see
 // amendKubeadmConfig), and the runcmd commands run in the background from a script, so that no
 // worker waits minutes on kubeadm. Nothing is written before systemd in the node finished
-// booting (it mounts a tmpfs over /run). Creating /var/lib/capstan/bootstrap is the lock that
+// booting (its units set up /run and the runtime the commands use). Creating /var/lib/capstan/bootstrap is the lock that
 // makes the bootstrap happen at most once per container; the sentinel
 // /run/cluster-api/bootstrap-success.complete, written by the bootstrap data, ends it. A failing
 // command, or the timeout, ends it for good with the tail of the commands' output.
