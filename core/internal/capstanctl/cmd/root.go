@@ -1,8 +1,8 @@
 // Package cmd is capstanctl's command line: the cobra command tree, its flags,
 // and the translation of each command's result into text or -o yaml|json data.
 // The work itself lives in sibling packages (describe, template, kubeconfig,
-// deletecluster, providers, version, and components, install and localmanagers
-// for init); this package must stay a thin layer of flag parsing and printing
+// deletecluster, move, providers, version, and components, install, devcreds and
+// localmanagers for init); this package must stay a thin layer of flag parsing and printing
 // over them, so that every behaviour can be tested without cobra.
 //
 // Conventions every command follows: errors are returned (never printed and
@@ -36,9 +36,10 @@ func NewRootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "capstanctl",
 		Short: "Manage Capstan workload clusters from the management cluster",
-		Long: `capstanctl installs Capstan's providers into a management cluster (init) and generates,
-inspects and deletes Capstan workload clusters: Kubernetes clusters declared as Cluster API
-(cluster.x-k8s.io/v1beta2) objects on that management cluster.
+		Long: `capstanctl installs Capstan's providers into a management cluster (init), moves workload
+clusters between management clusters (move), and generates, inspects and deletes Capstan
+workload clusters: Kubernetes clusters declared as Cluster API (cluster.x-k8s.io/v1beta2)
+objects on that management cluster.
 
 It talks to the management cluster chosen by --kubeconfig, else KUBECONFIG, else ~/.kube/config.`,
 		SilenceUsage:  true,
@@ -61,6 +62,7 @@ It talks to the management cluster chosen by --kubeconfig, else KUBECONFIG, else
 		newGetCommand(g),
 		newDeleteCommand(g),
 		newInitCommand(g),
+		newMoveCommand(g),
 	)
 	return root
 }
