@@ -50,6 +50,10 @@ func TestE2E(t *testing.T) {
 		s.timed("MachinePool 2→3 after its first join token expired", s.machinePoolTokenRotation)
 	})
 	t.Run("ControlPlaneScaleUp", func(t *testing.T) { s.t = t; s.timed("KubeadmControlPlane 1→3, one stopped", s.controlPlaneScaleUp) })
+	t.Run("SelfHosting", func(t *testing.T) {
+		s.t = t
+		s.timed("self-hosting: init in the workload cluster, move into it, scale there, move back", s.selfHosting)
+	})
 	t.Run("DeleteCluster", func(t *testing.T) {
 		s.t = t
 		s.timed("cluster deletion", func() { s.deleteCluster(5 * time.Minute) })
@@ -152,12 +156,21 @@ func (s *suite) rollingUpgrade() {
 	require.NoError(s.t, err)
 	require.Len(s.t, before, 1)
 
+	// The new template is the old one with a label added to the machines it describes.
 	gvk := schema.GroupVersionKind{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2", Kind: "DockerMachineTemplate"}
+	md := &clusterv1.MachineDeployment{}
+	require.NoError(s.t, s.mgmt.Get(s.ctx, s.mdKey(), md))
+	old := &unstructured.Unstructured{}
+	old.SetGroupVersionKind(gvk)
+	require.NoError(s.t, s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: md.Spec.Template.Spec.InfrastructureRef.Name}, old))
+	spec, _, err := unstructured.NestedMap(old.Object, "spec", "template")
+	require.NoError(s.t, err)
 	tmpl := &unstructured.Unstructured{}
 	tmpl.SetGroupVersionKind(gvk)
 	tmpl.SetNamespace(s.ns)
 	tmpl.SetName(s.mdKey().Name + "-v2")
-	require.NoError(s.t, unstructured.SetNestedField(tmpl.Object, map[string]any{"spec": map[string]any{}}, "spec", "template"))
+	require.NoError(s.t, unstructured.SetNestedMap(tmpl.Object, spec, "spec", "template"))
+	require.NoError(s.t, unstructured.SetNestedField(tmpl.Object, "v2", "spec", "template", "metadata", "labels", "e2e.capstan.dev/template"))
 	require.NoError(s.t, s.mgmt.Create(s.ctx, tmpl))
 
 	patch := client.RawPatch("application/merge-patch+json",

@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -86,7 +87,9 @@ func newSuite(t *testing.T) *suite {
 	return s
 }
 
-// clusterManifest is examples/quickstart.yaml for a cluster of the suite's name in its namespace.
+// clusterManifest is examples/quickstart.yaml for a cluster of the suite's name in its
+// namespace, its nodes given the host's Docker socket (the self-hosting spec runs the docker
+// provider inside the cluster, as upstream's self-hosted e2e does with kind's extraMounts).
 func (s *suite) clusterManifest() []*framework.Object {
 	data, err := os.ReadFile(filepath.Join(s.repo, "examples", "quickstart.yaml"))
 	require.NoError(s.t, err)
@@ -94,8 +97,16 @@ func (s *suite) clusterManifest() []*framework.Object {
 	require.NoError(s.t, err)
 	for _, o := range objs {
 		o.SetNamespace(s.ns)
+		if o.GetKind() == "DockerMachineTemplate" {
+			require.NoError(s.t, unstructured.SetNestedSlice(o.Object, []any{dockerSocketMount()}, "spec", "template", "spec", "extraMounts"))
+		}
 	}
 	return objs
+}
+
+// dockerSocketMount is the extraMounts entry that gives a node the host's Docker socket.
+func dockerSocketMount() any {
+	return map[string]any{"containerPath": "/var/run/docker.sock", "hostPath": "/var/run/docker.sock"}
 }
 
 func (s *suite) cniManifest() []*framework.Object {
