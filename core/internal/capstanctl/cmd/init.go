@@ -146,7 +146,7 @@ func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
 	}
 
 	if o.dev {
-		return runDevManagers(c, g, o, ps, managers)
+		return runDevManagers(c, g, cfg, o, ps, managers)
 	}
 	if !o.wait {
 		fmt.Fprintln(out, "Managers deployed; follow them with 'kubectl get deployments -A -l cluster.x-k8s.io/provider' or rerun with --wait")
@@ -160,16 +160,16 @@ func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
 	return nil
 }
 
+// devOnlyFlags mean something only with --dev.
+var devOnlyFlags = []string{"bin-dir", "state-dir", "log-dir", "manager-args", "token-ttl", "stop"}
+
 // validate rejects flag combinations that cannot mean anything, saying which to drop.
 func (o *initOptions) validate(c *cobra.Command) error {
-	changed := func(names ...string) []string {
-		var set []string
-		for _, n := range names {
-			if c.Flags().Changed(n) {
-				set = append(set, "--"+n)
-			}
+	var devOnly []string
+	for _, n := range devOnlyFlags {
+		if c.Flags().Changed(n) {
+			devOnly = append(devOnly, "--"+n)
 		}
-		return set
 	}
 	switch {
 	case o.timeout <= 0:
@@ -178,9 +178,9 @@ func (o *initOptions) validate(c *cobra.Command) error {
 		return fmt.Errorf("--image-tag chooses the Deployments' images, and --dev runs local binaries instead of Deployments: drop one of them")
 	case o.dev && o.hostNet:
 		return fmt.Errorf("--host-network is for the managers' pods, and --dev runs local processes instead: drop one of them")
-	case !o.dev && len(changed("bin-dir", "state-dir", "log-dir", "manager-args", "token-ttl", "stop")) > 0:
+	case !o.dev && len(devOnly) > 0:
 		return fmt.Errorf("%s %s for --dev: add --dev to run the managers as local processes",
-			strings.Join(changed("bin-dir", "state-dir", "log-dir", "manager-args", "token-ttl", "stop"), " and "), areOrIs(changed("bin-dir", "state-dir", "log-dir", "manager-args", "token-ttl", "stop")))
+			strings.Join(devOnly, " and "), areOrIs(devOnly))
 	case o.tokenTTL < 10*time.Minute:
 		return fmt.Errorf("--token-ttl must be at least 10m (the API server's shortest token), got %s", o.tokenTTL)
 	}

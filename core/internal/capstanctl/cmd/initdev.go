@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"capstan.dev/core/internal/capstanctl/components"
 	"capstan.dev/core/internal/capstanctl/devcreds"
@@ -47,14 +48,10 @@ func (o *initOptions) devManagers(ps []components.Provider) ([]localmanagers.Man
 }
 
 // runDevManagers gives each manager its ServiceAccount's kubeconfig, then starts (or keeps)
-// the processes and waits for them.
-func runDevManagers(c *cobra.Command, g *globalOptions, o *initOptions, ps []components.Provider, ms []localmanagers.Manager) error {
+// the processes and waits for them. cfg is the caller's connection to the cluster.
+func runDevManagers(c *cobra.Command, g *globalOptions, cfg *rest.Config, o *initOptions, ps []components.Provider, ms []localmanagers.Manager) error {
 	out := c.OutOrStdout()
 	base, err := g.cluster.MinifiedKubeconfig()
-	if err != nil {
-		return err
-	}
-	cfg, err := g.cluster.RESTConfig()
 	if err != nil {
 		return err
 	}
@@ -84,11 +81,15 @@ func runDevManagers(c *cobra.Command, g *globalOptions, o *initOptions, ps []com
 			fmt.Fprintf(out, "%s: runs as %s (new token, valid %s)\n", p.Module, sa.Username(), o.tokenTTL)
 		}
 	}
-	r := &localmanagers.Runner{StateDir: o.stateDir, LogDir: o.logDir, Out: out}
+	logDir := o.logDir
+	if logDir == "" {
+		logDir = o.stateDir
+	}
+	r := &localmanagers.Runner{StateDir: o.stateDir, LogDir: logDir, Out: out}
 	if _, err := r.Up(c.Context(), ms, o.timeout); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Managers running; logs in %s; stop them with: capstanctl init --dev --stop --state-dir %s\n", r.LogDirOrState(), o.stateDir)
+	fmt.Fprintf(out, "Managers running; logs in %s; stop them with: capstanctl init --dev --stop --state-dir %s\n", logDir, o.stateDir)
 	return nil
 }
 

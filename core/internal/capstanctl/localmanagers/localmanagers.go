@@ -159,9 +159,6 @@ func sumOf(m Manager, kubeconfig []byte) (string, error) {
 
 func (r *Runner) path(name, ext string) string { return filepath.Join(r.StateDir, name+ext) }
 
-// LogDirOrState is where the managers' logs are written.
-func (r *Runner) LogDirOrState() string { return r.logDir() }
-
 func (r *Runner) logDir() string {
 	if r.LogDir == "" {
 		return r.StateDir
