@@ -108,7 +108,17 @@ test: k8s-binaries docker-up ## Run every module's tests (unit + envtest against
 .PHONY: e2e
 e2e: docker-up k8s-binaries node-image lb-image images mgmt-up managers ## Real workload clusters in Docker through the three managers (test/e2e).
 	$(DEV_MANAGERS) --manager-args kubeadm=--bootstrap-token-ttl=1m $(MANAGER_ARGS)
-	go test -tags e2e -v -count=1 -timeout 60m ./test/e2e/
+	go test -tags e2e -v -count=1 -timeout 60m -run '^TestE2E$$' ./test/e2e/
+
+# make chaos runs the chaos spec CHAOS_ROUNDS times in a row, each on a new cluster; CI runs
+# one round (CHAOS_ROUNDS=1).
+CHAOS_ROUNDS ?= 3
+
+.PHONY: chaos
+chaos: docker-up k8s-binaries node-image lb-image mgmt-up managers ## Kill managers, the management apiserver and dockerd while a 3+2 cluster is created, rolled out and deleted; require convergence (CHAOS_ROUNDS=3).
+	$(DEV_MANAGERS) $(MANAGER_ARGS)
+	CAPSTAN_CHAOS_MANAGERS="$(DEV_MANAGERS) $(MANAGER_ARGS)" \
+	  go test -tags e2e -v -count=$(CHAOS_ROUNDS) -timeout $$(( $(CHAOS_ROUNDS) * 80 ))m -run '^TestChaos$$' ./test/e2e/
 
 .PHONY: managers
 managers: ## Build the three manager binaries, capstanctl and the quickstart driver into bin/.

@@ -11,6 +11,10 @@ engine_up() { docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
 
 if engine_up; then
   echo "docker-up: engine $(docker version --format '{{.Server.Version}}') is running"
+  if [ "$(docker info --format '{{.LiveRestoreEnabled}}' 2>/dev/null)" != true ]; then
+    echo "docker-up: note: this engine runs without --live-restore: restarting it restarts every node container," \
+      "and a multi-control-plane cluster does not survive that (addresses and published ports change)"
+  fi
   exit 0
 fi
 if ! command -v dockerd >/dev/null 2>&1; then
@@ -22,8 +26,11 @@ if ! command -v dockerd >/dev/null 2>&1; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >/dev/null
 fi
-echo "docker-up: starting dockerd (log: $log)"
-nohup dockerd >"$log" 2>&1 &
+echo "docker-up: starting dockerd --live-restore (log: $log)"
+# --live-restore keeps containers running while the daemon itself restarts (an upgrade, a
+# crash): node containers are machines, and a daemon restart must not reboot every node of
+# every cluster at once (their addresses and published ports would change).
+nohup dockerd --live-restore >"$log" 2>&1 &
 for _ in $(seq 1 120); do
   if engine_up; then
     echo "docker-up: engine $(docker version --format '{{.Server.Version}}') is running (pid $(cat /var/run/docker.pid 2>/dev/null))"

@@ -1,0 +1,202 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/test/framework"
+)
+
+// chaosShape is the cluster the chaos spec builds: three control plane Machines (so etcd
+// has a quorum to lose) and two workers.
+var chaosShape = clusterShape{controlPlane: 3, workers: 2}
+
+// TestChaos (make chaos) creates a 3 control plane + 2 worker cluster, rolls out its control
+// plane (a kubeadmConfigSpec change) and then its MachineDeployment (a new infrastructure
+// template), while a random manager is killed with SIGKILL every 5–25 s and restarted a few
+// seconds later, the management kube-apiserver is killed once and dockerd restarted once.
+// Then the chaos stops and, within a deadline, the cluster must have converged: exactly the
+// desired Machines with Ready Nodes, no container or volume extra or leaked, every etcd member
+// healthy, every object's conditions settled, no panic in any manager log and exactly the
+// Secrets the cluster needs. Last, the cluster is deleted under the same kills and nothing of
+// it may be left. Every fault is printed with its time.
+func TestChaos(t *testing.T) {
+	restart := strings.Fields(os.Getenv("CAPSTAN_CHAOS_MANAGERS"))
+	require.NotEmpty(t, restart, "CAPSTAN_CHAOS_MANAGERS names the command that (re)starts the managers: run 'make chaos'")
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("CAPSTAN_CHAOS_SEED"); v != "" {
+		var err error
+		seed, err = strconv.ParseUint(v, 10, 64)
+		require.NoError(t, err, "CAPSTAN_CHAOS_SEED")
+	}
+	t.Logf("chaos seed %d (CAPSTAN_CHAOS_SEED=%d replays the same choices)", seed, seed)
+
+	s := newSuite(t)
+	agent := newChaosAgent(t, s.repo, restart, seed)
+	logsAtStart := managerLogSizes(s.repo)
+	deleted := false
+	t.Cleanup(func() {
+		agent.Stop()
+		t.Logf("chaos events:\n  %s", strings.Join(agent.Events(), "\n  "))
+		if !deleted {
+			s.deleteCluster(10 * time.Minute)
+		}
+		t.Logf("chaos timings:\n  %s", strings.Join(s.timings, "\n  "))
+	})
+
+	agent.Start(chaosPlan{restartAPIServer: true, restartDockerd: true})
+	s.timed("chaos: 3+2 cluster created", s.createChaosCluster)
+	s.timed("chaos: control plane rolled out (kubeadmConfigSpec change)", s.rollOutControlPlane)
+	s.timed("chaos: MachineDeployment rolled out (new template)", func() { s.rollOutWorkers(chaosShape.workers) })
+	agent.Stop()
+
+	s.timed("chaos: converged after the chaos stopped", func() { s.waitConverged(chaosShape, 10*time.Minute) })
+	require.Empty(t, panicsInManagerLogs(s.repo, logsAtStart), "panics in the manager logs")
+
+	agent.Start(chaosPlan{})
+	s.timed("chaos: cluster deleted under kills", func() { s.deleteCluster(15 * time.Minute) })
+	deleted = true
+	agent.Stop()
+	require.Empty(t, panicsInManagerLogs(s.repo, logsAtStart), "panics in the manager logs")
+}
+
+// createChaosCluster applies the quickstart cluster scaled to the chaos shape and waits for
+// every node to be Ready.
+func (s *suite) createChaosCluster() {
+	objs := s.clusterManifest()
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "KubeadmControlPlane":
+			require.NoError(s.t, unstructured.SetNestedField(o.Object, int64(chaosShape.controlPlane), "spec", "replicas"))
+		case "MachineDeployment":
+			require.NoError(s.t, unstructured.SetNestedField(o.Object, int64(chaosShape.workers), "spec", "replicas"))
+		}
+	}
+	require.NoError(s.t, framework.Apply(s.ctx, s.mgmt, objs))
+	ctx, cancel := context.WithTimeout(s.ctx, 25*time.Minute)
+	defer cancel()
+	kc, err := framework.WaitForNodesReady(ctx, framework.WaitInput{
+		Mgmt: s.mgmt, Cluster: client.ObjectKey{Namespace: s.ns, Name: s.name}, CNI: s.cniManifest(),
+		Progress: &framework.Progress{Out: testWriter{s.t}},
+	})
+	require.NoError(s.t, err)
+	s.kubeconfig = kc
+	s.workload, err = framework.WorkloadClient(kc, clientgoscheme.Scheme)
+	require.NoError(s.t, err)
+}
+
+// rollOutControlPlane adds an API server flag to the KubeadmControlPlane's kubeadmConfigSpec
+// and waits until every control plane Machine has been replaced by one carrying it.
+func (s *suite) rollOutControlPlane() {
+	before, err := s.machines(client.MatchingLabels{clusterv1.MachineControlPlaneLabel: ""})
+	require.NoError(s.t, err)
+	old := map[string]bool{}
+	for _, m := range before {
+		old[m.Name] = true
+	}
+	kcp := &unstructured.Unstructured{}
+	kcp.SetGroupVersionKind(schema.GroupVersionKind{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmControlPlane"})
+	kcp.SetNamespace(s.ns)
+	kcp.SetName(s.kcpKey().Name)
+	patch := client.RawPatch("application/merge-patch+json",
+		[]byte(`{"spec":{"kubeadmConfigSpec":{"clusterConfiguration":{"apiServer":{"extraArgs":[{"name":"profiling","value":"false"}]}}}}}`))
+	s.eventually(time.Minute, "patching the KubeadmControlPlane", func() error { return s.mgmt.Patch(s.ctx, kcp, patch) })
+
+	s.waitFor(30*time.Minute, "every control plane Machine replaced after the kubeadmConfigSpec change", func() (bool, string, error) {
+		ms, err := s.machines(client.MatchingLabels{clusterv1.MachineControlPlaneLabel: ""})
+		if err != nil {
+			return false, "", err
+		}
+		fresh, withNode, names := 0, 0, []string{}
+		for _, m := range ms {
+			names = append(names, m.Name)
+			if !old[m.Name] {
+				fresh++
+				if m.Status.NodeRef.Name != "" && m.DeletionTimestamp.IsZero() {
+					withNode++
+				}
+			}
+		}
+		seen := fmt.Sprintf("Machines %v: %d new, %d of them with a Node", names, fresh, withNode)
+		return len(ms) == chaosShape.controlPlane && withNode == chaosShape.controlPlane, seen, nil
+	})
+}
+
+// rollOutWorkers points the MachineDeployment at a copy of its infrastructure template and
+// waits until every worker is of the new template and has a Node.
+func (s *suite) rollOutWorkers(replicas int) {
+	gvk := schema.GroupVersionKind{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2", Kind: "DockerMachineTemplate"}
+	md := &clusterv1.MachineDeployment{}
+	s.eventually(time.Minute, "reading the MachineDeployment", func() error { return s.mgmt.Get(s.ctx, s.mdKey(), md) })
+	old := &unstructured.Unstructured{}
+	old.SetGroupVersionKind(gvk)
+	oldName := md.Spec.Template.Spec.InfrastructureRef.Name
+	s.eventually(time.Minute, "reading the template", func() error {
+		return s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: oldName}, old)
+	})
+	spec, _, err := unstructured.NestedMap(old.Object, "spec", "template")
+	require.NoError(s.t, err)
+	tmpl := &unstructured.Unstructured{}
+	tmpl.SetGroupVersionKind(gvk)
+	tmpl.SetNamespace(s.ns)
+	tmpl.SetName(s.mdKey().Name + "-chaos")
+	require.NoError(s.t, unstructured.SetNestedMap(tmpl.Object, spec, "spec", "template"))
+	require.NoError(s.t, unstructured.SetNestedField(tmpl.Object, "chaos", "spec", "template", "metadata", "labels", "e2e.capstan.dev/template"))
+	s.eventually(time.Minute, "creating the new template", func() error { return client.IgnoreAlreadyExists(s.mgmt.Create(s.ctx, tmpl)) })
+	patch := client.RawPatch("application/merge-patch+json",
+		fmt.Appendf(nil, `{"spec":{"template":{"spec":{"infrastructureRef":{"name":%q}}}}}`, tmpl.GetName()))
+	s.eventually(time.Minute, "patching the MachineDeployment", func() error {
+		return s.mgmt.Patch(s.ctx, &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: s.mdKey().Name}}, patch)
+	})
+
+	s.waitFor(20*time.Minute, "every worker of the new template with a Node", func() (bool, string, error) {
+		ms, err := s.machines(client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name})
+		if err != nil {
+			return false, "", err
+		}
+		fresh, names := 0, []string{}
+		for _, m := range ms {
+			names = append(names, m.Name)
+			if m.Spec.InfrastructureRef.Name == tmpl.GetName() && m.Status.NodeRef.Name != "" && m.DeletionTimestamp.IsZero() {
+				fresh++
+			}
+		}
+		return len(ms) == replicas && fresh == replicas, fmt.Sprintf("Machines %v, %d of the new template with a Node", names, fresh), nil
+	})
+}
+
+// waitConverged waits until the cluster has no divergence from a converged one of that
+// shape, printing what still differs whenever it changes, and fails with the full list at
+// the deadline.
+func (s *suite) waitConverged(want clusterShape, timeout time.Duration) {
+	s.waitFor(timeout, "the cluster to converge", func() (bool, string, error) {
+		d := s.divergence(want)
+		return len(d) == 0, strings.Join(d, "\n    "), nil
+	})
+}
+
+// eventually retries an API call that the chaos may fail (the API server being restarted).
+func (s *suite) eventually(timeout time.Duration, what string, call func() error) {
+	s.t.Helper()
+	s.waitFor(timeout, what, func() (bool, string, error) {
+		if err := call(); err != nil {
+			return false, err.Error(), nil
+		}
+		return true, "", nil
+	})
+}
