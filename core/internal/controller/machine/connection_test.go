@@ -12,6 +12,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/core/internal/coretest"
 )
 
 // TestMachine_LostWorkloadConnectionKeepsNodeConditionsForTheGracePeriod breaks the
@@ -26,10 +27,10 @@ func TestMachine_LostWorkloadConnectionKeepsNodeConditionsForTheGracePeriod(t *t
 	m, _ := f.runningMachine(t, "lost")
 	before, err := getMachine(t, m)
 	require.NoError(t, err)
-	w := watchMachine(t, m)
+	w := coretest.WatchMachine(t, env, m)
 
 	brokenAt := time.Now()
-	f.breakKubeconfig(t)
+	coretest.SetKubeconfigServer(t, env, f.cluster, coretest.DeadServer)
 	var unknown *clusterv1.Machine
 	envtest.WaitFor(t, 30*time.Second+grace, "NodeHealthy=Unknown after the grace period", func() (bool, error) {
 		got, err := getMachine(t, m)
@@ -51,13 +52,13 @@ func TestMachine_LostWorkloadConnectionKeepsNodeConditionsForTheGracePeriod(t *t
 
 	// The last successful probe was at most a probe interval (1s) before the break.
 	graceEnd := brokenAt.Add(grace - time.Second)
-	for _, v := range w.versions() {
-		if conditionsDiff(before, v.machine, nodeDerivedConditions) == "" {
+	for _, v := range w.Versions() {
+		if conditionsDiff(before, v.Machine, nodeDerivedConditions) == "" {
 			continue
 		}
-		require.False(t, v.at.Before(graceEnd), "Node-derived conditions changed %s after the connection broke, within the grace period of %s:\n%s",
-			v.at.Sub(brokenAt), grace, conditionsDiff(before, v.machine, nodeDerivedConditions))
-		c := conditions.Get(v.machine, clusterv1.MachineNodeHealthyCondition)
+		require.False(t, v.At.Before(graceEnd), "Node-derived conditions changed %s after the connection broke, within the grace period of %s:\n%s",
+			v.At.Sub(brokenAt), grace, conditionsDiff(before, v.Machine, nodeDerivedConditions))
+		c := conditions.Get(v.Machine, clusterv1.MachineNodeHealthyCondition)
 		require.True(t, c.Status == metav1.ConditionUnknown || strings.Contains(c.Message, "cannot be reached"),
 			"the first change is to Unknown, not to False: %+v", c)
 		break
@@ -76,8 +77,8 @@ func TestMachine_RestartedManagerDoesNotFlipNodeConditionsBeforeItConnects(t *te
 	stop()
 	before, err := getMachine(t, m)
 	require.NoError(t, err)
-	f.breakKubeconfig(t)
-	w := watchMachine(t, m)
+	coretest.SetKubeconfigServer(t, env, f.cluster, coretest.DeadServer)
+	w := coretest.WatchMachine(t, env, m)
 
 	startControllerWith(t, controllerOptions{})
 	// The new manager re-adds a removed cluster-name label in the same reconcile
@@ -90,8 +91,8 @@ func TestMachine_RestartedManagerDoesNotFlipNodeConditionsBeforeItConnects(t *te
 			return err == nil && got.Labels[clusterv1.ClusterNameLabel] == f.cluster.Name, err
 		})
 	}
-	for _, v := range w.versions() {
-		require.Empty(t, conditionsDiff(before, v.machine, nodeDerivedConditions),
-			"Machine version %s flipped a Node-derived condition before the manager connected", v.machine.ResourceVersion)
+	for _, v := range w.Versions() {
+		require.Empty(t, conditionsDiff(before, v.Machine, nodeDerivedConditions),
+			"Machine version %s flipped a Node-derived condition before the manager connected", v.Machine.ResourceVersion)
 	}
 }

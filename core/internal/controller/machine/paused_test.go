@@ -13,6 +13,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/core/internal/coretest"
 )
 
 // TestMachine_PausedRunningMachineKeepsItsConditionsAndPhase pauses the Cluster of
@@ -26,7 +27,7 @@ func TestMachine_PausedRunningMachineKeepsItsConditionsAndPhase(t *testing.T) {
 	m, _ := f.runningMachine(t, "paused")
 	before, err := getMachine(t, m)
 	require.NoError(t, err)
-	w := watchMachine(t, m)
+	w := coretest.WatchMachine(t, env, m)
 
 	envtest.Update(t, env.Client, f.cluster, func() { f.cluster.Spec.Paused = ptr.To(true) })
 	envtest.WaitFor(t, 30*time.Second, "Paused=True on the Machine", func() (bool, error) {
@@ -63,9 +64,9 @@ func TestMachine_PausedRunningMachineKeepsItsConditionsAndPhase(t *testing.T) {
 		}
 		return st
 	}
-	for _, v := range w.versions() {
-		require.Empty(t, cmp.Diff(withoutPaused(before), withoutPaused(v.machine)),
-			"Machine version %s changed more than Paused (Paused: %v)", v.machine.ResourceVersion, conditions.Get(v.machine, clusterv1.PausedCondition))
+	for _, v := range w.Versions() {
+		require.Empty(t, cmp.Diff(withoutPaused(before), withoutPaused(v.Machine)),
+			"Machine version %s changed more than Paused (Paused: %v)", v.Machine.ResourceVersion, conditions.Get(v.Machine, clusterv1.PausedCondition))
 	}
 	got, err := getMachine(t, m)
 	require.NoError(t, err)
