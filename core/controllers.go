@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -18,7 +19,7 @@ import (
 )
 
 // setupControllers registers the ClusterCache and every core controller.
-func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Options) error {
+func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, remoteConditionsGracePeriod time.Duration) error {
 	cc, err := remote.SetupWithManager(mgr, remote.Options{
 		SecretReader:     mgr.GetAPIReader(),
 		WatchFilterValue: opts.WatchFilterValue,
@@ -36,6 +37,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	}
 	if err := (&machine.Reconciler{
 		Client: mgr.GetClient(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
+		RemoteConditionsGracePeriod: remoteConditionsGracePeriod,
 	}).SetupWithManager(ctx, mgr, workers("machine")); err != nil {
 		return err
 	}

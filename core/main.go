@@ -14,11 +14,14 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/manager"
+	"capstan.dev/core/internal/controller/machine"
 )
 
 func main() {
 	opts := manager.NewOptions("core", "capstan-core-leader-election", "capstan-system", "cluster", "machine", "machineset", "machinedeployment", "machinehealthcheck", "machinepool")
 	opts.AddFlags(pflag.CommandLine)
+	remoteConditionsGracePeriod := pflag.Duration("remote-conditions-grace-period", machine.DefaultRemoteConditionsGracePeriod,
+		"How long a Machine keeps its last observed Node conditions while its workload cluster cannot be reached, from the last successful probe.")
 	pflag.Parse()
 	opts.SetupLogger()
 	log := ctrl.Log.WithName("setup")
@@ -38,7 +41,7 @@ func main() {
 		os.Exit(1)
 	}
 
-	if err := setupControllers(ctx, mgr, opts); err != nil {
+	if err := setupControllers(ctx, mgr, opts, *remoteConditionsGracePeriod); err != nil {
 		log.Error(err, "Unable to set up controllers")
 		os.Exit(1)
 	}

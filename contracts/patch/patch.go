@@ -1,7 +1,10 @@
 // Package patch writes a reconciled object back at most twice per reconcile — one
 // patch for metadata and spec, one for the status subresource — and not at all when
 // nothing changed, so a steady-state management cluster sees no writes. It owns only
-// the diffing and writing; what to change is the reconciler's business.
+// the diffing and writing; what to change is the reconciler's business, with one
+// exception every controller shares: while an object is paused only its Paused
+// condition is written (see Patch). RequeueOnConflict turns the optimistic-lock
+// conflicts these patches cause into quiet requeues.
 package patch
 
 import (
@@ -33,7 +36,17 @@ func NewHelper(obj client.Object, c client.Client) (*Helper, error) {
 // cause a conflict, not be overwritten); status goes to the status subresource,
 // guarded the same way. On
 // return obj holds what the server stored, with the desired status.
+//
+// An object whose Paused condition is True (predicates.SetPausedCondition decided
+// so in this reconcile) gets only that condition written: every other change the
+// reconcile made — typically a status computed from a scope that read nothing
+// because the reconcile stopped early — is dropped, so a paused object keeps its
+// conditions and phase (as `capstanctl move` requires) and nothing that counts its
+// Ready or Available flips.
 func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
+	if err := h.keepOnlyPausedConditionWhilePaused(obj); err != nil {
+		return err
+	}
 	before, err := toMap(h.before)
 	if err != nil {
 		return err

@@ -44,7 +44,9 @@ func ResourceNotPausedAndHasFilterLabel(log logr.Logger, watchFilterValue string
 }
 
 // ClusterUpdateTriggersChildren passes Cluster update events that children wait
-// for: spec.paused turned off, infrastructure became provisioned, the control
+// for: spec.paused (or the paused annotation) turned on or off — children report
+// the pause in their Paused condition at once, as upstream's
+// ClusterPausedTransitions does — infrastructure became provisioned, the control
 // plane became initialized, the control plane endpoint was set. Creates pass too.
 func ClusterUpdateTriggersChildren() predicate.Funcs {
 	return predicate.Funcs{
@@ -57,14 +59,14 @@ func ClusterUpdateTriggersChildren() predicate.Funcs {
 			if !ok1 || !ok2 {
 				return false
 			}
-			unpaused := isPaused(oldC) && !isPaused(newC)
+			pauseChanged := isPaused(oldC) != isPaused(newC)
 			infra := !ptrTrue(oldC.Status.Initialization.InfrastructureProvisioned) &&
 				ptrTrue(newC.Status.Initialization.InfrastructureProvisioned)
 			cp := !ptrTrue(oldC.Status.Initialization.ControlPlaneInitialized) &&
 				ptrTrue(newC.Status.Initialization.ControlPlaneInitialized)
 			endpoint := !oldC.Spec.ControlPlaneEndpoint.IsValid() && newC.Spec.ControlPlaneEndpoint.IsValid()
 			deleting := oldC.DeletionTimestamp.IsZero() && !newC.DeletionTimestamp.IsZero()
-			return unpaused || infra || cp || endpoint || deleting
+			return pauseChanged || infra || cp || endpoint || deleting
 		},
 	}
 }

@@ -40,6 +40,8 @@ func TestClusterUpdateTriggersChildren(t *testing.T) {
 	require.True(t, update(func(c *clusterv1.Cluster) {
 		c.Spec.ControlPlaneEndpoint = clusterv1.APIEndpoint{Host: "10.0.0.1", Port: 6443}
 	}))
+	require.True(t, update(func(c *clusterv1.Cluster) { c.Spec.Paused = ptr.To(true) }), "pause: children set Paused=True")
+	require.True(t, update(func(c *clusterv1.Cluster) { c.Annotations = map[string]string{clusterv1.PausedAnnotation: ""} }), "pause by annotation")
 	base.Spec.Paused = ptr.To(true)
 	require.True(t, update(func(c *clusterv1.Cluster) { c.Spec.Paused = ptr.To(false) }), "unpause")
 }

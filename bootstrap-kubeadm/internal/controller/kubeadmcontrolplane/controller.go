@@ -117,7 +117,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToControlPlane),
 			builder.WithPredicates(predicates.ClusterUpdateTriggersChildren(), filter)).
 		WatchesRawSource(r.Workload.GetClusterSource("kubeadmcontrolplane", r.clusterKeyToControlPlane)).
-		Complete(r)
+		Complete(patch.RequeueOnConflict(r))
 	if err != nil {
 		return fmt.Errorf("creating the kubeadmcontrolplane controller: %w", err)
 	}

@@ -39,7 +39,7 @@ func (r *ExampleClusterReconciler) SetupWithManager(mgr ctrl.Manager, opts contr
 		WithOptions(opts).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToExampleCluster),
 			builder.WithPredicates(filter, predicates.ClusterUpdateTriggersChildren())).
-		Complete(r)
+		Complete(patch.RequeueOnConflict(r))
 }
 
 // clusterToExampleCluster maps a Cluster to the ExampleCluster of its infrastructureRef.

@@ -46,7 +46,7 @@ func (r *ExampleConfigReconciler) SetupWithManager(mgr ctrl.Manager, opts contro
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToExampleConfig), builder.WithPredicates(filter)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(mapping.ClusterObjectToObjects(r.Client, newList)),
 			builder.WithPredicates(filter, predicates.ClusterUpdateTriggersChildren())).
-		Complete(r)
+		Complete(patch.RequeueOnConflict(r))
 }
 
 // machineToExampleConfig maps a Machine to the ExampleConfig of its bootstrap.configRef.

@@ -45,7 +45,7 @@ func (r *ExampleMachineReconciler) SetupWithManager(mgr ctrl.Manager, opts contr
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToExampleMachine), builder.WithPredicates(filter)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(mapping.ClusterObjectToObjects(r.Client, newList)),
 			builder.WithPredicates(filter, predicates.ClusterUpdateTriggersChildren())).
-		Complete(r)
+		Complete(patch.RequeueOnConflict(r))
 }
 
 // machineToExampleMachine maps a Machine to the ExampleMachine of its infrastructureRef.

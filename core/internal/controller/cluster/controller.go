@@ -66,7 +66,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		WatchesRawSource(r.Health.GetClusterSource("cluster", func(_ context.Context, key client.ObjectKey) []reconcile.Request {
 			return []reconcile.Request{{NamespacedName: key}}
 		}, remote.WatchForProbeFailure(remoteProbeFailureGrace))).
-		Build(r)
+		Build(patch.RequeueOnConflict(r))
 	if err != nil {
 		return fmt.Errorf("creating the cluster controller: %w", err)
 	}

@@ -23,7 +23,12 @@ import (
 	"capstan.dev/contracts/mapping"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
+	"capstan.dev/contracts/remote"
 )
+
+// DefaultRemoteConditionsGracePeriod is upstream's default for
+// --remote-conditions-grace-period.
+const DefaultRemoteConditionsGracePeriod = 5 * time.Minute
 
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;machines/status;machines/finalizers,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
@@ -40,6 +45,10 @@ type Reconciler struct {
 	WatchFilterValue string
 	// DrainRequeue is how long to wait between drain passes (20s when zero).
 	DrainRequeue time.Duration
+	// RemoteConditionsGracePeriod is how long the Node-derived conditions keep their
+	// last observed value while the workload cluster cannot be reached, counted from
+	// the last successful probe (DefaultRemoteConditionsGracePeriod when zero).
+	RemoteConditionsGracePeriod time.Duration
 
 	tracker    *external.Tracker
 	controller controller.Controller
@@ -60,7 +69,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(mapping.ClusterObjectToObjects(r.Client, newMachineList)),
 			builder.WithPredicates(predicates.ClusterUpdateTriggersChildren(), predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
 		WatchesRawSource(r.Workload.GetClusterSource("machine", mapping.ClusterToObjects(r.Client, newMachineList))).
-		Build(r)
+		Build(patch.RequeueOnConflict(r))
 	if err != nil {
 		return fmt.Errorf("creating the machine controller: %w", err)
 	}
@@ -92,6 +101,11 @@ type scope struct {
 	node     *corev1.Node
 	nodeErr  error
 	nodeGone bool // nodeRef set but the Node no longer exists
+	// connection is the workload cluster's health, read when the Node could not
+	// be because the cluster is not connected.
+	connection remote.HealthCheckingState
+	// gracePeriod is Reconciler.RemoteConditionsGracePeriod, defaulted.
+	gracePeriod time.Duration
 
 	deleting deletingStatus
 }
@@ -126,9 +140,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	s := &scope{cluster: cluster, machine: m}
+	s := &scope{cluster: cluster, machine: m, gracePeriod: r.remoteConditionsGracePeriod()}
 	defer func() {
-		setStatus(s)
+		setStatus(s, time.Now())
 		if err := helper.Patch(ctx, m); err != nil {
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 		}
@@ -145,6 +159,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, nil // written by the deferred patch; the update brings us back
 	}
 	return r.reconcileNormal(ctx, s)
+}
+
+func (r *Reconciler) remoteConditionsGracePeriod() time.Duration {
+	if r.RemoteConditionsGracePeriod > 0 {
+		return r.RemoteConditionsGracePeriod
+	}
+	return DefaultRemoteConditionsGracePeriod
 }
 
 func newMachineList() client.ObjectList { return &clusterv1.MachineList{} }

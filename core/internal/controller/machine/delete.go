@@ -33,7 +33,13 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	if !controllerutil.ContainsFinalizer(m, clusterv1.MachineFinalizer) {
 		return ctrl.Result{}, nil
 	}
-	deleteNode, reason := r.isDeleteNodeAllowed(ctx, s)
+	if res, err := r.findNodeOfUnreferencedMachine(ctx, s); err != nil || res.RequeueAfter > 0 {
+		return res, err
+	}
+	deleteNode, reason, err := r.isDeleteNodeAllowed(ctx, s)
+	if err != nil {
+		return ctrl.Result{}, err // without the answer neither skipping nor deleting the Node is safe
+	}
 	log.V(4).Info("Deciding on Node deletion", "deleteNode", deleteNode, "reason", reason)
 
 	if hooks := hookNames(m, clusterv1.PreDrainDeleteHookAnnotationPrefix); len(hooks) > 0 {
@@ -80,32 +86,74 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 
 // isDeleteNodeAllowed says whether the Node is to be drained and deleted: not when
 // the whole Cluster is going away, not when the Machine never got a Node, and
-// never for the last control-plane Node (that would break the cluster).
-func (r *Reconciler) isDeleteNodeAllowed(ctx context.Context, s *scope) (bool, string) {
+// never for the last control-plane Node (that would break the cluster). An error
+// means it could not decide.
+func (r *Reconciler) isDeleteNodeAllowed(ctx context.Context, s *scope) (bool, string, error) {
 	m := s.machine
 	switch {
 	case s.cluster == nil:
-		return false, "the Cluster is gone"
+		return false, "the Cluster is gone", nil
 	case !s.cluster.DeletionTimestamp.IsZero():
-		return false, "the Cluster is being deleted"
+		return false, "the Cluster is being deleted", nil
 	case m.Status.NodeRef.Name == "":
-		return false, "the Machine has no Node"
+		return false, "the Machine has no Node", nil
 	}
 	if _, isCP := m.Labels[clusterv1.MachineControlPlaneLabel]; !isCP {
-		return true, ""
+		return true, "", nil
 	}
 	list := &clusterv1.MachineList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(m.Namespace), client.MatchingLabels{
 		clusterv1.ClusterNameLabel: m.Spec.ClusterName, clusterv1.MachineControlPlaneLabel: "",
 	}); err != nil {
-		return false, err.Error()
+		return false, "", fmt.Errorf("listing the control-plane Machines of Cluster %s to decide whether Node %s may be deleted: %w",
+			m.Spec.ClusterName, m.Status.NodeRef.Name, err)
 	}
 	for _, other := range list.Items {
 		if other.UID != m.UID && other.Status.NodeRef.Name != "" && other.DeletionTimestamp.IsZero() {
-			return true, ""
+			return true, "", nil
 		}
 	}
-	return false, "it is the last control-plane Node"
+	return false, "it is the last control-plane Node", nil
+}
+
+// findNodeOfUnreferencedMachine looks up, by spec.providerID, the Node of a
+// Machine deleted before status.nodeRef was set (its Node may have registered
+// meanwhile), so that the Node is drained and deleted like any other. While the
+// workload cluster cannot be reached it waits, at most for the node deletion
+// timeout, as deleteNode does.
+func (r *Reconciler) findNodeOfUnreferencedMachine(ctx context.Context, s *scope) (ctrl.Result, error) {
+	m := s.machine
+	if m.Status.NodeRef.Name != "" || m.Spec.ProviderID == "" || s.cluster == nil || !s.cluster.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	c, err := r.Workload.GetClient(ctx, client.ObjectKeyFromObject(s.cluster))
+	var node *corev1.Node
+	if err == nil {
+		node, err = nodeByProviderID(ctx, c, m.Spec.ProviderID)
+	}
+	switch {
+	case err == nil && node != nil:
+		ctrl.LoggerFrom(ctx).Info("Found the Node of a Machine deleted before its status.nodeRef was set", "Node", node.Name)
+		m.Status.NodeRef = clusterv1.MachineNodeReference{Name: node.Name}
+		return ctrl.Result{}, nil
+	case err == nil, nodeDeletionTimedOut(m, time.Now()):
+		return ctrl.Result{}, nil
+	case errors.Is(err, remote.ErrClusterNotConnected):
+		s.deleting = deletingStatus{clusterv1.MachineDeletingDeletingNodeReason,
+			fmt.Sprintf("Waiting to look up the Node with spec.providerID %s: %v", m.Spec.ProviderID, err)}
+		return ctrl.Result{RequeueAfter: 5 * time.Second}, nil
+	}
+	return ctrl.Result{}, err
+}
+
+// nodeDeletionTimedOut reports whether spec.deletion.nodeDeletionTimeoutSeconds
+// (defaultNodeDeletionTimeout when unset, never when 0) passed since deletion began.
+func nodeDeletionTimedOut(m *clusterv1.Machine, now time.Time) bool {
+	timeout := defaultNodeDeletionTimeout
+	if t := m.Spec.Deletion.NodeDeletionTimeoutSeconds; t != nil {
+		timeout = time.Duration(*t) * time.Second
+	}
+	return timeout > 0 && now.Sub(m.DeletionTimestamp.Time) > timeout
 }
 
 // deleteNode deletes the Node in the workload cluster, giving up after
@@ -113,10 +161,6 @@ func (r *Reconciler) isDeleteNodeAllowed(ctx context.Context, s *scope) (bool, s
 func (r *Reconciler) deleteNode(ctx context.Context, s *scope) (ctrl.Result, error) {
 	m := s.machine
 	s.deleting = deletingStatus{clusterv1.MachineDeletingDeletingNodeReason, fmt.Sprintf("Deleting Node %s", m.Status.NodeRef.Name)}
-	timeout := defaultNodeDeletionTimeout
-	if t := m.Spec.Deletion.NodeDeletionTimeoutSeconds; t != nil {
-		timeout = time.Duration(*t) * time.Second
-	}
 	c, err := r.Workload.GetClient(ctx, client.ObjectKeyFromObject(s.cluster))
 	if err == nil {
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: m.Status.NodeRef.Name}}
@@ -128,7 +172,7 @@ func (r *Reconciler) deleteNode(ctx context.Context, s *scope) (ctrl.Result, err
 	if err == nil {
 		return ctrl.Result{}, nil
 	}
-	if timeout > 0 && time.Since(m.DeletionTimestamp.Time) > timeout {
+	if nodeDeletionTimedOut(m, time.Now()) {
 		ctrl.LoggerFrom(ctx).Info("Giving up deleting the Node after the node deletion timeout", "Node", m.Status.NodeRef.Name, "error", err.Error())
 		return ctrl.Result{}, nil
 	}

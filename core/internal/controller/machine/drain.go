@@ -22,6 +22,12 @@ import (
 	"capstan.dev/contracts/remote"
 )
 
+// skipWaitForDeleteTimeout is how long a pod on an unreachable Node may have been
+// terminating before the drain stops waiting for it: the kubelet that would
+// confirm its end is gone, so it never disappears (upstream's
+// SkipWaitForDeleteTimeoutSeconds = 1 in that case).
+const skipWaitForDeleteTimeout = time.Second
+
 // mirrorPodAnnotation marks the API-server copies of static pods, which cannot be
 // evicted (the kubelet owns them).
 const mirrorPodAnnotation = "kubernetes.io/config.mirror"
@@ -67,7 +73,7 @@ func (r *Reconciler) drainAndDetach(ctx context.Context, s *scope) (ctrl.Result,
 		if timeoutPassed(m.Status.Deletion.NodeDrainStartTime, m.Spec.Deletion.NodeDrainTimeoutSeconds, now) {
 			ctrl.LoggerFrom(ctx).Info("Node drain timed out: continuing the deletion without it", "Node", node.Name)
 		} else {
-			progress, err := drainNode(ctx, c, evict, node)
+			progress, err := drainNode(ctx, c, evict, node, now)
 			if err != nil {
 				return ctrl.Result{}, false, err
 			}
@@ -79,7 +85,8 @@ func (r *Reconciler) drainAndDetach(ctx context.Context, s *scope) (ctrl.Result,
 		}
 	}
 
-	if _, skip := m.Annotations[clusterv1.ExcludeWaitForNodeVolumeDetachAnnotation]; !skip && len(node.Status.VolumesAttached) > 0 {
+	// An unreachable Node's volumes are never reported detached: its kubelet is gone.
+	if _, skip := m.Annotations[clusterv1.ExcludeWaitForNodeVolumeDetachAnnotation]; !skip && len(node.Status.VolumesAttached) > 0 && !isNodeUnreachable(node) {
 		if m.Status.Deletion.WaitForNodeVolumeDetachStartTime.IsZero() {
 			m.Status.Deletion.WaitForNodeVolumeDetachStartTime = metav1.NewTime(now)
 		}
@@ -99,8 +106,10 @@ func (r *Reconciler) drainAndDetach(ctx context.Context, s *scope) (ctrl.Result,
 }
 
 // drainNode cordons the Node and evicts its pods once; it returns an empty
-// progress string when no pod is left to wait for, otherwise what is left.
-func drainNode(ctx context.Context, c client.Client, evict evictFunc, node *corev1.Node) (string, error) {
+// progress string when no pod is left to wait for, otherwise what is left. On an
+// unreachable Node pods terminating for longer than skipWaitForDeleteTimeout are
+// not waited for.
+func drainNode(ctx context.Context, c client.Client, evict evictFunc, node *corev1.Node, now time.Time) (string, error) {
 	log := ctrl.LoggerFrom(ctx).WithValues("Node", node.Name)
 	if !node.Spec.Unschedulable {
 		log.Info("Cordoning Node")
@@ -116,13 +125,16 @@ func drainNode(ctx context.Context, c client.Client, evict evictFunc, node *core
 	}
 	var terminating, blocked []string
 	evicted := 0
+	unreachable := isNodeUnreachable(node)
 	for i := range pods.Items {
 		pod := &pods.Items[i]
 		if !mustEvict(pod) {
 			continue
 		}
 		if !pod.DeletionTimestamp.IsZero() {
-			terminating = append(terminating, pod.Namespace+"/"+pod.Name)
+			if !unreachable || now.Sub(pod.DeletionTimestamp.Time) <= skipWaitForDeleteTimeout {
+				terminating = append(terminating, pod.Namespace+"/"+pod.Name)
+			}
 			continue
 		}
 		log.Info("Evicting pod", "Pod", client.ObjectKeyFromObject(pod))
@@ -152,6 +164,19 @@ func drainNode(ctx context.Context, c client.Client, evict evictFunc, node *core
 		parts = append(parts, fmt.Sprintf("waiting for %d pods to terminate: %s", len(terminating), strings.Join(terminating, ", ")))
 	}
 	return strings.Join(parts, "; "), nil
+}
+
+// isNodeUnreachable reports whether the Node's Ready condition is Unknown: the node
+// lifecycle controller sets that once the kubelet stopped reporting for its grace
+// period, so this already means "for longer than a threshold" (upstream's
+// noderefutil.IsNodeUnreachable).
+func isNodeUnreachable(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionUnknown
+		}
+	}
+	return false
 }
 
 // mustEvict leaves out pods a drain does not move: finished pods, mirror pods of

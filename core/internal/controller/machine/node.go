@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -29,9 +30,11 @@ func (r *Reconciler) reconcileNode(ctx context.Context, s *scope) (ctrl.Result, 
 	c, err := r.Workload.GetClient(ctx, key)
 	if err != nil {
 		if errors.Is(err, remote.ErrClusterNotConnected) {
-			// No requeue: the cluster source re-triggers every Machine on connect.
+			// The cluster source re-triggers every Machine on connect; the requeue
+			// only turns the kept Node conditions Unknown once the grace period ends.
 			s.nodeErr = err
-			return ctrl.Result{}, nil
+			s.connection = r.Workload.GetHealthCheckingState(key)
+			return ctrl.Result{RequeueAfter: graceLeft(s, time.Now())}, nil
 		}
 		return ctrl.Result{}, err
 	}

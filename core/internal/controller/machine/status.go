@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -12,22 +13,23 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
+	"capstan.dev/contracts/remote"
 )
 
 // setStatus computes every condition and the phase from what the reconcile read.
 // It is the only place that writes status conditions, and it is deterministic: the
 // same inputs give the same status, so a steady Machine is never re-written.
-func setStatus(s *scope) {
+func setStatus(s *scope, now time.Time) {
 	m := s.machine
 	m.Status.ObservedGeneration = m.Generation
 	conditions.Set(m, bootstrapCondition(s))
 	conditions.Set(m, infrastructureCondition(s))
-	nodeReady, nodeHealthy := nodeConditions(s)
+	nodeReady, nodeHealthy := nodeConditions(s, now)
 	conditions.Set(m, nodeReady)
 	conditions.Set(m, nodeHealthy)
 	conditions.Set(m, deletingCondition(s))
 	conditions.Set(m, readyCondition(m))
-	conditions.Set(m, availableCondition(m, time.Now()))
+	conditions.Set(m, availableCondition(m, now))
 	setPhase(m)
 }
 
@@ -73,7 +75,7 @@ func infrastructureCondition(s *scope) metav1.Condition {
 		fmt.Sprintf("Waiting for %s %s to report status.initialization.provisioned", ref.Kind, ref.Name)))
 }
 
-func nodeConditions(s *scope) (ready, healthy metav1.Condition) {
+func nodeConditions(s *scope, now time.Time) (ready, healthy metav1.Condition) {
 	m := s.machine
 	r, h := clusterv1.MachineNodeReadyCondition, clusterv1.MachineNodeHealthyCondition
 	switch {
@@ -87,6 +89,8 @@ func nodeConditions(s *scope) (ready, healthy metav1.Condition) {
 	case s.nodeGone:
 		msg := fmt.Sprintf("Node %s has been deleted from the workload cluster", m.Status.NodeRef.Name)
 		return conditions.False(r, clusterv1.MachineNodeDeletedReason, msg), conditions.False(h, clusterv1.MachineNodeDeletedReason, msg)
+	case errors.Is(s.nodeErr, remote.ErrClusterNotConnected):
+		return connectionDownConditions(s, now)
 	case s.nodeErr != nil:
 		msg := "Cannot read the Node: " + s.nodeErr.Error()
 		return conditions.Unknown(r, clusterv1.MachineNodeConnectionDownReason, msg), conditions.Unknown(h, clusterv1.MachineNodeConnectionDownReason, msg)

@@ -34,18 +34,37 @@ type fixture struct {
 
 // startController runs the Machine controller (and the ClusterCache it needs)
 // in a fresh manager for one test.
-func startController(t *testing.T) {
+func startController(t *testing.T) { startControllerWith(t, controllerOptions{}) }
+
+// controllerOptions vary the controller a test runs; zero values keep the defaults.
+type controllerOptions struct {
+	// wrapClient wraps the reconciler's management-cluster client (to inject faults).
+	wrapClient func(client.Client) client.Client
+	// gracePeriod is Reconciler.RemoteConditionsGracePeriod.
+	gracePeriod time.Duration
+	// connectRetry is the ClusterCache's ConnectRetryInterval.
+	connectRetry time.Duration
+}
+
+// startControllerWith is startController with options; it returns a function
+// that stops the manager (a simulated crash of the process).
+func startControllerWith(t *testing.T, o controllerOptions) (stop func()) {
 	t.Helper()
 	mgr := coretest.NewManager(t, env)
 	cc, err := remote.SetupWithManager(mgr, remote.Options{
-		SecretReader: mgr.GetAPIReader(),
-		HealthProbe:  remote.HealthProbeOptions{Interval: time.Second, Timeout: time.Second, FailureThreshold: 3},
-		Controller:   controller.Options{SkipNameValidation: ptr.To(true)},
+		SecretReader:         mgr.GetAPIReader(),
+		HealthProbe:          remote.HealthProbeOptions{Interval: time.Second, Timeout: time.Second, FailureThreshold: 3},
+		ConnectRetryInterval: o.connectRetry,
+		Controller:           controller.Options{SkipNameValidation: ptr.To(true)},
 	})
 	require.NoError(t, err)
-	r := &Reconciler{Client: mgr.GetClient(), Workload: cc, DrainRequeue: time.Second}
+	c := mgr.GetClient()
+	if o.wrapClient != nil {
+		c = o.wrapClient(c)
+	}
+	r := &Reconciler{Client: c, Workload: cc, DrainRequeue: time.Second, RemoteConditionsGracePeriod: o.gracePeriod}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
-	coretest.StartManager(t, mgr)
+	return envtest.StartManager(t, mgr)
 }
 
 // newFixture creates a Cluster with an initialized control plane and a kubeconfig

@@ -18,6 +18,7 @@ type WorkloadClusters interface {
 	GetClient(ctx context.Context, cluster client.ObjectKey) (client.Client, error)
 	GetUncachedClient(ctx context.Context, cluster client.ObjectKey) (client.Client, error)
 	GetRESTConfig(ctx context.Context, cluster client.ObjectKey) (*rest.Config, error)
+	GetHealthCheckingState(cluster client.ObjectKey) remote.HealthCheckingState
 	Watch(ctx context.Context, cluster client.ObjectKey, in remote.WatchInput) error
 	GetClusterSource(controllerName string, mapFunc func(context.Context, client.ObjectKey) []reconcile.Request, opts ...remote.ClusterSourceOption) source.Source
 }

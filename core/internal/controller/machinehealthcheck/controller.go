@@ -49,7 +49,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachineHealthChecks),
 			builder.WithPredicates(predicates.ClusterUpdateTriggersChildren(), predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
 		WatchesRawSource(r.Workload.GetClusterSource("machinehealthcheck", r.clusterKeyToMachineHealthChecks)).
-		Build(r)
+		Build(patch.RequeueOnConflict(r))
 	if err != nil {
 		return fmt.Errorf("creating the machinehealthcheck controller: %w", err)
 	}

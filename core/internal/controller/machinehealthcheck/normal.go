@@ -114,12 +114,16 @@ func (r *Reconciler) getTargets(ctx context.Context, s *scope) ([]*target, error
 
 // readNodes reads the Node of every target that has a status.nodeRef, from the
 // workload cluster's cache, and makes sure Node events reach this controller.
+// Once the control plane is initialized it needs the connection even when no
+// target has a nodeRef: a Machine may lack one only because the Machine
+// controller cannot see the workload cluster either, and judging it then (node
+// startup timeout) would remediate it from missing data.
 func (r *Reconciler) readNodes(ctx context.Context, s *scope, targets []*target) error {
-	needed := false
+	needed := isTrue(s.cluster.Status.Initialization.ControlPlaneInitialized)
 	for _, t := range targets {
 		needed = needed || t.machine.Status.NodeRef.IsDefined()
 	}
-	if !needed {
+	if !needed || len(targets) == 0 {
 		return nil
 	}
 	key := client.ObjectKeyFromObject(s.cluster)

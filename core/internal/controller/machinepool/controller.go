@@ -59,7 +59,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachinePools),
 			builder.WithPredicates(predicates.ClusterUpdateTriggersChildren(), predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
 		WatchesRawSource(r.Workload.GetClusterSource("machinepool", r.clusterKeyToMachinePools)).
-		Build(r)
+		Build(patch.RequeueOnConflict(r))
 	if err != nil {
 		return fmt.Errorf("creating the machinepool controller: %w", err)
 	}

@@ -64,7 +64,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 			builder.WithPredicates(filter, predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachineSets),
 			builder.WithPredicates(predicates.ClusterUpdateTriggersChildren(), filter)).
-		Complete(r)
+		Complete(patch.RequeueOnConflict(r))
 	if err != nil {
 		return fmt.Errorf("creating the machineset controller: %w", err)
 	}

@@ -57,7 +57,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 			builder.WithPredicates(filter, predicates.ClusterUpdateTriggersChildren())).
 		Watches(&infrav1.DockerMachine{}, handler.EnqueueRequestsFromMapFunc(r.toDockerClusters)).
 		WatchesRawSource(source.Channel(dockerEvents, handler.EnqueueRequestsFromMapFunc(r.toDockerClusters))).
-		Complete(r)
+		Complete(patch.RequeueOnConflict(r))
 	if err != nil {
 		return fmt.Errorf("creating the dockercluster controller: %w", err)
 	}

@@ -85,7 +85,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 			builder.WithPredicates(filter, node.LoadBalancerAddressChanged())).
 		WatchesRawSource(r.Workload.GetClusterSource("dockermachine", clusterMachines)).
 		WatchesRawSource(dockerEvents).
-		Complete(r)
+		Complete(patch.RequeueOnConflict(r))
 	if err != nil {
 		return fmt.Errorf("creating the dockermachine controller: %w", err)
 	}

@@ -86,7 +86,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 			builder.WithPredicates(filter, node.LoadBalancerAddressChanged())).
 		WatchesRawSource(r.Workload.GetClusterSource("dockermachinepool", clusterPools)).
 		WatchesRawSource(dockerEvents).
-		Complete(r)
+		Complete(patch.RequeueOnConflict(r))
 	if err != nil {
 		return fmt.Errorf("creating the dockermachinepool controller: %w", err)
 	}
