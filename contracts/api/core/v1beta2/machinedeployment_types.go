@@ -105,6 +105,10 @@ const (
 	// MachineDeploymentScalingUpCondition is true while there are fewer Machines than spec.replicas.
 	MachineDeploymentScalingUpCondition = ScalingUpCondition
 
+	// MachineDeploymentInvalidSelectorReason is used on ScalingUp when spec.selector cannot be parsed or
+	// does not select the MachineSets and Machines created from spec.template: nothing is created.
+	MachineDeploymentInvalidSelectorReason = InvalidSelectorReason
+
 	// MachineDeploymentScalingDownCondition is true while there are more Machines than spec.replicas.
 	MachineDeploymentScalingDownCondition = ScalingDownCondition
 
@@ -117,13 +121,13 @@ const (
 
 // MachineDeploymentSpec defines the desired state of MachineDeployment.
 //
-// The selector rule below compares label values as `selector[k] in {template[k]: true}` rather than
-// with ==. Both mean the same, but the apiserver's static CEL cost estimate charges == by the
-// declared maximum length of both strings, which is unbounded for label values (metav1.LabelSelector
-// and map[string]string carry no maxLength), and that alone would put the rule over budget; a map
-// lookup is estimated at constant cost. The selector map itself is only walked with constant-cost
+// The matchLabels rule below compares label values as `selector[k] in {template[k]: true}` rather
+// than with ==. Both mean the same; the form dates from when label values had no maxLength (the
+// apiserver's static CEL cost estimate charges == by the declared maximum length of both strings),
+// and a map lookup is still estimated at constant cost. The selector map itself is only walked with constant-cost
 // steps; the values are compared while walking the template labels, which are capped at 64.
 // +kubebuilder:validation:XValidation:rule="!has(self.selector) || !has(self.selector.matchLabels) || self.selector.matchLabels.size() == 0 || (has(self.template.metadata) && has(self.template.metadata.labels) && self.selector.matchLabels.all(k, k in self.template.metadata.labels) && self.template.metadata.labels.all(k, !(k in self.selector.matchLabels) || self.selector.matchLabels[k] in {self.template.metadata.labels[k]: true}))",messageExpression="'spec.selector.matchLabels[\"' + ((has(self.template.metadata) && has(self.template.metadata.labels)) ? self.selector.matchLabels.filter(k, !(k in self.template.metadata.labels)) + self.template.metadata.labels.filter(k, k in self.selector.matchLabels && !(self.selector.matchLabels[k] in {self.template.metadata.labels[k]: true})) : self.selector.matchLabels.filter(k, true))[0] + '\"] does not match spec.template.metadata.labels: a MachineDeployment template must carry every label of its selector, with the same value'"
+// +kubebuilder:validation:XValidation:rule="!has(self.selector) || !has(self.selector.matchExpressions) || self.selector.matchExpressions.all(e, e.operator == 'Exists' ? (has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) : e.operator == 'DoesNotExist' ? !(has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) : e.operator == 'In' ? ((has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) && (has(e.values) && self.template.metadata.labels[e.key] in e.values)) : !((has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) && (has(e.values) && self.template.metadata.labels[e.key] in e.values)))",message="spec.selector.matchExpressions must all be satisfied by spec.template.metadata.labels, or the MachineDeployment would not count the Machines it creates and would create more without end: for In the template needs the key with one of the values, for NotIn it must lack the key or have another value, for Exists it needs the key, for DoesNotExist it must lack it",fieldPath=".selector.matchExpressions"
 // +kubebuilder:validation:XValidation:rule="!has(self.template.spec) || !has(self.template.spec.clusterName) || self.template.spec.clusterName == self.clusterName",messageExpression="'spec.template.spec.clusterName \"' + self.template.spec.clusterName + '\" differs from spec.clusterName \"' + self.clusterName + '\": the Machines of a MachineDeployment belong to the same Cluster as the MachineDeployment; set both to the same name'"
 type MachineDeploymentSpec struct {
 	// clusterName is the name of the Cluster this MachineDeployment belongs to, in the same namespace.
@@ -149,7 +153,7 @@ type MachineDeploymentSpec struct {
 	// selector selects the Machines this MachineDeployment counts as its own. Every matchLabels entry
 	// must also be in spec.template.metadata.labels.
 	// +required
-	Selector metav1.LabelSelector `json:"selector,omitempty,omitzero"`
+	Selector LabelSelector `json:"selector,omitempty,omitzero"`
 
 	// template describes the Machines to create.
 	// +required

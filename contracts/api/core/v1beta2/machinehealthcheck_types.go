@@ -42,6 +42,12 @@ const (
 )
 
 // MachineHealthCheckSpec defines the desired state of MachineHealthCheck.
+//
+// The cluster-name rule compares with `in {x: true}` rather than ==: matchLabels values of a
+// metav1.LabelSelector carry no maxLength, and the apiserver estimates == by the longest possible
+// string, while a map lookup is estimated at constant cost.
+// +kubebuilder:validation:XValidation:rule="has(self.selector) && ((has(self.selector.matchLabels) && size(self.selector.matchLabels) > 0) || (has(self.selector.matchExpressions) && size(self.selector.matchExpressions) > 0))",message="spec.selector is empty: it would select every Machine of the Cluster, the control plane included; select the Machines to check, e.g. matchLabels: {cluster.x-k8s.io/deployment-name: md-0}",fieldPath=".selector"
+// +kubebuilder:validation:XValidation:rule="!has(self.selector) || !has(self.selector.matchLabels) || !('cluster.x-k8s.io/cluster-name' in self.selector.matchLabels) || self.selector.matchLabels['cluster.x-k8s.io/cluster-name'] in {self.clusterName: true}",messageExpression="'spec.selector.matchLabels[\"cluster.x-k8s.io/cluster-name\"] names another Cluster than spec.clusterName \"' + self.clusterName + '\": a MachineHealthCheck checks Machines of its own Cluster only; remove that label from the selector or set it to \"' + self.clusterName + '\"'",fieldPath=".selector.matchLabels"
 type MachineHealthCheckSpec struct {
 	// clusterName is the name of the Cluster whose Machines this MachineHealthCheck watches, in the same
 	// namespace. It cannot be changed.
@@ -78,6 +84,7 @@ type MachineHealthCheckChecks struct {
 	// +optional
 	// +kubebuilder:default=600
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:XValidation:rule="self == 0 || self >= 30",message="nodeStartupTimeoutSeconds must be 0 (no node startup check) or at least 30: a shorter timeout remediates Machines before their Node can register"
 	NodeStartupTimeoutSeconds *int32 `json:"nodeStartupTimeoutSeconds,omitempty"`
 
 	// unhealthyNodeConditions make a Machine unhealthy when its Node has had any of these condition
