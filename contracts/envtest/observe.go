@@ -15,8 +15,9 @@ import (
 // Observe checks a "never" property on every change, not on samples: it lists list's kind in
 // namespace, watches from exactly that state, and calls check with the objects (by name, as they
 // are after the event; deleted ones removed) after each event. The first error check returns,
-// or a watch that ends early, fails the test when stop is called; stop waits for the events
-// seen so far to be checked. Call stop before the test's own cleanup changes the objects.
+// or a watch that ends early, fails the test when stop is called (at the latest in the test's
+// cleanup); stop waits for the events seen so far to be checked. Call stop before the test's own
+// cleanup changes the objects.
 func (e *Environment) Observe(t testing.TB, list client.ObjectList, namespace string, check func(map[string]client.Object) error) (stop func()) {
 	t.Helper()
 	ctx := context.Background()
@@ -73,15 +74,21 @@ func (e *Environment) Observe(t testing.TB, list client.ObjectList, namespace st
 		}
 		mu.Unlock()
 	}()
-	return func() {
+	var once sync.Once
+	stop = func() {
 		t.Helper()
-		mu.Lock()
-		stopped = true
-		mu.Unlock()
-		w.Stop()
-		<-done
-		if violation != nil {
-			t.Fatalf("observed: %v", violation)
-		}
+		once.Do(func() {
+			mu.Lock()
+			stopped = true
+			mu.Unlock()
+			w.Stop()
+			<-done
+			if violation != nil {
+				t.Errorf("observed: %v", violation)
+			}
+		})
 	}
+	// A test that fails before calling stop still reports what was observed until then.
+	t.Cleanup(stop)
+	return stop
 }

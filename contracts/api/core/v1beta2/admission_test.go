@@ -187,6 +187,27 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 			wantMessages: []string{"spec.template.metadata", "metadata is empty: set labels or annotations"},
 		},
 		{
+			name: "MachineSetDeletionEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newMachineSet(ns), map[string]any{}, "spec", "deletion")
+			},
+			wantMessages: []string{"spec.deletion", "is empty: set order, or leave it out"},
+		},
+		{
+			name: "MachineHealthCheckRemediationTriggerIfEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newMachineHealthCheck(ns), map[string]any{}, "spec", "remediation", "triggerIf")
+			},
+			wantMessages: []string{"spec.remediation.triggerIf", "is empty: set at least one of unhealthyLessThanOrEqualTo or unhealthyInRange, or leave it out"},
+		},
+		{
+			name: "ClusterControlPlaneEndpointEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newCluster(ns), map[string]any{}, "spec", "controlPlaneEndpoint")
+			},
+			wantMessages: []string{"spec.controlPlaneEndpoint", "is empty: set at least one of host or port, or leave it out"},
+		},
+		{
 			name: "MachineHealthCheckEmptySelector",
 			obj: func(t *testing.T, ns string) client.Object {
 				return env.WithField(t, newMachineHealthCheck(ns), map[string]any{}, "spec", "selector")

@@ -251,7 +251,7 @@ type ClusterAvailabilityGate struct {
 }
 
 // ClusterNetwork is the network configuration of a workload cluster.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.apiServerPort) || has(self.services) || has(self.pods) || has(self.serviceDomain)",message="is empty: set at least one of apiServerPort, services, pods or serviceDomain, or leave it out"
 type ClusterNetwork struct {
 	// apiServerPort is the port the API server binds to on control plane nodes. Defaults to 6443.
 	// +optional
@@ -288,7 +288,7 @@ type NetworkRanges struct {
 }
 
 // APIEndpoint is a reachable Kubernetes API endpoint.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.host) || has(self.port)",message="is empty: set at least one of host or port, or leave it out"
 type APIEndpoint struct {
 	// host is the DNS name or IP address the API server is served on.
 	// +optional

@@ -178,7 +178,7 @@ type MachineDeploymentSpec struct {
 }
 
 // MachineDeploymentRolloutSpec configures how a MachineDeployment replaces Machines.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.after) || has(self.strategy)",message="is empty: set at least one of after or strategy, or leave it out"
 type MachineDeploymentRolloutSpec struct {
 	// after forces a rollout of all Machines created before this time, even if nothing else changed,
 	// e.g. to renew certificates. RFC3339, e.g. "2026-03-09T09:00:00Z".
@@ -192,7 +192,7 @@ type MachineDeploymentRolloutSpec struct {
 }
 
 // MachineDeploymentRolloutStrategy is how a MachineDeployment replaces Machines.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.type) || has(self.rollingUpdate)",message="is empty: set at least one of type or rollingUpdate, or leave it out"
 type MachineDeploymentRolloutStrategy struct {
 	// type of rollout: RollingUpdate (the default) or OnDelete.
 	// +required
@@ -207,7 +207,7 @@ type MachineDeploymentRolloutStrategy struct {
 }
 
 // MachineDeploymentRolloutStrategyRollingUpdate bounds a rolling update.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.maxUnavailable) || has(self.maxSurge)",message="is empty: set at least one of maxUnavailable or maxSurge, or leave it out"
 // +kubebuilder:validation:XValidation:rule="!(has(self.maxSurge) && has(self.maxUnavailable) && (type(self.maxSurge) == int ? self.maxSurge == 0 : self.maxSurge.matches('^0+%$')) && (type(self.maxUnavailable) == int ? self.maxUnavailable == 0 : self.maxUnavailable.matches('^0+%$')))",message="maxSurge and maxUnavailable cannot both be 0: the rollout could neither add a new Machine nor remove an old one; set maxSurge to at least 1 (the default) or maxUnavailable to at least 1"
 type MachineDeploymentRolloutStrategyRollingUpdate struct {
 	// maxUnavailable is how many Machines may be unavailable during the update, as a number (e.g. 1) or
@@ -229,7 +229,7 @@ type MachineDeploymentRolloutStrategyRollingUpdate struct {
 }
 
 // MachineDeploymentRemediationSpec configures how unhealthy Machines are remediated.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.maxInFlight)",message="is empty: set maxInFlight, or leave it out"
 type MachineDeploymentRemediationSpec struct {
 	// maxInFlight is how many Machines may be remediated (deleted and replaced) at the same time, as a
 	// number or a percentage of spec.replicas. Only the MachineSet of the newest revision remediates.
@@ -241,7 +241,7 @@ type MachineDeploymentRemediationSpec struct {
 }
 
 // MachineDeploymentDeletionSpec configures which Machines go first when scaling down.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.order)",message="is empty: set order, or leave it out"
 type MachineDeploymentDeletionSpec struct {
 	// order is the order in which Machines are deleted when scaling down: Random (the default),
 	// Newest or Oldest. It is passed on to the MachineDeployment's MachineSets.

@@ -75,7 +75,7 @@ type MachineHealthCheckSpec struct {
 }
 
 // MachineHealthCheckChecks decide when a Machine is unhealthy.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.nodeStartupTimeoutSeconds) || has(self.unhealthyNodeConditions) || has(self.unhealthyMachineConditions)",message="is empty: set at least one of nodeStartupTimeoutSeconds, unhealthyNodeConditions or unhealthyMachineConditions, or leave it out"
 type MachineHealthCheckChecks struct {
 	// nodeStartupTimeoutSeconds is how long a Machine may go without a Node (matched through
 	// spec.providerID) before it is unhealthy. The time counts from the latest of: Cluster
@@ -105,7 +105,7 @@ type MachineHealthCheckChecks struct {
 }
 
 // MachineHealthCheckRemediation configures whether and how unhealthy Machines are remediated.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.triggerIf) || has(self.templateRef)",message="is empty: set at least one of triggerIf or templateRef, or leave it out"
 type MachineHealthCheckRemediation struct {
 	// triggerIf limits when remediation happens; without it, remediation always happens. It guards
 	// against remediating a whole cluster during an outage that makes every Machine look unhealthy.
@@ -120,7 +120,7 @@ type MachineHealthCheckRemediation struct {
 }
 
 // MachineHealthCheckRemediationTriggerIf limits when remediation happens.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.unhealthyLessThanOrEqualTo) || has(self.unhealthyInRange)",message="is empty: set at least one of unhealthyLessThanOrEqualTo or unhealthyInRange, or leave it out"
 type MachineHealthCheckRemediationTriggerIf struct {
 	// unhealthyLessThanOrEqualTo allows remediation only while the number of unhealthy Machines is at
 	// most this value: a number of Machines (e.g. 2) or a percentage of the checked Machines (e.g. 40%).

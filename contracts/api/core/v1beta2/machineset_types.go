@@ -123,7 +123,7 @@ type MachineSetSpec struct {
 }
 
 // MachineSetDeletionSpec configures which Machines go first when a MachineSet scales down.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.order)",message="is empty: set order, or leave it out"
 type MachineSetDeletionSpec struct {
 	// order is the order in which Machines are deleted when scaling down: Random (the default),
 	// Newest or Oldest. Machines marked with the cluster.x-k8s.io/delete-machine annotation and
@@ -145,7 +145,7 @@ type MachineTemplateSpec struct {
 
 // MachineNamingSpec changes how the names of new Machines are generated. InfraMachines and
 // BootstrapConfigs get the same name as their Machine.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.template)",message="is empty: set template, or leave it out"
 type MachineNamingSpec struct {
 	// template is a Go template for Machine names. It may use {{ .cluster.name }},
 	// {{ .machineSet.name }} and must use {{ .random }} (5 random consonants and digits) so that names
