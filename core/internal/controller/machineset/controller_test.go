@@ -394,9 +394,14 @@ func TestMachineSet_PausedClusterStopsReconciliation(t *testing.T) {
 	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: clusterName}}
 	f.update(cluster, func() { cluster.Spec.Paused = ptr.To(true) })
 
+	// While the Cluster is paused, no Machine appears: checked on every Machine event.
+	stopObserving := env.Observe(t, &clusterv1.MachineList{}, f.ns, func(all map[string]client.Object) error {
+		return fmt.Errorf("%d Machine(s) created while the Cluster is paused", len(all))
+	})
 	ms := f.newMachineSet("workers", "web", 2)
 	require.NoError(t, env.Client.Create(f.ctx, ms))
 	f.waitForCondition(ms, clusterv1.PausedCondition, metav1.ConditionTrue, "spec.paused")
+	stopObserving()
 	require.Empty(t, f.machines())
 
 	f.update(cluster, func() { cluster.Spec.Paused = ptr.To(false) })
