@@ -110,7 +110,7 @@ func TestSteadyState_TwentyMachinesProduceNoWrites(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "workers", Namespace: ns},
 		Spec: clusterv1.MachineDeploymentSpec{
 			ClusterName: c.Name, Replicas: ptr.To[int32](replicas),
-			Selector: metav1.LabelSelector{MatchLabels: map[string]string{"pool": "workers"}},
+			Selector: clusterv1.LabelSelector{MatchLabels: map[string]string{"pool": "workers"}},
 			Template: clusterv1.MachineTemplateSpec{
 				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"pool": "workers"}},
 				Spec: clusterv1.MachineSpec{ClusterName: c.Name, Version: "v1.37.2",

@@ -80,6 +80,209 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 			wantMessages: []string{`spec.selector.matchLabels["app"] does not match spec.template.metadata.labels: a MachineSet template must carry every label of its selector, with the same value`},
 		},
 		{
+			name: "MachineSetSelectorOperatorUnknown",
+			obj: func(_ *testing.T, ns string) client.Object {
+				ms := newMachineSet(ns)
+				ms.Spec.Selector.MatchExpressions = []clusterv1.LabelSelectorRequirement{{Key: "app", Operator: "Equals", Values: []string{"web"}}}
+				return ms
+			},
+			wantMessages: []string{"spec.selector.matchExpressions[0].operator", `Unsupported value: "Equals": supported values: "In", "NotIn", "Exists", "DoesNotExist"`},
+		},
+		{
+			name: "MachineSetSelectorInWithoutValues",
+			obj: func(_ *testing.T, ns string) client.Object {
+				ms := newMachineSet(ns)
+				ms.Spec.Selector.MatchExpressions = []clusterv1.LabelSelectorRequirement{{Key: "app", Operator: clusterv1.LabelSelectorOpIn}}
+				return ms
+			},
+			wantMessages: []string{"spec.selector.matchExpressions[0]", "operator In needs at least one value in values"},
+		},
+		{
+			name: "MachineDeploymentSelectorExistsWithValues",
+			obj: func(_ *testing.T, ns string) client.Object {
+				md := newMachineDeployment(ns)
+				md.Spec.Selector.MatchExpressions = []clusterv1.LabelSelectorRequirement{{Key: "app", Operator: clusterv1.LabelSelectorOpExists, Values: []string{"web"}}}
+				return md
+			},
+			wantMessages: []string{"spec.selector.matchExpressions[0]", "operator Exists takes no values: remove values"},
+		},
+		{
+			name: "MachineSetSelectorInNotSatisfiedByTemplate",
+			obj: func(_ *testing.T, ns string) client.Object {
+				ms := newMachineSet(ns)
+				ms.Spec.Selector.MatchExpressions = []clusterv1.LabelSelectorRequirement{{Key: "app", Operator: clusterv1.LabelSelectorOpIn, Values: []string{"api", "db"}}}
+				return ms
+			},
+			wantMessages: []string{"spec.selector.matchExpressions: Invalid value", "must all be satisfied by spec.template.metadata.labels", "the MachineSet would not count the Machines it creates"},
+		},
+		{
+			name: "MachineSetSelectorNotInExcludesTemplateValue",
+			obj: func(_ *testing.T, ns string) client.Object {
+				ms := newMachineSet(ns)
+				ms.Spec.Selector.MatchExpressions = []clusterv1.LabelSelectorRequirement{{Key: "app", Operator: clusterv1.LabelSelectorOpNotIn, Values: []string{"web"}}}
+				return ms
+			},
+			wantMessages: []string{"spec.selector.matchExpressions", "must all be satisfied by spec.template.metadata.labels"},
+		},
+		{
+			name: "MachineDeploymentSelectorExistsKeyMissingFromTemplate",
+			obj: func(_ *testing.T, ns string) client.Object {
+				md := newMachineDeployment(ns)
+				md.Spec.Selector.MatchExpressions = []clusterv1.LabelSelectorRequirement{{Key: "tier", Operator: clusterv1.LabelSelectorOpExists}}
+				return md
+			},
+			wantMessages: []string{"spec.selector.matchExpressions", "the MachineDeployment would not count the Machines it creates"},
+		},
+		{
+			name: "MachineDeploymentSelectorDoesNotExistKeyInTemplate",
+			obj: func(_ *testing.T, ns string) client.Object {
+				md := newMachineDeployment(ns)
+				md.Spec.Selector.MatchExpressions = []clusterv1.LabelSelectorRequirement{{Key: "app", Operator: clusterv1.LabelSelectorOpDoesNotExist}}
+				return md
+			},
+			wantMessages: []string{"spec.selector.matchExpressions", "for DoesNotExist it must lack it"},
+		},
+		{
+			name: "MachineSetTemplateLabelValueInvalid",
+			obj: func(_ *testing.T, ns string) client.Object {
+				ms := newMachineSet(ns)
+				ms.Spec.Template.Labels["team"] = "a b"
+				return ms
+			},
+			wantMessages: []string{`spec.template.metadata.labels[team]`, `"a b" is not a valid label value: use at most 63 letters, digits, dashes, underscores and dots`},
+		},
+		{
+			name: "MachineDeploymentTemplateLabelValueTooLong",
+			obj: func(_ *testing.T, ns string) client.Object {
+				md := newMachineDeployment(ns)
+				md.Spec.Template.Labels["team"] = strings.Repeat("a", 64)
+				return md
+			},
+			wantMessages: []string{`spec.template.metadata.labels.team`, "Too long", "63"},
+		},
+		{
+			name: "MachinePoolTemplateLabelValueInvalid",
+			obj: func(_ *testing.T, ns string) client.Object {
+				mp := newMachinePool(ns)
+				mp.Spec.Template.Labels["team"] = "-leading-dash"
+				return mp
+			},
+			wantMessages: []string{`spec.template.metadata.labels[team]`, "is not a valid label value"},
+		},
+		{
+			name: "MachineSetSelectorLabelValueInvalid",
+			obj: func(_ *testing.T, ns string) client.Object {
+				ms := newMachineSet(ns)
+				ms.Spec.Selector.MatchLabels["app"] = "web/v2"
+				ms.Spec.Template.Labels["app"] = "web/v2"
+				return ms
+			},
+			wantMessages: []string{`spec.selector.matchLabels[app]`, "is not a valid label value"},
+		},
+		{
+			name: "MachineDeploymentTemplateMetadataEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newMachineDeployment(ns), map[string]any{}, "spec", "template", "metadata")
+			},
+			wantMessages: []string{"spec.template.metadata", "metadata is empty: set labels or annotations"},
+		},
+		{
+			name: "MachineSetDeletionEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newMachineSet(ns), map[string]any{}, "spec", "deletion")
+			},
+			wantMessages: []string{"spec.deletion", "is empty: set order, or leave it out"},
+		},
+		{
+			name: "MachineHealthCheckRemediationTriggerIfEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newMachineHealthCheck(ns), map[string]any{}, "spec", "remediation", "triggerIf")
+			},
+			wantMessages: []string{"spec.remediation.triggerIf", "is empty: set at least one of unhealthyLessThanOrEqualTo or unhealthyInRange, or leave it out"},
+		},
+		{
+			name: "ClusterControlPlaneEndpointEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newCluster(ns), map[string]any{}, "spec", "controlPlaneEndpoint")
+			},
+			wantMessages: []string{"spec.controlPlaneEndpoint", "is empty: set at least one of host or port, or leave it out"},
+		},
+		{
+			name: "MachineHealthCheckEmptySelector",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newMachineHealthCheck(ns), map[string]any{}, "spec", "selector")
+			},
+			wantMessages: []string{"spec.selector", "it would select every Machine of the Cluster, the control plane included"},
+		},
+		{
+			name: "MachineHealthCheckSelectorEmptyMatchLabels",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newMachineHealthCheck(ns), map[string]any{"matchLabels": map[string]any{}}, "spec", "selector")
+			},
+			wantMessages: []string{"spec.selector", "spec.selector is empty"},
+		},
+		{
+			name: "MachineHealthCheckSelectorNamesAnotherCluster",
+			obj: func(_ *testing.T, ns string) client.Object {
+				mhc := newMachineHealthCheck(ns)
+				mhc.Spec.Selector.MatchLabels[clusterv1.ClusterNameLabel] = "c2"
+				return mhc
+			},
+			wantMessages: []string{"spec.selector.matchLabels", `names another Cluster than spec.clusterName "c1"`},
+		},
+		{
+			name: "MachineHealthCheckNodeStartupTimeoutTooShort",
+			obj: func(_ *testing.T, ns string) client.Object {
+				mhc := newMachineHealthCheck(ns)
+				mhc.Spec.Checks.NodeStartupTimeoutSeconds = ptr.To[int32](29)
+				return mhc
+			},
+			wantMessages: []string{"spec.checks.nodeStartupTimeoutSeconds", "must be 0 (no node startup check) or at least 30"},
+		},
+		{
+			name: "ClusterNameNotALabelValue",
+			obj: func(_ *testing.T, ns string) client.Object {
+				c := newCluster(ns)
+				c.Name = strings.Repeat("c", 64)
+				return c
+			},
+			wantMessages: []string{"metadata.name is longer than 63 characters", "cluster.x-k8s.io/cluster-name label"},
+		},
+		{
+			name: "ClusterSpecEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newCluster(ns), map[string]any{}, "spec")
+			},
+			wantMessages: []string{"spec: Invalid value", "spec is empty: set infrastructureRef and controlPlaneRef"},
+		},
+		{
+			name: "ClusterInfrastructureRefAPIGroupWithVersion",
+			obj: func(_ *testing.T, ns string) client.Object {
+				c := newCluster(ns)
+				c.Spec.InfrastructureRef.APIGroup = "infrastructure.cluster.x-k8s.io/v1beta2"
+				return c
+			},
+			wantMessages: []string{"spec.infrastructureRef.apiGroup", "is not an API group: write the group without a version"},
+		},
+		{
+			name: "MachineInfrastructureRefKindInvalid",
+			obj: func(_ *testing.T, ns string) client.Object {
+				m := newMachine(ns)
+				m.Spec.InfrastructureRef.Kind = "Dev Machine"
+				return m
+			},
+			wantMessages: []string{"spec.infrastructureRef.kind", `kind "Dev Machine" is not a kind`},
+		},
+		{
+			name: "MachineInfrastructureRefNameInvalid",
+			obj: func(_ *testing.T, ns string) client.Object {
+				m := newMachine(ns)
+				m.Spec.InfrastructureRef.Name = "M1"
+				return m
+			},
+			wantMessages: []string{"spec.infrastructureRef.name", `name "M1" is not an object name: use lowercase letters`},
+		},
+		{
 			name: "MachineDeploymentTemplateClusterNameDiffers",
 			obj: func(_ *testing.T, ns string) client.Object {
 				md := newMachineDeployment(ns)
@@ -332,7 +535,7 @@ func TestAdmission_AcceptsValuesAtTheEdgeOfEachRule(t *testing.T) {
 			obj: func(ns string) client.Object {
 				md := newMachineDeployment(ns)
 				md.Spec.Selector.MatchLabels = nil
-				md.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Exists"}}
+				md.Spec.Selector.MatchExpressions = []clusterv1.LabelSelectorRequirement{{Key: "app", Operator: clusterv1.LabelSelectorOpExists}}
 				return md
 			},
 		},
@@ -356,6 +559,67 @@ func TestAdmission_AcceptsValuesAtTheEdgeOfEachRule(t *testing.T) {
 					UnhealthyLessThanOrEqualTo: ptr.To(intstr.FromString("100%")),
 				}
 				return mhc
+			},
+		},
+		{
+			name: "MachineSetSelectorExpressionsSatisfiedByTemplate",
+			obj: func(ns string) client.Object {
+				ms := newMachineSet(ns)
+				ms.Spec.Template.Labels["tier"] = "frontend"
+				ms.Spec.Selector.MatchExpressions = []clusterv1.LabelSelectorRequirement{
+					{Key: "app", Operator: clusterv1.LabelSelectorOpIn, Values: []string{"api", "web"}},
+					{Key: "tier", Operator: clusterv1.LabelSelectorOpNotIn, Values: []string{"backend"}},
+					{Key: "zone", Operator: clusterv1.LabelSelectorOpNotIn, Values: []string{"a"}},
+					{Key: "tier", Operator: clusterv1.LabelSelectorOpExists},
+					{Key: "legacy", Operator: clusterv1.LabelSelectorOpDoesNotExist},
+				}
+				return ms
+			},
+		},
+		{
+			name: "MachineDeploymentTemplateLabelValuesAtTheEdge",
+			obj: func(ns string) client.Object {
+				md := newMachineDeployment(ns)
+				md.Spec.Template.Labels["empty"] = ""
+				md.Spec.Template.Labels["dotted"] = "a-b_c.D9"
+				md.Spec.Template.Labels["long"] = strings.Repeat("x", 63)
+				return md
+			},
+		},
+		{
+			name: "MachineHealthCheckSelectorWithOwnClusterNameAndDisabledStartupTimeout",
+			obj: func(ns string) client.Object {
+				mhc := newMachineHealthCheck(ns)
+				mhc.Spec.Selector.MatchLabels[clusterv1.ClusterNameLabel] = clusterName
+				mhc.Spec.Checks.NodeStartupTimeoutSeconds = ptr.To[int32](0)
+				return mhc
+			},
+		},
+		{
+			name: "MachineHealthCheckOnlyMatchExpressionsAndStartupTimeout30",
+			obj: func(ns string) client.Object {
+				mhc := newMachineHealthCheck(ns)
+				mhc.Spec.Selector = metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpExists}}}
+				mhc.Spec.Checks.NodeStartupTimeoutSeconds = ptr.To[int32](30)
+				return mhc
+			},
+		},
+		{
+			name: "ClusterNameOf63Characters",
+			obj: func(ns string) client.Object {
+				c := newCluster(ns)
+				c.Name = strings.Repeat("c", 63)
+				return c
+			},
+		},
+		{
+			// Refs are not required (ClusterClass will come with that rule): a Cluster with only a
+			// network is accepted.
+			name: "ClusterWithoutRefs",
+			obj: func(ns string) client.Object {
+				c := newCluster(ns)
+				c.Spec.InfrastructureRef = clusterv1.ContractVersionedObjectReference{}
+				return c
 			},
 		},
 		{
@@ -450,6 +714,42 @@ func TestAdmission_RejectsClusterNameChange(t *testing.T) {
 			require.Error(t, err, "the apiserver accepted a clusterName change")
 			require.Truef(t, apierrors.IsInvalid(err), "want an Invalid error, got %v", err)
 			require.Contains(t, err.Error(), tt.wantMessage)
+		})
+	}
+}
+
+// TestAdmission_ClusterRefsCanChangeButNotBeRemoved follows upstream's Cluster webhook: once set,
+// spec.infrastructureRef and spec.controlPlaneRef may point elsewhere but not disappear, and a
+// Cluster created without them may still get them later.
+func TestAdmission_ClusterRefsCanChangeButNotBeRemoved(t *testing.T) {
+	for _, field := range []string{"infrastructureRef", "controlPlaneRef"} {
+		t.Run(field, func(t *testing.T) {
+			ctx := context.Background()
+			c := newCluster(env.CreateNamespace(t, "refs"))
+			c.Spec.InfrastructureRef = clusterv1.ContractVersionedObjectReference{}
+			require.NoError(t, env.Client.Create(ctx, c), "a Cluster without refs is accepted")
+
+			ref := func(name string) *clusterv1.ContractVersionedObjectReference {
+				if field == "infrastructureRef" {
+					c.Spec.InfrastructureRef = infraRef("DevCluster", name)
+					return &c.Spec.InfrastructureRef
+				}
+				c.Spec.ControlPlaneRef = clusterv1.ContractVersionedObjectReference{
+					APIGroup: "controlplane.cluster.x-k8s.io", Kind: "KubeadmControlPlane", Name: name,
+				}
+				return &c.Spec.ControlPlaneRef
+			}
+			ref("first")
+			require.NoError(t, env.Client.Update(ctx, c), "setting the ref on an existing Cluster is accepted")
+			ref("second")
+			require.NoError(t, env.Client.Update(ctx, c), "pointing the ref elsewhere is accepted")
+
+			*ref("second") = clusterv1.ContractVersionedObjectReference{}
+			err := env.Client.Update(ctx, c)
+			require.Error(t, err, "the apiserver accepted removing spec.%s", field)
+			require.Truef(t, apierrors.IsInvalid(err), "want an Invalid error, got %v", err)
+			require.Contains(t, err.Error(), "spec."+field+": Invalid value")
+			require.Contains(t, err.Error(), "spec."+field+" cannot be removed from an existing Cluster")
 		})
 	}
 }

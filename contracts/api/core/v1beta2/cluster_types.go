@@ -192,7 +192,12 @@ const (
 )
 
 // ClusterSpec defines the desired state of Cluster.
-// +kubebuilder:validation:MinProperties=1
+//
+// Once set, infrastructureRef and controlPlaneRef may point elsewhere but cannot be removed (as
+// upstream's Cluster webhook): the Cluster would forget the provider objects it owns.
+// +kubebuilder:validation:XValidation:rule="has(self.paused) || has(self.clusterNetwork) || has(self.controlPlaneEndpoint) || has(self.controlPlaneRef) || has(self.infrastructureRef) || has(self.availabilityGates)",message="spec is empty: set infrastructureRef and controlPlaneRef to the provider objects that build the cluster, e.g. infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerCluster, name: my-cluster}"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.infrastructureRef) || has(self.infrastructureRef)",message="spec.infrastructureRef cannot be removed from an existing Cluster: it may point to another object, but removing it would orphan the cluster's infrastructure; delete the Cluster instead",fieldPath=".infrastructureRef"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.controlPlaneRef) || has(self.controlPlaneRef)",message="spec.controlPlaneRef cannot be removed from an existing Cluster: it may point to another object, but removing it would orphan the control plane; delete the Cluster instead",fieldPath=".controlPlaneRef"
 type ClusterSpec struct {
 	// paused stops every controller from reconciling the Cluster and all objects that belong to it,
 	// e.g. while the Cluster is being moved to another management cluster.
@@ -246,7 +251,7 @@ type ClusterAvailabilityGate struct {
 }
 
 // ClusterNetwork is the network configuration of a workload cluster.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.apiServerPort) || has(self.services) || has(self.pods) || has(self.serviceDomain)",message="is empty: set at least one of apiServerPort, services, pods or serviceDomain, or leave it out"
 type ClusterNetwork struct {
 	// apiServerPort is the port the API server binds to on control plane nodes. Defaults to 6443.
 	// +optional
@@ -283,7 +288,7 @@ type NetworkRanges struct {
 }
 
 // APIEndpoint is a reachable Kubernetes API endpoint.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.host) || has(self.port)",message="is empty: set at least one of host or port, or leave it out"
 type APIEndpoint struct {
 	// host is the DNS name or IP address the API server is served on.
 	// +optional
@@ -450,6 +455,7 @@ type FailureDomain struct {
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp",description="Time since the Cluster was created"
 
 // Cluster is a Kubernetes cluster whose infrastructure, control plane and workers Cluster API manages.
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="metadata.name is longer than 63 characters: a Cluster's name becomes the value of the cluster.x-k8s.io/cluster-name label on every object of the Cluster, and label values are at most 63 characters; choose a shorter name"
 type Cluster struct {
 	metav1.TypeMeta `json:",inline"`
 	// metadata is the standard object metadata.

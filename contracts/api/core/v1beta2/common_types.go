@@ -18,6 +18,7 @@ package v1beta2
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -150,14 +151,14 @@ type ContractVersionedObjectReference struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
-	// +kubebuilder:validation:Pattern=`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$')",messageExpression="'kind \"' + self + '\" is not a kind: write the kind of the provider object, starting with a letter and made of letters, digits and dashes, e.g. DockerCluster'"
 	Kind string `json:"kind,omitempty"`
 
 	// name of the referenced object, a DNS subdomain in the same namespace as the referencing object.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",messageExpression="'name \"' + self + '\" is not an object name: use lowercase letters, digits, dashes and dots, starting and ending with a letter or digit, e.g. my-cluster'"
 	Name string `json:"name,omitempty"`
 
 	// apiGroup of the referenced object, e.g. infrastructure.cluster.x-k8s.io. The version is not part
@@ -165,7 +166,7 @@ type ContractVersionedObjectReference struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",messageExpression="'apiGroup \"' + self + '\" is not an API group: write the group without a version, e.g. infrastructure.cluster.x-k8s.io (not infrastructure.cluster.x-k8s.io/v1beta2)'"
 	APIGroup string `json:"apiGroup,omitempty"`
 }
 
@@ -186,18 +187,104 @@ func (r *ContractVersionedObjectReference) GroupKind() schema.GroupKind {
 // ObjectMeta is the subset of metav1.ObjectMeta that templates may set: labels and annotations.
 // A full metav1.ObjectMeta would expose read-only fields such as creationTimestamp in the template
 // schema, which users could set to no effect.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:object:generate=false
+// +kubebuilder:validation:XValidation:rule="has(self.labels) || has(self.annotations)",message="metadata is empty: set labels or annotations (e.g. labels: {pool: workers}), or leave metadata out"
 type ObjectMeta struct {
 	// labels to put on the objects created from this template. Selectors of the owning object match
 	// against them, so a MachineSet or MachineDeployment template must carry every label of its selector.
-	// At most 64 labels, so that admission rules comparing them with the selector stay cheap.
+	// At most 64 labels, so that admission rules comparing them with the selector stay cheap; each value
+	// must be a valid label value, or every object created from the template would be refused.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=64
-	Labels map[string]string `json:"labels,omitempty"`
+	Labels map[string]LabelValue `json:"labels,omitempty"`
 
 	// annotations to put on the objects created from this template.
 	// +optional
 	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// LabelValue is an alias, so that map[string]LabelValue stays a map[string]string for every caller:
+// it only carries the schema, and its maxLength is what keeps CEL rules that compare or match label
+// values within the apiserver's cost budget.
+
+// LabelValue is a Kubernetes label value: at most 63 characters, empty or starting and ending with
+// a letter or digit, with only letters, digits, '-', '_' and '.' in between.
+// +kubebuilder:validation:MaxLength=63
+// +kubebuilder:validation:XValidation:rule="self.matches('^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$')",messageExpression="'\"' + self + '\" is not a valid label value: use at most 63 letters, digits, dashes, underscores and dots, starting and ending with a letter or digit (e.g. workers-1.a), or an empty value'"
+type LabelValue = string
+
+// LabelSelector selects objects by their labels. It is metav1.LabelSelector, field for field, with
+// the bounds and the operator enum that let admission rules check it against a template's labels:
+// metav1.LabelSelector carries no maxItems, so a CEL rule walking its values would be refused at
+// CRD install for its estimated cost.
+// +kubebuilder:object:generate=false
+// +structType=atomic
+type LabelSelector struct {
+	// matchLabels requires each key to be present with exactly this value.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=64
+	MatchLabels map[string]LabelValue `json:"matchLabels,omitempty"`
+
+	// matchExpressions are further requirements, all of which must hold.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty"`
+}
+
+// LabelSelectorRequirement is one requirement of a LabelSelector.
+// +kubebuilder:validation:XValidation:rule="(self.operator == 'In' || self.operator == 'NotIn') == (has(self.values) && size(self.values) > 0)",messageExpression="'operator ' + self.operator + ' ' + ((self.operator == 'In' || self.operator == 'NotIn') ? 'needs at least one value in values' : 'takes no values: remove values')"
+type LabelSelectorRequirement struct {
+	// key is the label key the requirement applies to.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	Key string `json:"key,omitempty"`
+
+	// operator is how the key's value is compared: In, NotIn, Exists or DoesNotExist.
+	// +required
+	Operator LabelSelectorOperator `json:"operator,omitempty"`
+
+	// values for In and NotIn (at least one); must be empty for Exists and DoesNotExist.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=63
+	Values []string `json:"values,omitempty"`
+}
+
+// LabelSelectorOperator is the operator of a LabelSelectorRequirement.
+// +kubebuilder:validation:Enum=In;NotIn;Exists;DoesNotExist
+type LabelSelectorOperator string
+
+// The operators a LabelSelectorRequirement may use, as in metav1.
+const (
+	LabelSelectorOpIn           LabelSelectorOperator = "In"
+	LabelSelectorOpNotIn        LabelSelectorOperator = "NotIn"
+	LabelSelectorOpExists       LabelSelectorOperator = "Exists"
+	LabelSelectorOpDoesNotExist LabelSelectorOperator = "DoesNotExist"
+)
+
+// IsEmpty reports whether the selector has no requirement at all.
+func (s *LabelSelector) IsEmpty() bool {
+	return len(s.MatchLabels) == 0 && len(s.MatchExpressions) == 0
+}
+
+// ToMetav1 returns the selector as a metav1.LabelSelector, for metav1.LabelSelectorAsSelector.
+func (s *LabelSelector) ToMetav1() *metav1.LabelSelector {
+	out := &metav1.LabelSelector{}
+	if s.MatchLabels != nil {
+		out.MatchLabels = make(map[string]string, len(s.MatchLabels))
+		for k, v := range s.MatchLabels {
+			out.MatchLabels[k] = v
+		}
+	}
+	for _, e := range s.MatchExpressions {
+		out.MatchExpressions = append(out.MatchExpressions, metav1.LabelSelectorRequirement{
+			Key: e.Key, Operator: metav1.LabelSelectorOperator(e.Operator), Values: append([]string(nil), e.Values...),
+		})
+	}
+	return out
 }
 
 // MachineAddressType is the kind of a Machine address.

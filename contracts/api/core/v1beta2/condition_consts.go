@@ -101,6 +101,10 @@ const (
 	// NotScalingUpReason is used when an object does not need to scale up.
 	NotScalingUpReason = "NotScalingUp"
 
+	// InvalidSelectorReason is used on ScalingUp (False) when an owner's spec.selector cannot be
+	// parsed or does not select the objects it would create: it creates nothing until that is fixed.
+	InvalidSelectorReason = "InvalidSelector"
+
 	// ScalingDownReason is used while an object scales down.
 	ScalingDownReason = "ScalingDown"
 

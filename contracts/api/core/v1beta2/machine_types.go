@@ -370,7 +370,7 @@ type MachineSpec struct {
 }
 
 // MachineDeletionSpec bounds the time spent on each step of Machine deletion.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.nodeDrainTimeoutSeconds) || has(self.nodeVolumeDetachTimeoutSeconds) || has(self.nodeDeletionTimeoutSeconds)",message="is empty: set at least one of nodeDrainTimeoutSeconds, nodeVolumeDetachTimeoutSeconds or nodeDeletionTimeoutSeconds, or leave it out"
 type MachineDeletionSpec struct {
 	// nodeDrainTimeoutSeconds is the most time spent draining the Node; after it, deletion goes on
 	// without a complete drain. 0 (the default) means no limit.

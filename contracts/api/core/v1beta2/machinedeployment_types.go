@@ -105,6 +105,10 @@ const (
 	// MachineDeploymentScalingUpCondition is true while there are fewer Machines than spec.replicas.
 	MachineDeploymentScalingUpCondition = ScalingUpCondition
 
+	// MachineDeploymentInvalidSelectorReason is used on ScalingUp when spec.selector cannot be parsed or
+	// does not select the MachineSets and Machines created from spec.template: nothing is created.
+	MachineDeploymentInvalidSelectorReason = InvalidSelectorReason
+
 	// MachineDeploymentScalingDownCondition is true while there are more Machines than spec.replicas.
 	MachineDeploymentScalingDownCondition = ScalingDownCondition
 
@@ -117,13 +121,13 @@ const (
 
 // MachineDeploymentSpec defines the desired state of MachineDeployment.
 //
-// The selector rule below compares label values as `selector[k] in {template[k]: true}` rather than
-// with ==. Both mean the same, but the apiserver's static CEL cost estimate charges == by the
-// declared maximum length of both strings, which is unbounded for label values (metav1.LabelSelector
-// and map[string]string carry no maxLength), and that alone would put the rule over budget; a map
-// lookup is estimated at constant cost. The selector map itself is only walked with constant-cost
+// The matchLabels rule below compares label values as `selector[k] in {template[k]: true}` rather
+// than with ==. Both mean the same; the form dates from when label values had no maxLength (the
+// apiserver's static CEL cost estimate charges == by the declared maximum length of both strings),
+// and a map lookup is still estimated at constant cost. The selector map itself is only walked with constant-cost
 // steps; the values are compared while walking the template labels, which are capped at 64.
 // +kubebuilder:validation:XValidation:rule="!has(self.selector) || !has(self.selector.matchLabels) || self.selector.matchLabels.size() == 0 || (has(self.template.metadata) && has(self.template.metadata.labels) && self.selector.matchLabels.all(k, k in self.template.metadata.labels) && self.template.metadata.labels.all(k, !(k in self.selector.matchLabels) || self.selector.matchLabels[k] in {self.template.metadata.labels[k]: true}))",messageExpression="'spec.selector.matchLabels[\"' + ((has(self.template.metadata) && has(self.template.metadata.labels)) ? self.selector.matchLabels.filter(k, !(k in self.template.metadata.labels)) + self.template.metadata.labels.filter(k, k in self.selector.matchLabels && !(self.selector.matchLabels[k] in {self.template.metadata.labels[k]: true})) : self.selector.matchLabels.filter(k, true))[0] + '\"] does not match spec.template.metadata.labels: a MachineDeployment template must carry every label of its selector, with the same value'"
+// +kubebuilder:validation:XValidation:rule="!has(self.selector) || !has(self.selector.matchExpressions) || self.selector.matchExpressions.all(e, e.operator == 'Exists' ? (has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) : e.operator == 'DoesNotExist' ? !(has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) : e.operator == 'In' ? ((has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) && (has(e.values) && self.template.metadata.labels[e.key] in e.values)) : !((has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) && (has(e.values) && self.template.metadata.labels[e.key] in e.values)))",message="spec.selector.matchExpressions must all be satisfied by spec.template.metadata.labels, or the MachineDeployment would not count the Machines it creates and would create more without end: for In the template needs the key with one of the values, for NotIn it must lack the key or have another value, for Exists it needs the key, for DoesNotExist it must lack it",fieldPath=".selector.matchExpressions"
 // +kubebuilder:validation:XValidation:rule="!has(self.template.spec) || !has(self.template.spec.clusterName) || self.template.spec.clusterName == self.clusterName",messageExpression="'spec.template.spec.clusterName \"' + self.template.spec.clusterName + '\" differs from spec.clusterName \"' + self.clusterName + '\": the Machines of a MachineDeployment belong to the same Cluster as the MachineDeployment; set both to the same name'"
 type MachineDeploymentSpec struct {
 	// clusterName is the name of the Cluster this MachineDeployment belongs to, in the same namespace.
@@ -149,7 +153,7 @@ type MachineDeploymentSpec struct {
 	// selector selects the Machines this MachineDeployment counts as its own. Every matchLabels entry
 	// must also be in spec.template.metadata.labels.
 	// +required
-	Selector metav1.LabelSelector `json:"selector,omitempty,omitzero"`
+	Selector LabelSelector `json:"selector,omitempty,omitzero"`
 
 	// template describes the Machines to create.
 	// +required
@@ -174,7 +178,7 @@ type MachineDeploymentSpec struct {
 }
 
 // MachineDeploymentRolloutSpec configures how a MachineDeployment replaces Machines.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.after) || has(self.strategy)",message="is empty: set at least one of after or strategy, or leave it out"
 type MachineDeploymentRolloutSpec struct {
 	// after forces a rollout of all Machines created before this time, even if nothing else changed,
 	// e.g. to renew certificates. RFC3339, e.g. "2026-03-09T09:00:00Z".
@@ -188,7 +192,7 @@ type MachineDeploymentRolloutSpec struct {
 }
 
 // MachineDeploymentRolloutStrategy is how a MachineDeployment replaces Machines.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.type) || has(self.rollingUpdate)",message="is empty: set at least one of type or rollingUpdate, or leave it out"
 type MachineDeploymentRolloutStrategy struct {
 	// type of rollout: RollingUpdate (the default) or OnDelete.
 	// +required
@@ -203,7 +207,7 @@ type MachineDeploymentRolloutStrategy struct {
 }
 
 // MachineDeploymentRolloutStrategyRollingUpdate bounds a rolling update.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.maxUnavailable) || has(self.maxSurge)",message="is empty: set at least one of maxUnavailable or maxSurge, or leave it out"
 // +kubebuilder:validation:XValidation:rule="!(has(self.maxSurge) && has(self.maxUnavailable) && (type(self.maxSurge) == int ? self.maxSurge == 0 : self.maxSurge.matches('^0+%$')) && (type(self.maxUnavailable) == int ? self.maxUnavailable == 0 : self.maxUnavailable.matches('^0+%$')))",message="maxSurge and maxUnavailable cannot both be 0: the rollout could neither add a new Machine nor remove an old one; set maxSurge to at least 1 (the default) or maxUnavailable to at least 1"
 type MachineDeploymentRolloutStrategyRollingUpdate struct {
 	// maxUnavailable is how many Machines may be unavailable during the update, as a number (e.g. 1) or
@@ -225,7 +229,7 @@ type MachineDeploymentRolloutStrategyRollingUpdate struct {
 }
 
 // MachineDeploymentRemediationSpec configures how unhealthy Machines are remediated.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.maxInFlight)",message="is empty: set maxInFlight, or leave it out"
 type MachineDeploymentRemediationSpec struct {
 	// maxInFlight is how many Machines may be remediated (deleted and replaced) at the same time, as a
 	// number or a percentage of spec.replicas. Only the MachineSet of the newest revision remediates.
@@ -237,7 +241,7 @@ type MachineDeploymentRemediationSpec struct {
 }
 
 // MachineDeploymentDeletionSpec configures which Machines go first when scaling down.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.order)",message="is empty: set order, or leave it out"
 type MachineDeploymentDeletionSpec struct {
 	// order is the order in which Machines are deleted when scaling down: Random (the default),
 	// Newest or Oldest. It is passed on to the MachineDeployment's MachineSets.

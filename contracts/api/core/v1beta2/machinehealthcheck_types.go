@@ -42,6 +42,12 @@ const (
 )
 
 // MachineHealthCheckSpec defines the desired state of MachineHealthCheck.
+//
+// The cluster-name rule compares with `in {x: true}` rather than ==: matchLabels values of a
+// metav1.LabelSelector carry no maxLength, and the apiserver estimates == by the longest possible
+// string, while a map lookup is estimated at constant cost.
+// +kubebuilder:validation:XValidation:rule="has(self.selector) && ((has(self.selector.matchLabels) && size(self.selector.matchLabels) > 0) || (has(self.selector.matchExpressions) && size(self.selector.matchExpressions) > 0))",message="spec.selector is empty: it would select every Machine of the Cluster, the control plane included; select the Machines to check, e.g. matchLabels: {cluster.x-k8s.io/deployment-name: md-0}",fieldPath=".selector"
+// +kubebuilder:validation:XValidation:rule="!has(self.selector) || !has(self.selector.matchLabels) || !('cluster.x-k8s.io/cluster-name' in self.selector.matchLabels) || self.selector.matchLabels['cluster.x-k8s.io/cluster-name'] in {self.clusterName: true}",messageExpression="'spec.selector.matchLabels[\"cluster.x-k8s.io/cluster-name\"] names another Cluster than spec.clusterName \"' + self.clusterName + '\": a MachineHealthCheck checks Machines of its own Cluster only; remove that label from the selector or set it to \"' + self.clusterName + '\"'",fieldPath=".selector.matchLabels"
 type MachineHealthCheckSpec struct {
 	// clusterName is the name of the Cluster whose Machines this MachineHealthCheck watches, in the same
 	// namespace. It cannot be changed.
@@ -69,7 +75,7 @@ type MachineHealthCheckSpec struct {
 }
 
 // MachineHealthCheckChecks decide when a Machine is unhealthy.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.nodeStartupTimeoutSeconds) || has(self.unhealthyNodeConditions) || has(self.unhealthyMachineConditions)",message="is empty: set at least one of nodeStartupTimeoutSeconds, unhealthyNodeConditions or unhealthyMachineConditions, or leave it out"
 type MachineHealthCheckChecks struct {
 	// nodeStartupTimeoutSeconds is how long a Machine may go without a Node (matched through
 	// spec.providerID) before it is unhealthy. The time counts from the latest of: Cluster
@@ -78,6 +84,7 @@ type MachineHealthCheckChecks struct {
 	// +optional
 	// +kubebuilder:default=600
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:XValidation:rule="self == 0 || self >= 30",message="nodeStartupTimeoutSeconds must be 0 (no node startup check) or at least 30: a shorter timeout remediates Machines before their Node can register"
 	NodeStartupTimeoutSeconds *int32 `json:"nodeStartupTimeoutSeconds,omitempty"`
 
 	// unhealthyNodeConditions make a Machine unhealthy when its Node has had any of these condition
@@ -98,7 +105,7 @@ type MachineHealthCheckChecks struct {
 }
 
 // MachineHealthCheckRemediation configures whether and how unhealthy Machines are remediated.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.triggerIf) || has(self.templateRef)",message="is empty: set at least one of triggerIf or templateRef, or leave it out"
 type MachineHealthCheckRemediation struct {
 	// triggerIf limits when remediation happens; without it, remediation always happens. It guards
 	// against remediating a whole cluster during an outage that makes every Machine look unhealthy.
@@ -113,7 +120,7 @@ type MachineHealthCheckRemediation struct {
 }
 
 // MachineHealthCheckRemediationTriggerIf limits when remediation happens.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.unhealthyLessThanOrEqualTo) || has(self.unhealthyInRange)",message="is empty: set at least one of unhealthyLessThanOrEqualTo or unhealthyInRange, or leave it out"
 type MachineHealthCheckRemediationTriggerIf struct {
 	// unhealthyLessThanOrEqualTo allows remediation only while the number of unhealthy Machines is at
 	// most this value: a number of Machines (e.g. 2) or a percentage of the checked Machines (e.g. 40%).

@@ -37,6 +37,10 @@ const (
 	// MachineSetNotScalingUpReason is used when no scale up is needed.
 	MachineSetNotScalingUpReason = NotScalingUpReason
 
+	// MachineSetInvalidSelectorReason is used when spec.selector cannot be parsed or does not select
+	// the Machines created from spec.template: no Machine is created.
+	MachineSetInvalidSelectorReason = InvalidSelectorReason
+
 	// MachineSetScalingDownCondition is true while the MachineSet has more Machines than spec.replicas.
 	MachineSetScalingDownCondition = ScalingDownCondition
 
@@ -76,13 +80,13 @@ const (
 
 // MachineSetSpec defines the desired state of MachineSet.
 //
-// The selector rule below compares label values as `selector[k] in {template[k]: true}` rather than
-// with ==. Both mean the same, but the apiserver's static CEL cost estimate charges == by the
-// declared maximum length of both strings, which is unbounded for label values (metav1.LabelSelector
-// and map[string]string carry no maxLength), and that alone would put the rule over budget; a map
-// lookup is estimated at constant cost. The selector map itself is only walked with constant-cost
+// The matchLabels rule below compares label values as `selector[k] in {template[k]: true}` rather
+// than with ==. Both mean the same; the form dates from when label values had no maxLength (the
+// apiserver's static CEL cost estimate charges == by the declared maximum length of both strings),
+// and a map lookup is still estimated at constant cost. The selector map itself is only walked with constant-cost
 // steps; the values are compared while walking the template labels, which are capped at 64.
 // +kubebuilder:validation:XValidation:rule="!has(self.selector) || !has(self.selector.matchLabels) || self.selector.matchLabels.size() == 0 || (has(self.template.metadata) && has(self.template.metadata.labels) && self.selector.matchLabels.all(k, k in self.template.metadata.labels) && self.template.metadata.labels.all(k, !(k in self.selector.matchLabels) || self.selector.matchLabels[k] in {self.template.metadata.labels[k]: true}))",messageExpression="'spec.selector.matchLabels[\"' + ((has(self.template.metadata) && has(self.template.metadata.labels)) ? self.selector.matchLabels.filter(k, !(k in self.template.metadata.labels)) + self.template.metadata.labels.filter(k, k in self.selector.matchLabels && !(self.selector.matchLabels[k] in {self.template.metadata.labels[k]: true})) : self.selector.matchLabels.filter(k, true))[0] + '\"] does not match spec.template.metadata.labels: a MachineSet template must carry every label of its selector, with the same value'"
+// +kubebuilder:validation:XValidation:rule="!has(self.selector) || !has(self.selector.matchExpressions) || self.selector.matchExpressions.all(e, e.operator == 'Exists' ? (has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) : e.operator == 'DoesNotExist' ? !(has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) : e.operator == 'In' ? ((has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) && (has(e.values) && self.template.metadata.labels[e.key] in e.values)) : !((has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) && (has(e.values) && self.template.metadata.labels[e.key] in e.values)))",message="spec.selector.matchExpressions must all be satisfied by spec.template.metadata.labels, or the MachineSet would not count the Machines it creates and would create more without end: for In the template needs the key with one of the values, for NotIn it must lack the key or have another value, for Exists it needs the key, for DoesNotExist it must lack it",fieldPath=".selector.matchExpressions"
 // +kubebuilder:validation:XValidation:rule="!has(self.template.spec) || !has(self.template.spec.clusterName) || self.template.spec.clusterName == self.clusterName",messageExpression="'spec.template.spec.clusterName \"' + self.template.spec.clusterName + '\" differs from spec.clusterName \"' + self.clusterName + '\": the Machines of a MachineSet belong to the same Cluster as the MachineSet; set both to the same name'"
 type MachineSetSpec struct {
 	// clusterName is the name of the Cluster this MachineSet belongs to, in the same namespace.
@@ -103,7 +107,7 @@ type MachineSetSpec struct {
 	// be in spec.template.metadata.labels, otherwise new Machines would not be counted and the
 	// MachineSet would create Machines forever.
 	// +required
-	Selector metav1.LabelSelector `json:"selector,omitempty,omitzero"`
+	Selector LabelSelector `json:"selector,omitempty,omitzero"`
 
 	// template describes the Machines to create when there are fewer than spec.replicas.
 	// +required
@@ -119,7 +123,7 @@ type MachineSetSpec struct {
 }
 
 // MachineSetDeletionSpec configures which Machines go first when a MachineSet scales down.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.order)",message="is empty: set order, or leave it out"
 type MachineSetDeletionSpec struct {
 	// order is the order in which Machines are deleted when scaling down: Random (the default),
 	// Newest or Oldest. Machines marked with the cluster.x-k8s.io/delete-machine annotation and
@@ -141,7 +145,7 @@ type MachineTemplateSpec struct {
 
 // MachineNamingSpec changes how the names of new Machines are generated. InfraMachines and
 // BootstrapConfigs get the same name as their Machine.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.template)",message="is empty: set template, or leave it out"
 type MachineNamingSpec struct {
 	// template is a Go template for Machine names. It may use {{ .cluster.name }},
 	// {{ .machineSet.name }} and must use {{ .random }} (5 random consonants and digits) so that names

@@ -72,7 +72,7 @@ func newMachineSet(ns string) *clusterv1.MachineSet {
 		Spec: clusterv1.MachineSetSpec{
 			ClusterName: clusterName,
 			Replicas:    ptr.To[int32](1),
-			Selector:    metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Selector:    clusterv1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
 			Template:    machineTemplate(),
 		},
 	}
@@ -84,7 +84,7 @@ func newMachineDeployment(ns string) *clusterv1.MachineDeployment {
 		Spec: clusterv1.MachineDeploymentSpec{
 			ClusterName: clusterName,
 			Replicas:    ptr.To[int32](1),
-			Selector:    metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Selector:    clusterv1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
 			Template:    machineTemplate(),
 		},
 	}

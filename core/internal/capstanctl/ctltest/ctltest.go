@@ -92,7 +92,7 @@ func MachineDeployment(t *testing.T, env *envtest.Environment, cluster *clusterv
 		Spec: clusterv1.MachineDeploymentSpec{
 			ClusterName: cluster.Name,
 			Replicas:    ptr.To[int32](0),
-			Selector:    metav1.LabelSelector{MatchLabels: map[string]string{clusterv1.MachineDeploymentNameLabel: name}},
+			Selector:    clusterv1.LabelSelector{MatchLabels: map[string]string{clusterv1.MachineDeploymentNameLabel: name}},
 			Template: clusterv1.MachineTemplateSpec{
 				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{clusterv1.MachineDeploymentNameLabel: name}},
 				Spec:       machineSpec(cluster.Name, name),

@@ -177,7 +177,7 @@ func TestCluster_DeletionRemovesDescendantsInOrder(t *testing.T) {
 	md := &clusterv1.MachineDeployment{
 		ObjectMeta: metav1.ObjectMeta{Name: "md", Namespace: ns, Labels: map[string]string{clusterv1.ClusterNameLabel: c.Name}},
 		Spec: clusterv1.MachineDeploymentSpec{ClusterName: c.Name, Replicas: ptr.To[int32](0),
-			Selector: metav1.LabelSelector{MatchLabels: map[string]string{"pool": "a"}},
+			Selector: clusterv1.LabelSelector{MatchLabels: map[string]string{"pool": "a"}},
 			Template: clusterv1.MachineTemplateSpec{ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"pool": "a"}},
 				Spec: workers[0].Spec}},
 	}

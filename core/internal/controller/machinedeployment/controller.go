@@ -73,6 +73,9 @@ type scope struct {
 	now     time.Time
 
 	selector labels.Selector
+	// invalidSelector says why spec.selector cannot be used (machineset.InvalidSelectorMessage);
+	// while it is set nothing is listed, adopted, created or scaled.
+	invalidSelector string
 	// machineSets are the MachineSets md controls (after adoption and release), oldest revision
 	// first; newMS is the one matching the current template (nil until created) and oldMSs the
 	// others, in the same order.

@@ -24,14 +24,18 @@ import (
 // MachineSet of the namespace; it is read as "the MachineSets this MachineDeployment created"
 // (the deployment-name label) instead.
 func selectorFor(md *clusterv1.MachineDeployment) (labels.Selector, error) {
-	if len(md.Spec.Selector.MatchLabels) == 0 && len(md.Spec.Selector.MatchExpressions) == 0 {
-		return labels.SelectorFromSet(labels.Set{clusterv1.MachineDeploymentNameLabel: machineset.LabelValue(md.Name)}), nil
+	return machineset.SelectorOrDefault(&md.Spec.Selector, clusterv1.MachineDeploymentNameLabel, md.Name)
+}
+
+// createdLabels are the labels every MachineSet (and Machine) the MachineDeployment creates
+// carries whatever its revision: the template's plus the deployment-name label (see syncInPlace).
+func createdLabels(md *clusterv1.MachineDeployment) map[string]string {
+	out := map[string]string{}
+	for k, v := range md.Spec.Template.Labels {
+		out[k] = v
 	}
-	sel, err := metav1.LabelSelectorAsSelector(&md.Spec.Selector)
-	if err != nil {
-		return nil, fmt.Errorf("spec.selector of MachineDeployment %s/%s: %w", md.Namespace, md.Name, err)
-	}
-	return sel, nil
+	out[clusterv1.MachineDeploymentNameLabel] = machineset.LabelValue(md.Name)
+	return out
 }
 
 // revision is the revision annotation of obj, 0 when absent or malformed.
@@ -202,7 +206,7 @@ func newMachineSet(md *clusterv1.MachineDeployment, suffix string, replicas int3
 	if sel.MatchLabels == nil {
 		sel.MatchLabels = map[string]string{}
 	}
-	if len(md.Spec.Selector.MatchLabels) == 0 && len(md.Spec.Selector.MatchExpressions) == 0 {
+	if md.Spec.Selector.IsEmpty() {
 		sel.MatchLabels[clusterv1.MachineDeploymentNameLabel] = machineset.LabelValue(md.Name)
 	}
 	sel.MatchLabels[clusterv1.MachineDeploymentUniqueLabel] = suffix

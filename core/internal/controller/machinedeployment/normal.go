@@ -32,6 +32,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if err := r.read(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
+	if s.invalidSelector != "" {
+		return ctrl.Result{}, nil // nothing is safe to do with MachineSets it would not count; a spec change brings it back
+	}
 	desired := machineset.DesiredReplicas(s.md.Spec.Replicas, s.md.Annotations)
 	if ptr.Deref(s.md.Spec.Paused, false) {
 		return ctrl.Result{}, r.scaleOnly(ctx, s, desired)
@@ -53,8 +56,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 // MachineSets into the current one and the old ones.
 func (r *Reconciler) read(ctx context.Context, s *scope) error {
 	sel, err := selectorFor(s.md)
-	if err != nil {
-		return err
+	if s.invalidSelector = machineset.InvalidSelectorMessage(sel, err, "MachineDeployment", createdLabels(s.md)); s.invalidSelector != "" {
+		ctrl.LoggerFrom(ctx).Info("Not reconciling MachineSets: " + s.invalidSelector)
+		return nil
 	}
 	s.selector = sel
 	if s.machineSets, err = r.getAndAdoptMachineSets(ctx, s); err != nil {

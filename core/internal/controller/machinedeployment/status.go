@@ -33,6 +33,12 @@ func setStatus(s *scope, reconciled bool) {
 	} else {
 		conditions.Set(md, conditions.False(clusterv1.MachineDeploymentDeletingCondition, clusterv1.NotDeletingReason, ""))
 	}
+	if s.invalidSelector != "" {
+		conditions.Set(md, conditions.False(clusterv1.MachineDeploymentScalingUpCondition, clusterv1.MachineDeploymentInvalidSelectorReason, s.invalidSelector))
+		if reconciled {
+			md.Status.ObservedGeneration = md.Generation
+		}
+	}
 	if !s.read {
 		return // keep the last known counts and conditions rather than report guesses
 	}

@@ -115,7 +115,7 @@ func (f *fixture) newMachineDeployment(name string, replicas int32) *clusterv1.M
 		Spec: clusterv1.MachineDeploymentSpec{
 			ClusterName: clusterName,
 			Replicas:    ptr.To(replicas),
-			Selector:    metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Selector:    clusterv1.LabelSelector{MatchLabels: map[string]string{"app": name}},
 			Template: clusterv1.MachineTemplateSpec{
 				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"app": name}},
 				Spec: clusterv1.MachineSpec{

@@ -39,6 +39,15 @@ func remediationAllowed(mhc *clusterv1.MachineHealthCheck) error {
 func TestMachineHealthCheck_RemediatesMachineWhoseNodeIsNotReadyPastTimeoutAndRefusesPastMaxUnhealthy(t *testing.T) {
 	startController(t, controllerOptions{})
 	f := newFixture(t)
+	// The MachineHealthCheck never deletes a Machine: remediation is its owner's job.
+	stopObserving := env.Observe(t, &clusterv1.MachineList{}, f.ns, func(all map[string]client.Object) error {
+		for name, m := range all {
+			if m.GetDeletionTimestamp() != nil {
+				return fmt.Errorf("Machine %s is being deleted", name)
+			}
+		}
+		return nil
+	})
 	for _, name := range []string{"w-0", "w-1", "w-2"} {
 		f.newMachine(name, true)
 	}
@@ -86,12 +95,56 @@ func TestMachineHealthCheck_RemediatesMachineWhoseNodeIsNotReadyPastTimeoutAndRe
 	got = f.waitMachineCondition("w-1", clusterv1.MachineHealthCheckSucceededCondition, unhealthy(
 		clusterv1.MachineHealthCheckUnhealthyNodeReason, "Health check failed: Condition Ready on Node is reported as Unknown for more than 2s"))
 	require.Nil(t, conditions.Get(got, clusterv1.MachineOwnerRemediatedCondition))
-	// The MachineHealthCheck never deletes a Machine.
-	for _, name := range []string{"w-0", "w-1", "w-2"} {
-		m, err := f.getMachine(name)
-		require.NoError(t, err)
-		require.True(t, m.DeletionTimestamp.IsZero(), name)
+	stopObserving()
+}
+
+// TestMachineHealthCheck_MachinesBeingDeletedCountAgainstUnhealthyLimit follows upstream, where
+// unhealthy is expected minus healthy: Machines that their owner is deleting (held here by a
+// finalizer, as a drain would hold them) still count, so a second wave of failures is not
+// remediated past unhealthyLessThanOrEqualTo while the first wave is still going away.
+func TestMachineHealthCheck_MachinesBeingDeletedCountAgainstUnhealthyLimit(t *testing.T) {
+	startController(t, controllerOptions{})
+	f := newFixture(t)
+	names := []string{"w-0", "w-1", "w-2", "w-3", "w-4"}
+	for _, name := range names {
+		f.newMachine(name, true, func(m *clusterv1.Machine) { m.Finalizers = []string{holdFinalizer} })
 	}
+	t.Cleanup(func() {
+		for _, name := range names {
+			if m, err := f.getMachine(name); err == nil {
+				m.Finalizers = nil
+				_ = env.Client.Update(f.ctx, m)
+			}
+		}
+	})
+	f.newMHC("workers", notReadyFor(2), func(mhc *clusterv1.MachineHealthCheck) {
+		mhc.Spec.Remediation.TriggerIf.UnhealthyLessThanOrEqualTo = ptr.To(intstr.FromInt32(2))
+	})
+	f.waitMHC("workers", "all healthy", counts(5, 5, 2, names...))
+
+	// First wave: two failures, within the limit; their owner deletes them.
+	for _, name := range []string{"w-0", "w-1"} {
+		f.setNodeReady(name, corev1.ConditionFalse)
+	}
+	for _, name := range []string{"w-0", "w-1"} {
+		m := f.waitMachineCondition(name, clusterv1.MachineOwnerRemediatedCondition, waitingForRemediation())
+		require.NoError(t, env.Client.Delete(f.ctx, m))
+	}
+	f.waitMHC("workers", "the deleting Machines counted as not healthy", counts(5, 3, 0, names...))
+
+	// Second wave while the first is still going away: 3 unhealthy of 5 is past the limit.
+	f.setNodeReady("w-2", corev1.ConditionFalse)
+	mhc := f.waitMHC("workers", "remediation refused", func(mhc *clusterv1.MachineHealthCheck) error {
+		if c := conditions.Get(mhc, clusterv1.MachineHealthCheckRemediationAllowedCondition); c == nil || c.Status != metav1.ConditionFalse {
+			return fmt.Errorf("RemediationAllowed is %s", describeCondition(c))
+		}
+		return nil
+	})
+	require.Equal(t, "Remediation is not allowed, the number of not started or unhealthy machines exceeds maxUnhealthy (total: 5, unhealthy: 3, maxUnhealthy: 2)",
+		conditions.Get(mhc, clusterv1.MachineHealthCheckRemediationAllowedCondition).Message)
+	got := f.waitMachineCondition("w-2", clusterv1.MachineHealthCheckSucceededCondition, unhealthy(
+		clusterv1.MachineHealthCheckUnhealthyNodeReason, "Health check failed: Condition Ready on Node is reported as False for more than 2s"))
+	require.Nil(t, conditions.Get(got, clusterv1.MachineOwnerRemediatedCondition), "w-2 is not handed to its owner past the limit")
 }
 
 func TestMachineHealthCheck_MarksMachineWithoutNodeAfterNodeStartupTimeout(t *testing.T) {
@@ -99,17 +152,17 @@ func TestMachineHealthCheck_MarksMachineWithoutNodeAfterNodeStartupTimeout(t *te
 	f := newFixture(t)
 	m := f.newMachine("slow", false)
 	f.newMHC("startup", func(mhc *clusterv1.MachineHealthCheck) {
-		mhc.Spec.Checks.NodeStartupTimeoutSeconds = ptr.To[int32](4)
+		mhc.Spec.Checks.NodeStartupTimeoutSeconds = ptr.To[int32](30) // the shortest admission allows
 	})
 	// Before the timeout the Machine is healthy; nothing but the requeue the controller
 	// asked for brings it back after that.
 	f.waitMachineCondition("slow", clusterv1.MachineHealthCheckSucceededCondition, healthy())
 	got := f.waitMachineCondition("slow", clusterv1.MachineHealthCheckSucceededCondition, unhealthy(
-		clusterv1.MachineHealthCheckNodeStartupTimeoutReason, "Health check failed: Node failed to report startup in 4s"))
+		clusterv1.MachineHealthCheckNodeStartupTimeoutReason, "Health check failed: Node failed to report startup in 30s"))
 	flipped := conditions.Get(got, clusterv1.MachineHealthCheckSucceededCondition).LastTransitionTime.Time
 	late := flipped.Sub(m.CreationTimestamp.Time)
-	require.GreaterOrEqual(t, late, 4*time.Second, "not before the timeout")
-	require.Less(t, late, 8*time.Second, "soon after the timeout, without polling")
+	require.GreaterOrEqual(t, late, 30*time.Second, "not before the timeout")
+	require.Less(t, late, 34*time.Second, "soon after the timeout, without polling")
 	f.waitMachineCondition("slow", clusterv1.MachineOwnerRemediatedCondition, waitingForRemediation())
 }
 
@@ -181,7 +234,9 @@ func TestMachineHealthCheck_UnhealthyInRangeRemediatesOnlyWithinTheRange(t *test
 	f.waitMachineCondition("r-2", clusterv1.MachineOwnerRemediatedCondition, nil)
 }
 
-func TestMachineHealthCheck_SortsTargetsSkipsDeletingMachinesAndDoesNotWriteWhenNothingChanged(t *testing.T) {
+// A Machine being deleted stays a target, as upstream: it is not checked or marked, but it counts
+// as not healthy (see TestMachineHealthCheck_MachinesBeingDeletedCountAgainstUnhealthyLimit).
+func TestMachineHealthCheck_SortsTargetsDoesNotCheckDeletingMachinesAndDoesNotWriteWhenNothingChanged(t *testing.T) {
 	f := newFixture(t)
 	calls := &envtest.CallCounter{Type: &clusterv1.MachineHealthCheck{}, Key: client.ObjectKey{Namespace: f.ns, Name: "steady"}}
 	startController(t, controllerOptions{calls: calls})
@@ -201,7 +256,7 @@ func TestMachineHealthCheck_SortsTargetsSkipsDeletingMachinesAndDoesNotWriteWhen
 	f.newMHC("steady", notReadyFor(300))
 
 	f.waitMHC("steady", "steady state", func(mhc *clusterv1.MachineHealthCheck) error {
-		if err := counts(3, 3, 3, "a", "b", "c")(mhc); err != nil {
+		if err := counts(4, 3, 3, "a", "b", "c", "deleting")(mhc); err != nil {
 			return err
 		}
 		return remediationAllowed(mhc)

@@ -45,6 +45,13 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	var next []time.Duration
 	unhealthy := 0
 	for _, t := range targets {
+		if t.deleting {
+			// Not judged and not marked, but not healthy either: as upstream (unhealthy =
+			// expected - healthy), a Machine on its way out still counts against the limits
+			// until it is gone, so a second wave cannot be remediated past them meanwhile.
+			unhealthy++
+			continue
+		}
 		t.unhealthy, t.condition, t.next = health(t, s.mhc, s.cluster, now)
 		if t.unhealthy {
 			unhealthy++
@@ -61,6 +68,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	var errs []error
 	res := ctrl.Result{RequeueAfter: soonest(next)}
 	for _, t := range targets {
+		if t.deleting {
+			continue
+		}
 		err := r.markMachine(ctx, t, s.remediation.allowed, now)
 		if errors.Is(err, errLostRace) {
 			log.V(4).Info("Machine changed while its conditions were written, retrying", "Machine", klog.KObj(t.machine), "reason", err.Error())
@@ -89,7 +99,8 @@ func lowestRequeue(a, b ctrl.Result) ctrl.Result {
 }
 
 // getTargets lists the Machines the MachineHealthCheck checks, sorted by name. Machines
-// that are being deleted, paused or annotated to skip remediation are not checked.
+// that are paused or annotated to skip remediation are not targets. Machines being deleted are
+// targets that are not checked: they only count as not healthy.
 func (r *Reconciler) getTargets(ctx context.Context, s *scope) ([]*target, error) {
 	sel, err := targetSelector(s.mhc)
 	if err != nil {
@@ -103,10 +114,10 @@ func (r *Reconciler) getTargets(ctx context.Context, s *scope) ([]*target, error
 	for i := range list.Items {
 		m := &list.Items[i]
 		_, skip := m.Annotations[clusterv1.MachineSkipRemediationAnnotation]
-		if !m.DeletionTimestamp.IsZero() || skip || predicates.HasPausedAnnotation(m) {
+		if skip || predicates.HasPausedAnnotation(m) {
 			continue
 		}
-		out = append(out, &target{machine: m})
+		out = append(out, &target{machine: m, deleting: !m.DeletionTimestamp.IsZero()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].machine.Name < out[j].machine.Name })
 	return out, nil
@@ -121,7 +132,7 @@ func (r *Reconciler) getTargets(ctx context.Context, s *scope) ([]*target, error
 func (r *Reconciler) readNodes(ctx context.Context, s *scope, targets []*target) error {
 	needed := isTrue(s.cluster.Status.Initialization.ControlPlaneInitialized)
 	for _, t := range targets {
-		needed = needed || t.machine.Status.NodeRef.IsDefined()
+		needed = needed || (!t.deleting && t.machine.Status.NodeRef.IsDefined())
 	}
 	if !needed || len(targets) == 0 {
 		return nil
@@ -145,7 +156,7 @@ func (r *Reconciler) readNodes(ctx context.Context, s *scope, targets []*target)
 	}
 	for _, t := range targets {
 		ref := t.machine.Status.NodeRef
-		if !ref.IsDefined() {
+		if t.deleting || !ref.IsDefined() {
 			continue
 		}
 		node := &corev1.Node{}

@@ -29,7 +29,8 @@ var env *envtest.Environment
 func TestMain(m *testing.M) { os.Exit(coretest.Run(m, &env)) }
 
 const (
-	timeout       = 30 * time.Second
+	// timeout outlasts the shortest node startup timeout admission allows (30s).
+	timeout       = 45 * time.Second
 	clusterName   = "c1"
 	poolLabel     = "capstan.test/pool"
 	holdFinalizer = "test.capstan.dev/hold"

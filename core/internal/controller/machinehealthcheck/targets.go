@@ -24,6 +24,9 @@ const unhealthyMachineReason = "UnhealthyMachine"
 // target is one Machine a MachineHealthCheck checks, with its Node.
 type target struct {
 	machine *clusterv1.Machine
+	// deleting says the Machine is being deleted: it is not checked or marked, and counts as
+	// not healthy.
+	deleting bool
 	// node is the Node named by status.nodeRef; nil when there is none (yet).
 	node *corev1.Node
 	// nodeMissing says status.nodeRef names a Node that no longer exists.

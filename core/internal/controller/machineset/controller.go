@@ -87,6 +87,9 @@ type scope struct {
 
 	// scaleUpBlocked says why missing Machines are not being created, for the ScalingUp message.
 	scaleUpBlocked string
+	// invalidSelector says why spec.selector cannot be used (see InvalidSelectorMessage); while it is
+	// set the MachineSet neither lists, adopts, releases, creates nor deletes Machines.
+	invalidSelector string
 	// deferredRemediations counts unhealthy Machines waiting for maxInFlight.
 	deferredRemediations int
 }

@@ -3,6 +3,7 @@ package machineset
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -203,7 +204,7 @@ func TestMachineSet_RemediatesMarkedMachinesWithinMaxInFlight(t *testing.T) {
 		Spec: clusterv1.MachineDeploymentSpec{
 			ClusterName: clusterName,
 			Replicas:    ptr.To[int32](3),
-			Selector:    metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Selector:    clusterv1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
 			Template:    machineTemplate(map[string]string{"app": "web"}),
 			Remediation: clusterv1.MachineDeploymentRemediationSpec{MaxInFlight: ptr.To(intstr.FromInt32(1))},
 		},
@@ -237,6 +238,19 @@ func TestMachineSet_RemediatesMarkedMachinesWithinMaxInFlight(t *testing.T) {
 		}, true)
 	}
 	first, second := machines[0], machines[1]
+	// maxInFlight is 1: on every Machine event, at most one Machine is being remediated (deleted).
+	stopObserving := env.Observe(t, &clusterv1.MachineList{}, f.ns, func(all map[string]client.Object) error {
+		var deletingNames []string
+		for name, m := range all {
+			if m.GetDeletionTimestamp() != nil {
+				deletingNames = append(deletingNames, name)
+			}
+		}
+		if len(deletingNames) > 1 {
+			return fmt.Errorf("maxInFlight is 1, but Machines %v are being deleted at once", deletingNames)
+		}
+		return nil
+	})
 	markUnhealthy(first)
 	markUnhealthy(second)
 
@@ -253,7 +267,6 @@ func TestMachineSet_RemediatesMarkedMachinesWithinMaxInFlight(t *testing.T) {
 				deferred = append(deferred, name)
 			}
 		}
-		require.LessOrEqual(t, len(deletingNames), 1, "maxInFlight is 1: at most one remediation at a time")
 		if len(deletingNames) == 1 {
 			deletingOne = deletingNames[0]
 		}
@@ -293,6 +306,7 @@ func TestMachineSet_RemediatesMarkedMachinesWithinMaxInFlight(t *testing.T) {
 			up != nil && up.Status == metav1.ConditionFalse, nil
 	})
 	require.True(t, f.machines()[third].DeletionTimestamp.IsZero())
+	stopObserving() // before the fixture's cleanup deletes every Machine
 }
 
 func TestMachineSet_BackToBackReconcilesNeverDuplicateMachines(t *testing.T) {
@@ -380,9 +394,14 @@ func TestMachineSet_PausedClusterStopsReconciliation(t *testing.T) {
 	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: clusterName}}
 	f.update(cluster, func() { cluster.Spec.Paused = ptr.To(true) })
 
+	// While the Cluster is paused, no Machine appears: checked on every Machine event.
+	stopObserving := env.Observe(t, &clusterv1.MachineList{}, f.ns, func(all map[string]client.Object) error {
+		return fmt.Errorf("%d Machine(s) created while the Cluster is paused", len(all))
+	})
 	ms := f.newMachineSet("workers", "web", 2)
 	require.NoError(t, env.Client.Create(f.ctx, ms))
 	f.waitForCondition(ms, clusterv1.PausedCondition, metav1.ConditionTrue, "spec.paused")
+	stopObserving()
 	require.Empty(t, f.machines())
 
 	f.update(cluster, func() { cluster.Spec.Paused = ptr.To(false) })

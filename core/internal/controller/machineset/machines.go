@@ -32,20 +32,6 @@ func DesiredReplicas(replicas *int32, annotations map[string]string) int32 {
 	return 1
 }
 
-// selectorFor returns the MachineSet's selector. An empty selector would match every Machine of
-// the namespace; it is read as "the Machines this MachineSet created" (the set-name label) instead,
-// which is what upstream's defaulting webhook writes into such a selector.
-func selectorFor(ms *clusterv1.MachineSet) (labels.Selector, error) {
-	if len(ms.Spec.Selector.MatchLabels) == 0 && len(ms.Spec.Selector.MatchExpressions) == 0 {
-		return labels.SelectorFromSet(labels.Set{clusterv1.MachineSetNameLabel: LabelValue(ms.Name)}), nil
-	}
-	sel, err := metav1.LabelSelectorAsSelector(&ms.Spec.Selector)
-	if err != nil {
-		return nil, fmt.Errorf("spec.selector of MachineSet %s/%s: %w", ms.Namespace, ms.Name, err)
-	}
-	return sel, nil
-}
-
 // getAndAdoptMachines lists the Machines of the MachineSet's Cluster through reader, adopts the
 // orphans its selector matches, releases the owned Machines it no longer matches, and returns the
 // Machines it owns, sorted by name.

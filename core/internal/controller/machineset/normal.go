@@ -26,6 +26,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 		if err != nil {
 			return ctrl.Result{}, err
 		}
+		if s.invalidSelector != "" {
+			// Nothing is safe to do with Machines it would not count; a spec change brings it back.
+			return ctrl.Result{}, nil
+		}
 		if stepRes.RequeueAfter > 0 && (res.RequeueAfter == 0 || stepRes.RequeueAfter < res.RequeueAfter) {
 			res.RequeueAfter = stepRes.RequeueAfter
 		}
@@ -37,8 +41,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 // releasing) the MachineSet's Machines from the cache.
 func (r *Reconciler) readMachines(ctx context.Context, s *scope) (ctrl.Result, error) {
 	sel, err := selectorFor(s.ms)
-	if err != nil {
-		return ctrl.Result{}, err
+	if s.invalidSelector = InvalidSelectorMessage(sel, err, "MachineSet", machineLabels(s.ms)); s.invalidSelector != "" {
+		ctrl.LoggerFrom(ctx).Info("Not reconciling Machines: " + s.invalidSelector)
+		return ctrl.Result{}, nil
 	}
 	s.selector = sel
 	if s.deployment, err = r.ownerDeployment(ctx, s.ms); err != nil {

@@ -18,6 +18,12 @@ func setStatus(s *scope, reconciled bool) {
 	if sel, err := selectorFor(ms); err == nil {
 		ms.Status.Selector = sel.String()
 	}
+	if s.invalidSelector != "" {
+		conditions.Set(ms, conditions.False(clusterv1.MachineSetScalingUpCondition, clusterv1.MachineSetInvalidSelectorReason, s.invalidSelector))
+		if reconciled {
+			ms.Status.ObservedGeneration = ms.Generation
+		}
+	}
 	if !s.machinesRead {
 		return // keep the last known counts and conditions rather than report guesses
 	}

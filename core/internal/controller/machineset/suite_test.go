@@ -159,7 +159,7 @@ func (f *fixture) newMachineSet(name, app string, replicas int32) *clusterv1.Mac
 		Spec: clusterv1.MachineSetSpec{
 			ClusterName: clusterName,
 			Replicas:    ptr.To(replicas),
-			Selector:    metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
+			Selector:    clusterv1.LabelSelector{MatchLabels: map[string]string{"app": app}},
 			Template:    machineTemplate(map[string]string{"app": app}),
 		},
 	}
