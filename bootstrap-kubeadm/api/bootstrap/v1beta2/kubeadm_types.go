@@ -164,9 +164,12 @@ type DNS struct {
 	ImageRepository string `json:"imageRepository,omitempty"`
 
 	// imageTag pins the DNS image tag. When set, kubeadm no longer changes the DNS image on upgrades.
+	// It must be an image tag that reads as a version (v1.14.6, 1.14.6, 1.14): the control plane
+	// compares it to decide on upgrades, as upstream checks.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9_][A-Za-z0-9_.-]*$') && isSemver(self.replace('_', '+'), true)",messageExpression="'imageTag \"' + self + '\" is not a versioned image tag: write the CoreDNS version, e.g. v1.14.6 or 1.14.6 (letters, digits, \".\", \"-\" and \"_\" only)'"
 	ImageTag string `json:"imageTag,omitempty"`
 }
 
@@ -339,9 +342,8 @@ type NodeRegistrationOptions struct {
 type BootstrapToken struct {
 	// token is the token itself, "<6 characters>.<16 characters>" of [a-z0-9].
 	// +required
-	// +kubebuilder:validation:MinLength=23
 	// +kubebuilder:validation:MaxLength=23
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]{6}\.[a-z0-9]{16}$`
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]{6}[.][a-z0-9]{16}$')",message="token must be 6 characters of a-z and 0-9, a dot, then 16 characters of a-z and 0-9 (e.g. abcdef.0123456789abcdef, as \"kubeadm token generate\" prints); or leave bootstrapTokens out and kubeadm creates one"
 	Token string `json:"token,omitempty"`
 
 	// description says why the token exists, for other administrators.
