@@ -47,10 +47,10 @@ import (
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=kubeadmcontrolplanes/status,verbs=patch
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=kubeadmcontrolplanes/finalizers,verbs=update
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines/status,verbs=patch
-// +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=kubeadmconfigs,verbs=create;delete
-// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=kubeadmconfigs,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update
 
@@ -134,6 +134,8 @@ type scope struct {
 	// whether they could be listed (status counts are kept as they are otherwise).
 	machines     []*clusterv1.Machine
 	machinesRead bool
+	// parts are the KubeadmConfig and InfraMachine of each Machine not being deleted, by name.
+	parts map[string]machineParts
 
 	// clusterWait says what the control plane waits for from its Cluster (owner reference,
 	// infrastructure, endpoint); nothing past it was reconciled.
@@ -216,6 +218,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}()
 
 	if err := r.readMachines(ctx, s, r.Client); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.readMachineParts(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
 	if !kcp.DeletionTimestamp.IsZero() {
