@@ -88,6 +88,9 @@ type Reconciler struct {
 	// by default a port-forward through the workload API server to Pod kube-system/etcd-<node>
 	// with a client certificate signed by <cluster>-etcd. Tests put a double here.
 	EtcdClientFor EtcdClientFunc
+	// APIServerCertificateExpiry reads a node's API server certificate expiry; by default through
+	// a port-forward to Pod kube-system/kube-apiserver-<node>. Tests put a double here.
+	APIServerCertificateExpiry APIServerCertificateExpiryFunc
 }
 
 // SetupWithManager registers the controller and its watches: KubeadmControlPlanes, the Machines
@@ -105,6 +108,9 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 	}
 	if r.EtcdClientFor == nil {
 		r.EtcdClientFor = r.realEtcdClient
+	}
+	if r.APIServerCertificateExpiry == nil {
+		r.APIServerCertificateExpiry = r.realAPIServerCertificateExpiry
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	err := ctrl.NewControllerManagedBy(mgr).

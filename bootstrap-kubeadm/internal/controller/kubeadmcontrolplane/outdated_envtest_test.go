@@ -224,3 +224,45 @@ func TestRollout_CertificatesAboutToExpireReplaceTheMachine(t *testing.T) {
 	require.NotContains(t, got[0].Annotations, clusterv1.MachineCertificatesExpiryDateAnnotation)
 	f.waitCondition(clusterv1.RollingOutCondition, metav1.ConditionFalse, "")
 }
+
+// TestRollout_CertificatesExpiryReadFromTheNodeIsRecordedAndRollsOut: without an annotation, the
+// controller reads the expiry of the node's API server certificate (a double here: envtest has no
+// kubelet), records it on the KubeadmConfig, and replaces the Machine whose certificates expire
+// within spec.rollout.before.certificatesExpiryDays; the replacement's far expiry is recorded too
+// and it stays.
+func TestRollout_CertificatesExpiryReadFromTheNodeIsRecordedAndRollsOut(t *testing.T) {
+	soon := time.Now().Add(5 * 24 * time.Hour).UTC().Truncate(time.Second)
+	later := time.Now().Add(365 * 24 * time.Hour).UTC().Truncate(time.Second)
+	var mu sync.Mutex
+	var expiring string // the node whose certificates expire soon
+	startController(t, func(o *controllerOptions) {
+		o.apiServerExpiry = func(_ context.Context, _ *clusterv1.Cluster, node string) (time.Time, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if node == expiring {
+				return soon, nil
+			}
+			return later, nil
+		}
+	})
+	f := newFixture(t)
+	old := f.growTo(1)[0]
+	f.waitCondition(controlplanev1.KubeadmControlPlaneAvailableCondition, metav1.ConditionTrue, "")
+	mu.Lock()
+	expiring = old.Name
+	mu.Unlock()
+	f.updateKCP(func(k *controlplanev1.KubeadmControlPlane) { k.Spec.Rollout.Before.CertificatesExpiryDays = 30 })
+
+	envtest.WaitFor(t, timeout, "the expiry recorded on the KubeadmConfig", func() (bool, error) {
+		cfg := &bootstrapv1.KubeadmConfig{}
+		err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: f.ns, Name: old.Spec.Bootstrap.ConfigRef.Name}, cfg)
+		return err == nil && cfg.Annotations[clusterv1.MachineCertificatesExpiryDateAnnotation] == soon.Format(time.RFC3339), err
+	})
+	got := f.rollUntil(1, "the Machine replaced", func(m *clusterv1.Machine) bool { return m.Name != old.Name })
+	envtest.WaitFor(t, timeout, "the replacement's expiry recorded", func() (bool, error) {
+		cfg := kubeadmConfigOf(t, got[0])
+		return cfg.Annotations[clusterv1.MachineCertificatesExpiryDateAnnotation] == later.Format(time.RFC3339), nil
+	})
+	f.waitCondition(clusterv1.RollingOutCondition, metav1.ConditionFalse, "")
+	require.Len(t, f.machines(), 1)
+}
