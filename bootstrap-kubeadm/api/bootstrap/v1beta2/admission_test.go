@@ -137,6 +137,21 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 			wantMessages: []string{"spec.initConfiguration.bootstrapTokens[0].token: Invalid value", "token must be 6 characters of a-z and 0-9, a dot, then 16 characters of a-z and 0-9 (e.g. abcdef.0123456789abcdef"},
 		},
 		{
+			// An empty object says what it may hold instead of "should have at least 1 properties".
+			name: "SpecEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newKubeadmConfig(ns), map[string]any{}, "spec")
+			},
+			wantMessages: []string{`spec: Invalid value: must set at least one of clusterConfiguration, initConfiguration, joinConfiguration, files`, "or be left out instead of written as an empty object ({})"},
+		},
+		{
+			name: "NTPEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newKubeadmConfig(ns), map[string]any{}, "spec", "ntp")
+			},
+			wantMessages: []string{`spec.ntp: Invalid value: must set at least one of servers or enabled, or be left out instead of written as an empty object ({})`},
+		},
+		{
 			name: "DNSImageTagNotAVersion",
 			obj: func(_ *testing.T, ns string) client.Object {
 				kc := newKubeadmConfig(ns)

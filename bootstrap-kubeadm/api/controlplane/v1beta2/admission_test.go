@@ -96,6 +96,14 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 			wantMessages: []string{"spec.rollout.strategy.rollingUpdate.maxSurge: Invalid value", oneReplicaMaxSurgeZeroMessage},
 		},
 		{
+			// An empty object says what it may hold instead of "should have at least 1 properties".
+			name: "RemediationEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newKubeadmControlPlane(ns), map[string]any{}, "spec", "remediation")
+			},
+			wantMessages: []string{`spec.remediation: Invalid value: must set at least one of maxRetry, retryPeriodSeconds or minHealthyPeriodSeconds, or be left out instead of written as an empty object ({})`},
+		},
+		{
 			name: "CertificatesExpiryDaysBelowSeven",
 			obj: func(_ *testing.T, ns string) client.Object {
 				kcp := newKubeadmControlPlane(ns)

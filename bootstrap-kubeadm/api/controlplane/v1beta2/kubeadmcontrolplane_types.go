@@ -137,7 +137,7 @@ type KubeadmControlPlaneMachineTemplateSpec struct {
 // KubeadmControlPlaneMachineTemplateDeletionSpec bounds the time spent on each step of a
 // control plane Machine's deletion. It is copied to the Machines' spec.deletion in place, without
 // a rollout.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.nodeDrainTimeoutSeconds) || has(self.nodeVolumeDetachTimeoutSeconds) || has(self.nodeDeletionTimeoutSeconds)",message="must set at least one of nodeDrainTimeoutSeconds, nodeVolumeDetachTimeoutSeconds or nodeDeletionTimeoutSeconds, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneMachineTemplateDeletionSpec struct {
 	// nodeDrainTimeoutSeconds is the most time spent draining the Node. 0 (the default) means no limit.
 	// +optional
@@ -158,7 +158,7 @@ type KubeadmControlPlaneMachineTemplateDeletionSpec struct {
 }
 
 // KubeadmControlPlaneRolloutSpec configures when and how control plane Machines are replaced.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.after) || has(self.before) || has(self.strategy)",message="must set at least one of after, before or strategy, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneRolloutSpec struct {
 	// after forces a rollout of all Machines created before this time, even if nothing else
 	// changed, e.g. to renew certificates. RFC3339, e.g. "2026-03-09T09:00:00Z".
@@ -176,7 +176,7 @@ type KubeadmControlPlaneRolloutSpec struct {
 }
 
 // KubeadmControlPlaneRolloutBeforeSpec rolls out Machines ahead of an event.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.certificatesExpiryDays)",message="must set certificatesExpiryDays, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneRolloutBeforeSpec struct {
 	// certificatesExpiryDays replaces a Machine whose certificates expire within this many days
 	// (at least 7, so that the replacement has time to finish). The expiry is the Machine's
@@ -189,7 +189,7 @@ type KubeadmControlPlaneRolloutBeforeSpec struct {
 }
 
 // KubeadmControlPlaneRolloutStrategy is how control plane Machines are replaced.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.type) || has(self.rollingUpdate)",message="must set at least one of type or rollingUpdate, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneRolloutStrategy struct {
 	// type of rollout; RollingUpdate is the only one.
 	// +required
@@ -203,7 +203,7 @@ type KubeadmControlPlaneRolloutStrategy struct {
 }
 
 // KubeadmControlPlaneRolloutStrategyRollingUpdate bounds a rolling update of the control plane.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.maxSurge)",message="must set maxSurge, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneRolloutStrategyRollingUpdate struct {
 	// maxSurge is how many Machines may exist above spec.replicas during a rollout: 1 (the
 	// default) creates the new Machine before deleting an old one; 0 deletes first, for
@@ -217,7 +217,7 @@ type KubeadmControlPlaneRolloutStrategyRollingUpdate struct {
 }
 
 // KubeadmControlPlaneRemediationSpec configures how unhealthy control plane Machines are remediated.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.maxRetry) || has(self.retryPeriodSeconds) || has(self.minHealthyPeriodSeconds)",message="must set at least one of maxRetry, retryPeriodSeconds or minHealthyPeriodSeconds, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneRemediationSpec struct {
 	// maxRetry is how many times in a row a replacement Machine may itself be remediated (a retry)
 	// before remediation stops. Unset means no limit.
