@@ -134,7 +134,40 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 				kc.Spec.InitConfiguration.BootstrapTokens = []bootstrapv1.BootstrapToken{{Token: "ABCDEF.0123456789abcdef"}}
 				return kc
 			},
-			wantMessages: []string{"spec.initConfiguration.bootstrapTokens[0].token", "should match"},
+			wantMessages: []string{"spec.initConfiguration.bootstrapTokens[0].token: Invalid value", "token must be 6 characters of a-z and 0-9, a dot, then 16 characters of a-z and 0-9 (e.g. abcdef.0123456789abcdef"},
+		},
+		{
+			// An empty object says what it may hold instead of "should have at least 1 properties".
+			name: "SpecEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newKubeadmConfig(ns), map[string]any{}, "spec")
+			},
+			wantMessages: []string{`spec: Invalid value: must set at least one of clusterConfiguration, initConfiguration, joinConfiguration, files`, "or be left out instead of written as an empty object ({})"},
+		},
+		{
+			name: "NTPEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newKubeadmConfig(ns), map[string]any{}, "spec", "ntp")
+			},
+			wantMessages: []string{`spec.ntp: Invalid value: must set at least one of servers or enabled, or be left out instead of written as an empty object ({})`},
+		},
+		{
+			name: "DNSImageTagNotAVersion",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.ClusterConfiguration.DNS.ImageTag = "latest"
+				return kc
+			},
+			wantMessages: []string{`spec.clusterConfiguration.dns.imageTag: Invalid value: "latest": imageTag "latest" is not a versioned image tag: write the CoreDNS version, e.g. v1.14.6 or 1.14.6`},
+		},
+		{
+			name: "DNSImageTagNotATag",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.ClusterConfiguration.DNS.ImageTag = "v1.14.6:x"
+				return kc
+			},
+			wantMessages: []string{"spec.clusterConfiguration.dns.imageTag", `imageTag "v1.14.6:x" is not a versioned image tag`},
 		},
 		{
 			name: "ImagePullPolicyUnknown",
@@ -176,6 +209,24 @@ func TestAdmission_AcceptsValuesAtTheEdgeOfEachRule(t *testing.T) {
 		name string
 		obj  func(ns string) client.Object
 	}{
+		{
+			// Tags upstream's tolerant parser accepts: with or without v, without patch, with a
+			// build suffix after "_".
+			name: "DNSImageTagsThatReadAsVersions",
+			obj: func(ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.ClusterConfiguration.DNS.ImageTag = "1.14"
+				return kc
+			},
+		},
+		{
+			name: "DNSImageTagWithBuildSuffix",
+			obj: func(ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.ClusterConfiguration.DNS.ImageTag = "v1.14.6_custom.1"
+				return kc
+			},
+		},
 		{
 			name: "FilesWithOneSourceEachOrNone",
 			obj: func(ns string) client.Object {

@@ -27,7 +27,7 @@ import (
 // networking or kubernetesVersion: upstream v1beta2 removed them for the same reason.
 
 // ClusterConfiguration holds the cluster-wide kubeadm settings used by "kubeadm init".
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.etcd) || has(self.apiServer) || has(self.controllerManager) || has(self.scheduler) || has(self.dns) || has(self.certificatesDir) || has(self.imageRepository) || has(self.featureGates)",message="must set at least one of etcd, apiServer, controllerManager, scheduler, dns, certificatesDir, imageRepository or featureGates, or be left out instead of written as an empty object ({})"
 type ClusterConfiguration struct {
 	// etcd configures the etcd that kubeadm runs on each control plane node (stacked etcd).
 	// +optional
@@ -71,7 +71,7 @@ type ClusterConfiguration struct {
 }
 
 // Etcd configures etcd.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.local)",message="must set local, or be left out instead of written as an empty object ({})"
 type Etcd struct {
 	// local configures the etcd member kubeadm runs as a static Pod on each control plane node.
 	// +optional
@@ -79,7 +79,7 @@ type Etcd struct {
 }
 
 // LocalEtcd configures the etcd member kubeadm runs on a control plane node.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.dataDir) || has(self.extraArgs)",message="must set at least one of dataDir or extraArgs, or be left out instead of written as an empty object ({})"
 type LocalEtcd struct {
 	// dataDir is the directory etcd stores its data in. Defaults to /var/lib/etcd.
 	// +optional
@@ -99,7 +99,7 @@ type LocalEtcd struct {
 }
 
 // APIServer holds extra settings for the kube-apiserver.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.extraArgs) || has(self.certSANs)",message="must set at least one of extraArgs or certSANs, or be left out instead of written as an empty object ({})"
 type APIServer struct {
 	// extraArgs are extra kube-apiserver flags, without leading dashes; they override kubeadm's
 	// defaults.
@@ -124,7 +124,7 @@ type APIServer struct {
 }
 
 // ControllerManager holds extra settings for the kube-controller-manager.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.extraArgs)",message="must set extraArgs, or be left out instead of written as an empty object ({})"
 type ControllerManager struct {
 	// extraArgs are extra kube-controller-manager flags, without leading dashes; they override
 	// kubeadm's defaults.
@@ -139,7 +139,7 @@ type ControllerManager struct {
 }
 
 // Scheduler holds extra settings for the kube-scheduler.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.extraArgs)",message="must set extraArgs, or be left out instead of written as an empty object ({})"
 type Scheduler struct {
 	// extraArgs are extra kube-scheduler flags, without leading dashes; they override kubeadm's
 	// defaults.
@@ -154,7 +154,7 @@ type Scheduler struct {
 }
 
 // DNS configures the image of the cluster DNS add-on.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.imageRepository) || has(self.imageTag)",message="must set at least one of imageRepository or imageTag, or be left out instead of written as an empty object ({})"
 type DNS struct {
 	// imageRepository is the registry to pull the DNS image from; defaults to
 	// clusterConfiguration.imageRepository.
@@ -164,9 +164,12 @@ type DNS struct {
 	ImageRepository string `json:"imageRepository,omitempty"`
 
 	// imageTag pins the DNS image tag. When set, kubeadm no longer changes the DNS image on upgrades.
+	// It must be an image tag that reads as a version (v1.14.6, 1.14.6, 1.14): the control plane
+	// compares it to decide on upgrades, as upstream checks.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9_][A-Za-z0-9_.-]*$') && isSemver(self.replace('_', '+'), true)",messageExpression="'imageTag \"' + self + '\" is not a versioned image tag: write the CoreDNS version, e.g. v1.14.6 or 1.14.6 (letters, digits, \".\", \"-\" and \"_\" only)'"
 	ImageTag string `json:"imageTag,omitempty"`
 }
 
@@ -187,7 +190,7 @@ type Arg struct {
 
 // InitConfiguration holds the settings specific to "kubeadm init", run on the first control
 // plane node only.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.bootstrapTokens) || has(self.nodeRegistration) || has(self.localAPIEndpoint) || has(self.skipPhases) || has(self.patches) || has(self.timeouts)",message="must set at least one of bootstrapTokens, nodeRegistration, localAPIEndpoint, skipPhases, patches or timeouts, or be left out instead of written as an empty object ({})"
 type InitConfiguration struct {
 	// bootstrapTokens are bootstrap tokens "kubeadm init" creates. They are not needed for Machines
 	// to join: the bootstrap controller creates its own tokens.
@@ -227,7 +230,7 @@ type InitConfiguration struct {
 
 // JoinConfiguration holds the settings of "kubeadm join", run on every node but the first
 // control plane node.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.nodeRegistration) || has(self.discovery) || has(self.controlPlane) || has(self.skipPhases) || has(self.patches) || has(self.timeouts)",message="must set at least one of nodeRegistration, discovery, controlPlane, skipPhases, patches or timeouts, or be left out instead of written as an empty object ({})"
 type JoinConfiguration struct {
 	// nodeRegistration configures how the node registers with the cluster.
 	// +optional
@@ -269,7 +272,7 @@ type JoinControlPlane struct {
 }
 
 // APIEndpoint is the address and port of one API server instance.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.advertiseAddress) || has(self.bindPort)",message="must set at least one of advertiseAddress or bindPort, or be left out instead of written as an empty object ({})"
 type APIEndpoint struct {
 	// advertiseAddress is the IP address the API server advertises.
 	// +optional
@@ -286,7 +289,7 @@ type APIEndpoint struct {
 
 // NodeRegistrationOptions configures how a node registers with the cluster, for both
 // "kubeadm init" and "kubeadm join".
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.name) || has(self.criSocket) || has(self.taints) || has(self.kubeletExtraArgs) || has(self.ignorePreflightErrors) || has(self.imagePullPolicy)",message="must set at least one of name, criSocket, taints, kubeletExtraArgs, ignorePreflightErrors or imagePullPolicy, or be left out instead of written as an empty object ({})"
 type NodeRegistrationOptions struct {
 	// name of the Node object; also the common name of the kubelet's client certificate.
 	// Defaults to the node's hostname.
@@ -339,9 +342,8 @@ type NodeRegistrationOptions struct {
 type BootstrapToken struct {
 	// token is the token itself, "<6 characters>.<16 characters>" of [a-z0-9].
 	// +required
-	// +kubebuilder:validation:MinLength=23
 	// +kubebuilder:validation:MaxLength=23
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]{6}\.[a-z0-9]{16}$`
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]{6}[.][a-z0-9]{16}$')",message="token must be 6 characters of a-z and 0-9, a dot, then 16 characters of a-z and 0-9 (e.g. abcdef.0123456789abcdef, as \"kubeadm token generate\" prints); or leave bootstrapTokens out and kubeadm creates one"
 	Token string `json:"token,omitempty"`
 
 	// description says why the token exists, for other administrators.
@@ -375,7 +377,7 @@ type BootstrapToken struct {
 }
 
 // Discovery says how a joining node finds and trusts the cluster's API server.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.bootstrapToken)",message="must set bootstrapToken, or be left out instead of written as an empty object ({})"
 type Discovery struct {
 	// bootstrapToken configures discovery with a bootstrap token.
 	// +optional
@@ -383,7 +385,7 @@ type Discovery struct {
 }
 
 // BootstrapTokenDiscovery configures discovery with a bootstrap token.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.token) || has(self.apiServerEndpoint) || has(self.caCertHashes) || has(self.unsafeSkipCAVerification)",message="must set at least one of token, apiServerEndpoint, caCertHashes or unsafeSkipCAVerification, or be left out instead of written as an empty object ({})"
 type BootstrapTokenDiscovery struct {
 	// token authenticates the joining node and validates the cluster information it fetches.
 	// When unset, the bootstrap controller creates a token and writes it here (see the
@@ -419,7 +421,7 @@ type BootstrapTokenDiscovery struct {
 }
 
 // Patches configures kubeadm patches.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.directory)",message="must set directory, or be left out instead of written as an empty object ({})"
 type Patches struct {
 	// directory holds patch files named "target[suffix][+patchtype].extension", e.g.
 	// kube-apiserver0+merge.yaml; targets are kube-apiserver, kube-controller-manager,
@@ -431,7 +433,7 @@ type Patches struct {
 }
 
 // Timeouts bounds the steps of kubeadm commands. Unset fields keep kubeadm's defaults.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.controlPlaneComponentHealthCheckSeconds) || has(self.kubeletHealthCheckSeconds) || has(self.kubernetesAPICallSeconds) || has(self.etcdAPICallSeconds) || has(self.tlsBootstrapSeconds) || has(self.discoverySeconds)",message="must set at least one of controlPlaneComponentHealthCheckSeconds, kubeletHealthCheckSeconds, kubernetesAPICallSeconds, etcdAPICallSeconds, tlsBootstrapSeconds or discoverySeconds, or be left out instead of written as an empty object ({})"
 type Timeouts struct {
 	// controlPlaneComponentHealthCheckSeconds bounds the wait for control plane components
 	// (e.g. the API server) to become healthy. kubeadm's default is 240.

@@ -55,7 +55,7 @@ const (
 // KubeadmConfigSpec is the desired bootstrap configuration of a Machine. A Machine runs either
 // "kubeadm init" (clusterConfiguration + initConfiguration) or "kubeadm join"
 // (joinConfiguration); KubeadmControlPlane embeds this type and sets all three.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.clusterConfiguration) || has(self.initConfiguration) || has(self.joinConfiguration) || has(self.files) || has(self.preKubeadmCommands) || has(self.postKubeadmCommands) || has(self.users) || has(self.ntp) || has(self.format) || has(self.verbosity)",message="must set at least one of clusterConfiguration, initConfiguration, joinConfiguration, files, preKubeadmCommands, postKubeadmCommands, users, ntp, format or verbosity, or be left out instead of written as an empty object ({})"
 type KubeadmConfigSpec struct {
 	// clusterConfiguration holds the cluster-wide kubeadm settings used by "kubeadm init".
 	// +optional
@@ -232,7 +232,7 @@ type User struct {
 }
 
 // NTP configures time synchronisation on the node.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.servers) || has(self.enabled)",message="must set at least one of servers or enabled, or be left out instead of written as an empty object ({})"
 type NTP struct {
 	// servers are the NTP servers to use, most preferred first.
 	// +optional

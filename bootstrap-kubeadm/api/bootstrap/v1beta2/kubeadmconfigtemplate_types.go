@@ -30,7 +30,7 @@ type KubeadmConfigTemplateSpec struct {
 }
 
 // KubeadmConfigTemplateResource is what a KubeadmConfig is cloned from.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.metadata) || has(self.spec)",message="must set at least one of metadata or spec, or be left out instead of written as an empty object ({})"
 type KubeadmConfigTemplateResource struct {
 	// metadata holds the labels and annotations put on each cloned KubeadmConfig.
 	// +optional

@@ -33,6 +33,9 @@ import (
 const (
 	evenReplicasMessage = "replicas must be odd (1, 3, 5...): each control plane Machine runs an etcd member, and an even member count tolerates no more failures than one member fewer; use the next odd number"
 	maxSurgeMessage     = "maxSurge must be the number 0 or 1: a control plane is replaced one Machine at a time, either creating the new Machine first (1, the default) or deleting the old one first (0)"
+
+	oneReplicaMaxSurgeZeroMessage = "maxSurge 0 needs at least 3 replicas: with maxSurge 0 a Machine is deleted before its replacement exists, and with a single replica that leaves no control plane to join, so an upgrade could never proceed; set maxSurge to 1, or replicas to 3 or more"
+	certificatesDirMessage        = "certificatesDir cannot be changed"
 )
 
 // TestAdmission_RejectsInvalidObjects sends one invalid object per admission rule to the real
@@ -81,6 +84,33 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 				return kcp
 			},
 			wantMessages: []string{"spec.rollout.strategy.rollingUpdate.maxSurge", maxSurgeMessage},
+		},
+		{
+			name: "OneReplicaWithMaxSurgeZero",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kcp := newKubeadmControlPlane(ns)
+				kcp.Spec.Replicas = ptr.To[int32](1)
+				kcp.Spec.Rollout.Strategy = rollingUpdate(intstr.FromInt32(0))
+				return kcp
+			},
+			wantMessages: []string{"spec.rollout.strategy.rollingUpdate.maxSurge: Invalid value", oneReplicaMaxSurgeZeroMessage},
+		},
+		{
+			// An empty object says what it may hold instead of "should have at least 1 properties".
+			name: "RemediationEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newKubeadmControlPlane(ns), map[string]any{}, "spec", "remediation")
+			},
+			wantMessages: []string{`spec.remediation: Invalid value: must set at least one of maxRetry, retryPeriodSeconds or minHealthyPeriodSeconds, or be left out instead of written as an empty object ({})`},
+		},
+		{
+			name: "CertificatesExpiryDaysBelowSeven",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kcp := newKubeadmControlPlane(ns)
+				kcp.Spec.Rollout.Before.CertificatesExpiryDays = 3
+				return kcp
+			},
+			wantMessages: []string{"spec.rollout.before.certificatesExpiryDays: Invalid value: 3"},
 		},
 		{
 			name: "TemplateMaxSurgeTwo",
@@ -170,11 +200,26 @@ func TestAdmission_AcceptsValuesAtTheEdgeOfEachRule(t *testing.T) {
 		obj  func(ns string) client.Object
 	}{
 		{
-			name: "OneReplicaAndMaxSurgeZero",
+			name: "ThreeReplicasAndMaxSurgeZero",
+			obj: func(ns string) client.Object {
+				kcp := newKubeadmControlPlane(ns)
+				kcp.Spec.Rollout.Strategy = rollingUpdate(intstr.FromInt32(0))
+				return kcp
+			},
+		},
+		{
+			name: "OneReplicaAndMaxSurgeOne",
 			obj: func(ns string) client.Object {
 				kcp := newKubeadmControlPlane(ns)
 				kcp.Spec.Replicas = ptr.To[int32](1)
-				kcp.Spec.Rollout.Strategy = rollingUpdate(intstr.FromInt32(0))
+				return kcp
+			},
+		},
+		{
+			name: "CertificatesExpiryDaysSeven",
+			obj: func(ns string) client.Object {
+				kcp := newKubeadmControlPlane(ns)
+				kcp.Spec.Rollout.Before.CertificatesExpiryDays = 7
 				return kcp
 			},
 		},
@@ -225,4 +270,78 @@ func TestScale_RejectsEvenReplicasThroughTheScaleSubresource(t *testing.T) {
 	got := &controlplanev1.KubeadmControlPlane{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(kcp), got))
 	require.Equal(t, ptr.To[int32](5), got.Spec.Replicas)
+}
+
+// TestAdmission_RejectsForbiddenUpdates updates a stored KubeadmControlPlane in ways upstream's
+// webhook forbids (transition rules, checked against the old object) and in ways it allows.
+func TestAdmission_RejectsForbiddenUpdates(t *testing.T) {
+	tests := []struct {
+		name   string
+		create func(kcp *controlplanev1.KubeadmControlPlane)
+		update func(kcp *controlplanev1.KubeadmControlPlane)
+		// wantMessages is empty when the update must be accepted.
+		wantMessages []string
+	}{
+		{"VersionSkipsAMinor", nil, func(k *controlplanev1.KubeadmControlPlane) { k.Spec.Version = "v1.39.0" },
+			[]string{`spec.version: Invalid value: "v1.39.0": cannot update version from v1.37.2 to v1.39.0: the control plane upgrades one minor version at a time; set the next minor version first`}},
+		{"VersionToANewMajor", nil, func(k *controlplanev1.KubeadmControlPlane) { k.Spec.Version = "v2.0.0" },
+			[]string{"cannot update version from v1.37.2 to v2.0.0"}},
+		{"VersionPreReleaseOfTheMinorAfterNext", nil, func(k *controlplanev1.KubeadmControlPlane) { k.Spec.Version = "v1.39.0-rc.1" },
+			[]string{"cannot update version from v1.37.2 to v1.39.0-rc.1"}},
+		{"VersionNextMinorAnyPatch", nil, func(k *controlplanev1.KubeadmControlPlane) { k.Spec.Version = "v1.38.9" }, nil},
+		{"VersionPatch", nil, func(k *controlplanev1.KubeadmControlPlane) { k.Spec.Version = "v1.37.3" }, nil},
+		// Upstream's webhook does not refuse a lower version; neither do we.
+		{"VersionDowngrade", nil, func(k *controlplanev1.KubeadmControlPlane) { k.Spec.Version = "v1.36.1" }, nil},
+		{"CertificatesDirChanged",
+			func(k *controlplanev1.KubeadmControlPlane) {
+				k.Spec.KubeadmConfigSpec.ClusterConfiguration.CertificatesDir = "/etc/kubernetes/pki"
+			},
+			func(k *controlplanev1.KubeadmControlPlane) {
+				k.Spec.KubeadmConfigSpec.ClusterConfiguration.CertificatesDir = "/var/lib/pki"
+			},
+			[]string{"spec.kubeadmConfigSpec.clusterConfiguration.certificatesDir: Invalid value", certificatesDirMessage}},
+		{"CertificatesDirSetLater", nil,
+			func(k *controlplanev1.KubeadmControlPlane) {
+				k.Spec.KubeadmConfigSpec.ClusterConfiguration.CertificatesDir = "/var/lib/pki"
+			},
+			[]string{"spec.kubeadmConfigSpec.clusterConfiguration.certificatesDir", certificatesDirMessage}},
+		{"ScaleToOneWithMaxSurgeZero",
+			func(k *controlplanev1.KubeadmControlPlane) {
+				k.Spec.Rollout.Strategy = rollingUpdate(intstr.FromInt32(0))
+			},
+			func(k *controlplanev1.KubeadmControlPlane) { k.Spec.Replicas = ptr.To[int32](1) },
+			[]string{"spec.rollout.strategy.rollingUpdate.maxSurge", oneReplicaMaxSurgeZeroMessage}},
+		// What upstream keeps mutable stays mutable.
+		{"MutableFields", nil, func(k *controlplanev1.KubeadmControlPlane) {
+			k.Spec.KubeadmConfigSpec.ClusterConfiguration.APIServer.ExtraArgs = []bootstrapv1.Arg{{Name: "v", Value: ptr.To("4")}}
+			k.Spec.KubeadmConfigSpec.ClusterConfiguration.DNS.ImageTag = "v1.14.6"
+			k.Spec.KubeadmConfigSpec.ClusterConfiguration.ImageRepository = "registry.example"
+			k.Spec.KubeadmConfigSpec.PreKubeadmCommands = []string{"echo hi"}
+			k.Spec.MachineTemplate.ObjectMeta.Labels = map[string]string{"env": "prod"}
+			k.Spec.MachineTemplate.Spec.InfrastructureRef.Name = "cp-2"
+			k.Spec.Rollout.Before.CertificatesExpiryDays = 30
+			k.Spec.Replicas = ptr.To[int32](5)
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			kcp := newKubeadmControlPlane(env.CreateNamespace(t, "admission-update"))
+			if tt.create != nil {
+				tt.create(kcp)
+			}
+			require.NoError(t, env.Client.Create(ctx, kcp))
+			tt.update(kcp)
+			err := env.Client.Update(ctx, kcp)
+			if len(tt.wantMessages) == 0 {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err, "the API server accepted the update")
+			t.Logf("API server: %v", err)
+			for _, msg := range tt.wantMessages {
+				require.Contains(t, err.Error(), msg)
+			}
+		})
+	}
 }

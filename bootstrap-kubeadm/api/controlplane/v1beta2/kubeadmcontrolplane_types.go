@@ -62,7 +62,10 @@ const (
 	RollingUpdateStrategyType KubeadmControlPlaneRolloutStrategyType = "RollingUpdate"
 )
 
-// KubeadmControlPlaneSpec is the desired state of a KubeadmControlPlane.
+// KubeadmControlPlaneSpec is the desired state of a KubeadmControlPlane. The rules below are the
+// ones upstream's KubeadmControlPlane webhook enforces, as admission rules.
+// +kubebuilder:validation:XValidation:rule="!has(self.rollout) || !has(self.rollout.strategy) || !has(self.rollout.strategy.rollingUpdate) || !has(self.rollout.strategy.rollingUpdate.maxSurge) || type(self.rollout.strategy.rollingUpdate.maxSurge) != int || self.rollout.strategy.rollingUpdate.maxSurge != 0 || !has(self.replicas) || self.replicas >= 3",fieldPath=".rollout.strategy.rollingUpdate.maxSurge",message="maxSurge 0 needs at least 3 replicas: with maxSurge 0 a Machine is deleted before its replacement exists, and with a single replica that leaves no control plane to join, so an upgrade could never proceed; set maxSurge to 1, or replicas to 3 or more"
+// +kubebuilder:validation:XValidation:rule="(has(self.kubeadmConfigSpec) && has(self.kubeadmConfigSpec.clusterConfiguration) && has(self.kubeadmConfigSpec.clusterConfiguration.certificatesDir) ? self.kubeadmConfigSpec.clusterConfiguration.certificatesDir : \"\") == (has(oldSelf.kubeadmConfigSpec) && has(oldSelf.kubeadmConfigSpec.clusterConfiguration) && has(oldSelf.kubeadmConfigSpec.clusterConfiguration.certificatesDir) ? oldSelf.kubeadmConfigSpec.clusterConfiguration.certificatesDir : \"\")",fieldPath=".kubeadmConfigSpec.clusterConfiguration.certificatesDir",message="certificatesDir cannot be changed: the existing Machines keep their certificates where the cluster was created, and joining Machines look for them there; keep the old value (create a new cluster to use another directory)"
 type KubeadmControlPlaneSpec struct {
 	// replicas is the number of control plane Machines. Etcd runs stacked on each of them, so the
 	// number must be odd: an even member count tolerates no more failures than one member fewer.
@@ -76,7 +79,10 @@ type KubeadmControlPlaneSpec struct {
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// version is the Kubernetes version of the control plane, vMAJOR.MINOR.PATCH (e.g. v1.37.2).
+	// An update may raise the minor version by one at most (kubeadm upgrades one minor version at a
+	// time), as upstream's webhook enforces; like upstream, lower versions are not refused here.
 	// +required
+	// +kubebuilder:validation:XValidation:rule="!isSemver(self, true) || !isSemver(oldSelf, true) || (semver(self, true).major() == semver(oldSelf, true).major() ? semver(self, true).minor() <= semver(oldSelf, true).minor() + 1 : semver(self, true).major() < semver(oldSelf, true).major())",messageExpression="'cannot update version from ' + oldSelf + ' to ' + self + ': the control plane upgrades one minor version at a time; set the next minor version first, and this one once that rollout is done'"
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="self.matches('^v(0|[1-9][0-9]*)[.](0|[1-9][0-9]*)[.](0|[1-9][0-9]*)(-[0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?([+][0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?$')",messageExpression="'version \"' + self + '\" is not a Kubernetes version: write it as vMAJOR.MINOR.PATCH, e.g. v1.37.2'"
@@ -105,7 +111,9 @@ type KubeadmControlPlaneSpec struct {
 
 // KubeadmControlPlaneMachineTemplate describes the control plane Machines.
 type KubeadmControlPlaneMachineTemplate struct {
-	// metadata holds labels and annotations put on the control plane Machines.
+	// metadata holds labels and annotations put on the control plane Machines, their KubeadmConfigs
+	// and InfraMachines. Changes are applied to the existing Machines in place, without a rollout;
+	// a key removed here is removed from them too, if the KubeadmControlPlane put it there.
 	// +optional
 	ObjectMeta clusterv1.ObjectMeta `json:"metadata,omitempty,omitzero"`
 
@@ -129,7 +137,7 @@ type KubeadmControlPlaneMachineTemplateSpec struct {
 // KubeadmControlPlaneMachineTemplateDeletionSpec bounds the time spent on each step of a
 // control plane Machine's deletion. It is copied to the Machines' spec.deletion in place, without
 // a rollout.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.nodeDrainTimeoutSeconds) || has(self.nodeVolumeDetachTimeoutSeconds) || has(self.nodeDeletionTimeoutSeconds)",message="must set at least one of nodeDrainTimeoutSeconds, nodeVolumeDetachTimeoutSeconds or nodeDeletionTimeoutSeconds, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneMachineTemplateDeletionSpec struct {
 	// nodeDrainTimeoutSeconds is the most time spent draining the Node. 0 (the default) means no limit.
 	// +optional
@@ -150,12 +158,16 @@ type KubeadmControlPlaneMachineTemplateDeletionSpec struct {
 }
 
 // KubeadmControlPlaneRolloutSpec configures when and how control plane Machines are replaced.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.after) || has(self.before) || has(self.strategy)",message="must set at least one of after, before or strategy, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneRolloutSpec struct {
 	// after forces a rollout of all Machines created before this time, even if nothing else
 	// changed, e.g. to renew certificates. RFC3339, e.g. "2026-03-09T09:00:00Z".
 	// +optional
 	After metav1.Time `json:"after,omitempty,omitzero"`
+
+	// before rolls out Machines ahead of an event, e.g. the expiry of their certificates.
+	// +optional
+	Before KubeadmControlPlaneRolloutBeforeSpec `json:"before,omitempty,omitzero"`
 
 	// strategy is how Machines are replaced. Defaults to RollingUpdate with maxSurge 1.
 	// +optional
@@ -163,8 +175,21 @@ type KubeadmControlPlaneRolloutSpec struct {
 	Strategy KubeadmControlPlaneRolloutStrategy `json:"strategy,omitempty,omitzero"`
 }
 
+// KubeadmControlPlaneRolloutBeforeSpec rolls out Machines ahead of an event.
+// +kubebuilder:validation:XValidation:rule="has(self.certificatesExpiryDays)",message="must set certificatesExpiryDays, or be left out instead of written as an empty object ({})"
+type KubeadmControlPlaneRolloutBeforeSpec struct {
+	// certificatesExpiryDays replaces a Machine whose certificates expire within this many days
+	// (at least 7, so that the replacement has time to finish). The expiry is the Machine's
+	// machine.cluster.x-k8s.io/certificates-expiry annotation (RFC3339), else its KubeadmConfig's,
+	// else status.certificatesExpiryDate.
+	// +optional
+	// +kubebuilder:validation:Minimum=7
+	// +kubebuilder:validation:Maximum=3650
+	CertificatesExpiryDays int32 `json:"certificatesExpiryDays,omitempty"`
+}
+
 // KubeadmControlPlaneRolloutStrategy is how control plane Machines are replaced.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.type) || has(self.rollingUpdate)",message="must set at least one of type or rollingUpdate, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneRolloutStrategy struct {
 	// type of rollout; RollingUpdate is the only one.
 	// +required
@@ -178,7 +203,7 @@ type KubeadmControlPlaneRolloutStrategy struct {
 }
 
 // KubeadmControlPlaneRolloutStrategyRollingUpdate bounds a rolling update of the control plane.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.maxSurge)",message="must set maxSurge, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneRolloutStrategyRollingUpdate struct {
 	// maxSurge is how many Machines may exist above spec.replicas during a rollout: 1 (the
 	// default) creates the new Machine before deleting an old one; 0 deletes first, for
@@ -192,7 +217,7 @@ type KubeadmControlPlaneRolloutStrategyRollingUpdate struct {
 }
 
 // KubeadmControlPlaneRemediationSpec configures how unhealthy control plane Machines are remediated.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.maxRetry) || has(self.retryPeriodSeconds) || has(self.minHealthyPeriodSeconds)",message="must set at least one of maxRetry, retryPeriodSeconds or minHealthyPeriodSeconds, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneRemediationSpec struct {
 	// maxRetry is how many times in a row a replacement Machine may itself be remediated (a retry)
 	// before remediation stops. Unset means no limit.

@@ -31,7 +31,7 @@ type KubeadmControlPlaneTemplateSpec struct {
 }
 
 // KubeadmControlPlaneTemplateResource is what a KubeadmControlPlane is created from.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.metadata) || has(self.spec)",message="must set at least one of metadata or spec, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneTemplateResource struct {
 	// metadata holds the labels and annotations put on the created KubeadmControlPlane.
 	// +optional
@@ -46,7 +46,7 @@ type KubeadmControlPlaneTemplateResource struct {
 // KubeadmControlPlaneTemplateResourceSpec is KubeadmControlPlaneSpec without replicas, version
 // and machineTemplate.spec.infrastructureRef, which whoever creates the KubeadmControlPlane from
 // the template sets.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.machineTemplate) || has(self.kubeadmConfigSpec) || has(self.rollout) || has(self.remediation)",message="must set at least one of machineTemplate, kubeadmConfigSpec, rollout or remediation, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneTemplateResourceSpec struct {
 	// machineTemplate describes the control plane Machines.
 	// +optional
@@ -68,7 +68,7 @@ type KubeadmControlPlaneTemplateResourceSpec struct {
 }
 
 // KubeadmControlPlaneTemplateMachineTemplate describes the control plane Machines of a template.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.metadata) || has(self.spec)",message="must set at least one of metadata or spec, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneTemplateMachineTemplate struct {
 	// metadata holds labels and annotations put on the control plane Machines.
 	// +optional
@@ -80,7 +80,7 @@ type KubeadmControlPlaneTemplateMachineTemplate struct {
 }
 
 // KubeadmControlPlaneTemplateMachineTemplateSpec describes the control plane Machines of a template.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.deletion)",message="must set deletion, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneTemplateMachineTemplateSpec struct {
 	// deletion bounds the time spent on each step of a control plane Machine's deletion.
 	// +optional

@@ -47,10 +47,10 @@ import (
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=kubeadmcontrolplanes/status,verbs=patch
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=kubeadmcontrolplanes/finalizers,verbs=update
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines/status,verbs=patch
-// +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=kubeadmconfigs,verbs=create;delete
-// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=kubeadmconfigs,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update
 
@@ -88,6 +88,9 @@ type Reconciler struct {
 	// by default a port-forward through the workload API server to Pod kube-system/etcd-<node>
 	// with a client certificate signed by <cluster>-etcd. Tests put a double here.
 	EtcdClientFor EtcdClientFunc
+	// APIServerCertificateExpiry reads a node's API server certificate expiry; by default through
+	// a port-forward to Pod kube-system/kube-apiserver-<node>. Tests put a double here.
+	APIServerCertificateExpiry APIServerCertificateExpiryFunc
 }
 
 // SetupWithManager registers the controller and its watches: KubeadmControlPlanes, the Machines
@@ -105,6 +108,9 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 	}
 	if r.EtcdClientFor == nil {
 		r.EtcdClientFor = r.realEtcdClient
+	}
+	if r.APIServerCertificateExpiry == nil {
+		r.APIServerCertificateExpiry = r.realAPIServerCertificateExpiry
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	err := ctrl.NewControllerManagedBy(mgr).
@@ -134,6 +140,8 @@ type scope struct {
 	// whether they could be listed (status counts are kept as they are otherwise).
 	machines     []*clusterv1.Machine
 	machinesRead bool
+	// parts are the KubeadmConfig and InfraMachine of each Machine not being deleted, by name.
+	parts map[string]machineParts
 
 	// clusterWait says what the control plane waits for from its Cluster (owner reference,
 	// infrastructure, endpoint); nothing past it was reconciled.
@@ -216,6 +224,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}()
 
 	if err := r.readMachines(ctx, s, r.Client); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.readMachineParts(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
 	if !kcp.DeletionTimestamp.IsZero() {

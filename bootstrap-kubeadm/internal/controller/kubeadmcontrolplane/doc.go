@@ -30,6 +30,20 @@ limitations under the License.
 // Machine's etcd member is removed between choosing and deleting (scale.go), as upstream 0.3 did
 // (upstream HEAD defers it to a pre-terminate hook after drain, which needs the core's hook support).
 //
+// A Machine is outdated, and replaced by a rollout, when its version differs from spec.version, it
+// predates spec.rollout.after, its certificates expire within spec.rollout.before.
+// certificatesExpiryDays (certificates-expiry annotation), its InfraMachine was cloned from another
+// template than machineTemplate.spec.infrastructureRef (cloned-from annotations), or its
+// KubeadmConfig differs from the one the controller would create now (outdated.go): the init
+// Machine is compared without joinConfiguration and the others without initConfiguration, the join
+// discovery is ignored and empty objects equal unset ones, as upstream. What cannot be read never
+// makes a Machine outdated. While certificatesExpiryDays is set, a Machine with a Node and no known
+// expiry gets the expiry of its API server's serving certificate (a TLS handshake through a
+// port-forward to kube-apiserver-<node>, as upstream reads it) recorded on its KubeadmConfig
+// (certificates_expiry.go). machineTemplate.metadata and the deletion timeouts are synced in place
+// onto the Machines (and the metadata onto their KubeadmConfigs and InfraMachines), each object
+// recording the template keys it got so that only those are removed later (metadata.go).
+//
 // Once the control plane is initialized, every reconcile reads the static Pods
 // kube-system/{kube-apiserver,kube-controller-manager,kube-scheduler,etcd}-<node> of each Machine
 // (live reads: workload caches hold no Pods) and the etcd members, reached through the workload API
@@ -54,8 +68,8 @@ limitations under the License.
 // are spaced by retryPeriodSeconds and stop past maxRetry.
 //
 // Not in this package yet: etcd leadership forwarding and alarms, the kubeadm-config
-// ClusterStatus cleanup of removed members, adoption of orphan Machines, in-place propagation of
-// machineTemplate metadata, and waiting for worker Machines before the control plane is deleted.
+// ClusterStatus cleanup of removed members, adoption of orphan Machines, and waiting for worker
+// Machines before the control plane is deleted.
 //
 // It must not write the workload cluster or Machine status beyond its own conditions, must not modify a
 // <cluster>-kubeconfig Secret it does not control (a user-supplied one is left alone), and never

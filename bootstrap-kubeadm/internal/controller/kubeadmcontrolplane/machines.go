@@ -71,18 +71,6 @@ func deleting(m *clusterv1.Machine) bool { return !m.DeletionTimestamp.IsZero() 
 // hasNode reports whether m's Node has joined the workload cluster.
 func hasNode(m *clusterv1.Machine) bool { return m.Status.NodeRef.Name != "" }
 
-// outdatedReason says why m must be replaced: its version differs from spec.version, or it was
-// created before spec.rollout.after (once that time has come). Empty when m is up to date.
-func outdatedReason(kcp *controlplanev1.KubeadmControlPlane, m *clusterv1.Machine, now metav1.Time) string {
-	if m.Spec.Version != kcp.Spec.Version {
-		return fmt.Sprintf("version %s, want %s", m.Spec.Version, kcp.Spec.Version)
-	}
-	if after := kcp.Spec.Rollout.After; !after.IsZero() && !now.Before(&after) && m.CreationTimestamp.Before(&after) {
-		return fmt.Sprintf("created before spec.rollout.after %s", after.UTC().Format("2006-01-02T15:04:05Z"))
-	}
-	return ""
-}
-
 // failureDomainForScaleUp returns the failure domain for a new Machine: among the Cluster's
 // failure domains open to the control plane, the one with the fewest up-to-date Machines (by name
 // on a tie), or "" when the Cluster has none. Upstream counts up-to-date Machines only, so a
@@ -126,12 +114,15 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, failureDomain 
 	owner := metav1.OwnerReference{
 		APIVersion: controlplanev1.GroupVersion.String(), Kind: "KubeadmControlPlane", Name: kcp.Name, UID: kcp.UID,
 	}
-	machineAnnotations := maps.Clone(tmpl.ObjectMeta.Annotations)
+	// Each object records the template keys it got, so that syncMachines may remove them later.
+	cloneAnnotations := maps.Clone(tmpl.ObjectMeta.Annotations)
+	if cloneAnnotations == nil {
+		cloneAnnotations = map[string]string{}
+	}
+	cloneAnnotations[templateMetadataAnnotation] = recordFor(tmpl.ObjectMeta)
+	machineAnnotations := maps.Clone(cloneAnnotations)
 	remediation, hasRemediation := kcp.Annotations[controlplanev1.RemediationInProgressAnnotation]
 	if hasRemediation { // this Machine replaces a remediated one: it carries the count on
-		if machineAnnotations == nil {
-			machineAnnotations = map[string]string{}
-		}
 		machineAnnotations[controlplanev1.RemediationForAnnotation] = remediation
 	}
 
@@ -151,7 +142,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, failureDomain 
 	log.Info("Creating InfraMachine from template", "template", klog.KRef(kcp.Namespace, ref.Name), "templateKind", ref.Kind)
 	infra, err := external.CloneTemplate(ctx, r.Client, external.CloneInput{
 		Template: ref, Namespace: kcp.Namespace, Name: name, ClusterName: c.Name,
-		Labels: machineLabels, Annotations: tmpl.ObjectMeta.Annotations, Owner: &owner,
+		Labels: machineLabels, Annotations: cloneAnnotations, Owner: &owner,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the InfraMachine for Machine %s from %s %s: %w", name, ref.Kind, ref.Name, err)
@@ -160,7 +151,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, failureDomain 
 
 	cfg := &bootstrapv1.KubeadmConfig{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: kcp.Namespace, Labels: machineLabels, Annotations: tmpl.ObjectMeta.Annotations,
+			Name: name, Namespace: kcp.Namespace, Labels: machineLabels, Annotations: cloneAnnotations,
 			OwnerReferences: []metav1.OwnerReference{owner},
 		},
 		Spec: kubeadmConfigSpec(kcp, init),

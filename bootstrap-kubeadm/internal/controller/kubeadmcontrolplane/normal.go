@@ -48,7 +48,7 @@ type step func(ctx context.Context, s *scope) (res ctrl.Result, stop bool, err e
 // kubeconfig, initialization, the health of the Machines and the etcd members, then the Machines.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
 	var result ctrl.Result
-	for _, st := range []step{r.waitForCluster, r.reconcileCertificates, r.reconcileKubeconfig, r.reconcileInitialized, r.reconcileHealth, r.reconcileRemediation, r.reconcileReplicas} {
+	for _, st := range []step{r.waitForCluster, r.syncMachines, r.reconcileCertificates, r.reconcileKubeconfig, r.reconcileInitialized, r.reconcileHealth, r.reconcileCertificatesExpiry, r.reconcileRemediation, r.reconcileReplicas} {
 		res, stop, err := st(ctx, s)
 		result = sooner(result, res)
 		if err != nil {

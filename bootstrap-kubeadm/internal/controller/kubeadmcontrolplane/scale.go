@@ -58,10 +58,10 @@ func maxSurge(kcp *controlplanev1.KubeadmControlPlane) int {
 // plan decides, from the Machines (deleting ones included: they still run an etcd member), whether
 // to add or remove one. While a Machine is outdated, a rollout runs with desired+maxSurge Machines
 // at most: below that it adds an up-to-date Machine, at it it removes one (an outdated one first).
-func plan(kcp *controlplanev1.KubeadmControlPlane, machines []*clusterv1.Machine, now metav1.Time) action {
+func plan(kcp *controlplanev1.KubeadmControlPlane, machines []*clusterv1.Machine, outdated func(*clusterv1.Machine) bool) action {
 	current, desired := len(machines), desiredReplicas(kcp)
 	for _, m := range machines {
-		if outdatedReason(kcp, m, now) != "" {
+		if outdated(m) {
 			if current < desired+maxSurge(kcp) {
 				return scaleUp
 			}
@@ -80,14 +80,13 @@ func plan(kcp *controlplanev1.KubeadmControlPlane, machines []*clusterv1.Machine
 // reconcileReplicas adds or removes at most one Machine. The decision to act is always taken on a
 // live list: a cache that lags can cost one API read, never a duplicate Machine.
 func (r *Reconciler) reconcileReplicas(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
-	now := metav1.NewTime(s.now)
-	if plan(s.kcp, s.machines, now) == none {
+	if plan(s.kcp, s.machines, s.isOutdated) == none {
 		return ctrl.Result{}, false, nil
 	}
 	if err := r.readMachines(ctx, s, r.APIReader); err != nil {
 		return ctrl.Result{}, false, err
 	}
-	switch plan(s.kcp, s.machines, now) {
+	switch plan(s.kcp, s.machines, s.isOutdated) {
 	case scaleUp:
 		return ctrl.Result{}, false, r.scaleUp(ctx, s)
 	case scaleDown:
@@ -116,10 +115,9 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope) error {
 		s.scaleUpBlocked = msg
 		return nil
 	}
-	now := metav1.NewTime(s.now)
 	var upToDate []*clusterv1.Machine
 	for _, m := range s.machines {
-		if !deleting(m) && outdatedReason(kcp, m, now) == "" {
+		if !deleting(m) && !s.isOutdated(m) {
 			upToDate = append(upToDate, m)
 		}
 	}
@@ -144,8 +142,7 @@ func (r *Reconciler) scaleDown(ctx context.Context, s *scope) error {
 	log := ctrl.LoggerFrom(ctx)
 	kcp := s.kcp
 	now := metav1.NewTime(s.now)
-	chosen := selectMachineForScaleDown(s.machines, func(m *clusterv1.Machine) bool { return outdatedReason(kcp, m, now) != "" },
-		controlPlaneFailureDomains(s.cluster))
+	chosen := selectMachineForScaleDown(s.machines, s.isOutdated, controlPlaneFailureDomains(s.cluster))
 	if msg := preflight(s, chosen); msg != "" {
 		s.scaleDownBlocked = msg
 		return nil

@@ -93,20 +93,23 @@ func TestPlan_RollsOutWithinMaxSurge(t *testing.T) {
 		}
 		return out
 	}
-	require.Equal(t, scaleUp, plan(kcp(1, 1), ms("v1"), now), "surge first")
-	require.Equal(t, scaleDown, plan(kcp(1, 1), ms("v1", "v2"), now), "then remove the outdated one")
-	require.Equal(t, none, plan(kcp(1, 1), ms("v2"), now))
-	require.Equal(t, scaleDown, plan(kcp(3, 0), ms("v1", "v2", "v2"), now), "maxSurge 0 removes first")
-	require.Equal(t, scaleUp, plan(kcp(3, 0), ms("v2", "v2"), now))
-	require.Equal(t, scaleDown, plan(kcp(1, 1), ms("v2", "v2"), now))
+	planAt := func(k *controlplanev1.KubeadmControlPlane, machines []*clusterv1.Machine, now metav1.Time) action {
+		return plan(k, machines, func(m *clusterv1.Machine) bool { return outdatedReason(k, m, machineParts{}, now) != "" })
+	}
+	require.Equal(t, scaleUp, planAt(kcp(1, 1), ms("v1"), now), "surge first")
+	require.Equal(t, scaleDown, planAt(kcp(1, 1), ms("v1", "v2"), now), "then remove the outdated one")
+	require.Equal(t, none, planAt(kcp(1, 1), ms("v2"), now))
+	require.Equal(t, scaleDown, planAt(kcp(3, 0), ms("v1", "v2", "v2"), now), "maxSurge 0 removes first")
+	require.Equal(t, scaleUp, planAt(kcp(3, 0), ms("v2", "v2"), now))
+	require.Equal(t, scaleDown, planAt(kcp(1, 1), ms("v2", "v2"), now))
 
 	after := kcp(1, 1)
 	after.Spec.Rollout.After = metav1.NewTime(now.Add(time.Hour))
-	require.Equal(t, none, plan(after, ms("v2"), now), "rollout.after in the future")
+	require.Equal(t, none, planAt(after, ms("v2"), now), "rollout.after in the future")
 	after.Spec.Rollout.After = metav1.NewTime(now.Add(-time.Hour))
 	old := ms("v2")
 	old[0].CreationTimestamp = metav1.NewTime(now.Add(-2 * time.Hour))
-	require.Equal(t, scaleUp, plan(after, old, now), "created before rollout.after")
+	require.Equal(t, scaleUp, planAt(after, old, now), "created before rollout.after")
 }
 
 // scaleDownFixture builds a ready 3-Machine control plane and returns its Machines by name.

@@ -91,7 +91,6 @@ func machineReady(m *clusterv1.Machine) bool {
 
 func setReplicas(s *scope) {
 	kcp := s.kcp
-	now := metav1.NewTime(s.now)
 	var ready, available, upToDate int32
 	var notReady, outdated, deletingMachines []*clusterv1.Machine
 	var outdatedWhy []string
@@ -113,7 +112,7 @@ func setReplicas(s *scope) {
 			deletingMachines = append(deletingMachines, m)
 			continue
 		}
-		if why := outdatedReason(kcp, m, now); why != "" {
+		if why := s.outdated(m); why != "" {
 			outdated = append(outdated, m)
 			outdatedWhy = append(outdatedWhy, m.Name+": "+why)
 		} else {

@@ -78,6 +78,8 @@ type controllerOptions struct {
 	restConfig *rest.Config
 	wrap       func(client.Client) client.Client
 	now        func() time.Time
+	// apiServerExpiry replaces the read of a node's API server certificate expiry.
+	apiServerExpiry APIServerCertificateExpiryFunc
 }
 
 // startController runs the KubeadmControlPlane controller and the ClusterCache it needs in a fresh
@@ -97,7 +99,7 @@ func startController(t *testing.T, opts ...func(*controllerOptions)) (stop func(
 	})
 	require.NoError(t, err)
 	r := &Reconciler{Client: o.wrap(mgr.GetClient()), APIReader: mgr.GetAPIReader(), Workload: cc,
-		WaitRequeue: 200 * time.Millisecond, Now: o.now, EtcdClientFor: fakeEtcdClientFor}
+		WaitRequeue: 200 * time.Millisecond, Now: o.now, EtcdClientFor: fakeEtcdClientFor, APIServerCertificateExpiry: o.apiServerExpiry}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, copts))
 	return envtest.StartManager(t, mgr)
 }
