@@ -47,7 +47,7 @@ import (
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=kubeadmcontrolplanes/status,verbs=patch
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=kubeadmcontrolplanes/finalizers,verbs=update
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines/status,verbs=patch
 // +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=kubeadmconfigs,verbs=create;delete
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;delete
@@ -165,6 +165,9 @@ type scope struct {
 	// etcdConn is the reconcile's etcd client (closed when it ends), through etcdVia's member.
 	etcdConn etcd.Client
 	etcdVia  string
+	// preTerminateWait says why the deleting Machine whose pre-terminate hook is handled next
+	// still has its etcd member (or its hook).
+	preTerminateWait string
 }
 
 // certsResult is the outcome of reading (or generating) the cluster certificates.

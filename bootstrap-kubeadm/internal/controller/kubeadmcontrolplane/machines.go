@@ -127,11 +127,13 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, failureDomain 
 		APIVersion: controlplanev1.GroupVersion.String(), Kind: "KubeadmControlPlane", Name: kcp.Name, UID: kcp.UID,
 	}
 	machineAnnotations := maps.Clone(tmpl.ObjectMeta.Annotations)
+	if machineAnnotations == nil {
+		machineAnnotations = map[string]string{}
+	}
+	// The core's Machine controller waits on it after drain: the etcd member goes then (preterminate.go).
+	machineAnnotations[controlplanev1.PreTerminateHookCleanupAnnotation] = ""
 	remediation, hasRemediation := kcp.Annotations[controlplanev1.RemediationInProgressAnnotation]
 	if hasRemediation { // this Machine replaces a remediated one: it carries the count on
-		if machineAnnotations == nil {
-			machineAnnotations = map[string]string{}
-		}
 		machineAnnotations[controlplanev1.RemediationForAnnotation] = remediation
 	}
 
