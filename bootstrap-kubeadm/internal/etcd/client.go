@@ -68,6 +68,9 @@ type Client interface {
 	Status(ctx context.Context) (MemberStatus, error)
 	// Alarms lists the alarms raised on any member.
 	Alarms(ctx context.Context) ([]Alarm, error)
+	// MoveLeader hands the leadership to the member with ID transferee; only the leader can, so
+	// the client must be connected to it.
+	MoveLeader(ctx context.Context, transferee uint64) error
 	// RemoveMember removes the member with the ID; an ID no member has gives an error wrapping
 	// ErrMemberNotFound.
 	RemoveMember(ctx context.Context, id uint64) error
@@ -148,6 +151,15 @@ func (r *realClient) Alarms(ctx context.Context) ([]Alarm, error) {
 		out = append(out, Alarm{MemberID: a.MemberID, Type: a.Alarm.String()})
 	}
 	return out, nil
+}
+
+func (r *realClient) MoveLeader(ctx context.Context, transferee uint64) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	if _, err := r.c.MoveLeader(ctx, transferee); err != nil {
+		return fmt.Errorf("moving the etcd leadership to member %x through %s: %w", transferee, r.endpoint, err)
+	}
+	return nil
 }
 
 func (r *realClient) RemoveMember(ctx context.Context, id uint64) error {

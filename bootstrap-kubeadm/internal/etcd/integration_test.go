@@ -130,6 +130,16 @@ func TestRealEtcd_ListsMembersAndRemovesOne(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, alarms)
 
+	// The leader hands its leadership over, through a client connected to it.
+	leader, follower := c, members[1].ID
+	if st.Leader == members[1].ID {
+		leader, follower = c2, members[0].ID
+	}
+	waitFor(t, ctx, "the leadership to move", func() error { return leader.MoveLeader(ctx, follower) })
+	st, err = c.Status(ctx)
+	require.NoError(t, err)
+	require.Equal(t, follower, st.Leader)
+
 	// etcd refuses a reconfiguration until the remaining members have been connected for its
 	// health interval (5s after m2 started): the controller retries the same way, next pass.
 	waitFor(t, ctx, "m2 to be removed", func() error { return c.RemoveMember(ctx, members[1].ID) })

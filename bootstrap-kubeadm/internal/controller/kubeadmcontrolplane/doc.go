@@ -31,8 +31,8 @@ limitations under the License.
 // very Machine. Its etcd member goes later, as upstream HEAD does (preterminate.go): every Machine
 // carries the pre-terminate hook PreTerminateHookCleanupAnnotation; once the core's Machine
 // controller has drained a deleting Machine and waits on its hooks (Deleting reason
-// WaitingForPreTerminateHook, ours last), its member is removed through another member, if the
-// healthy members left keep quorum, and then the hook. A member is removed only from a deleting
+// WaitingForPreTerminateHook, ours last), its member is removed through another member (its leadership
+// moved away first), if the healthy members left keep quorum, and then the hook. A member is removed only from a deleting
 // Machine, so the preflight checks, which skip deleting Machines, are never blocked by a member
 // this controller removed. Deleting the KubeadmControlPlane drops the hooks without touching etcd.
 //
@@ -66,8 +66,7 @@ limitations under the License.
 // minHealthyPeriodSeconds is a retry, retries are spaced by retryPeriodSeconds and stop past
 // maxRetry.
 //
-// Not in this package yet: etcd leadership forwarding, the kubeadm-config ClusterStatus cleanup of
-// removed members, adoption of orphan Machines, in-place propagation of machineTemplate metadata,
+// Not in this package yet: the kubeadm-config ClusterStatus cleanup of removed members, adoption of orphan Machines, in-place propagation of machineTemplate metadata,
 // and waiting for worker Machines before the control plane is deleted.
 //
 // It must not write the workload cluster, nor a Machine beyond its own status conditions and its

@@ -46,6 +46,41 @@ type fakeEtcd struct {
 	down, unreachable map[string]error
 	// alarms are the raised alarms.
 	alarms []etcd.Alarm
+	// leader is the leading member's ID (0: the first member); removedLeaders the members removed
+	// while they led.
+	leader         uint64
+	removedLeaders []string
+}
+
+// leaderID is the leading member's ID; the caller holds mu.
+func (f *fakeEtcd) leaderID() uint64 {
+	if f.leader == 0 && len(f.members) > 0 {
+		return f.members[0].ID
+	}
+	return f.leader
+}
+
+// setLeader makes the member on node lead.
+func (f *fakeEtcd) setLeader(node string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, m := range f.members {
+		if m.Name == node {
+			f.leader = m.ID
+		}
+	}
+}
+
+func (c *fakeEtcdClient) MoveLeader(_ context.Context, transferee uint64) error {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	for _, m := range c.f.members {
+		if m.Name == c.node && m.ID == c.f.leaderID() {
+			c.f.leader = transferee
+			return nil
+		}
+	}
+	return fmt.Errorf("moving the leadership through %s: etcdserver: not leader", c.node)
 }
 
 // fakeEtcds holds one double per Cluster (namespaces are unique per test).
@@ -146,10 +181,7 @@ func (c *fakeEtcdClient) Status(context.Context) (etcd.MemberStatus, error) {
 	if err := c.f.down[c.node]; err != nil {
 		return etcd.MemberStatus{}, err
 	}
-	st := etcd.MemberStatus{ID: 0xdead} // an etcd that is not (or no longer) a listed member answers as another
-	if len(c.f.members) > 0 {
-		st.Leader = c.f.members[0].ID
-	}
+	st := etcd.MemberStatus{ID: 0xdead, Leader: c.f.leaderID()} // an etcd that is not (or no longer) a listed member answers as another
 	for _, m := range c.f.members {
 		if m.Name == c.node {
 			st.ID = m.ID
@@ -181,6 +213,10 @@ func (c *fakeEtcdClient) RemoveMember(ctx context.Context, id uint64) error {
 			removed = &m
 			c.f.members = append(c.f.members[:i:i], c.f.members[i+1:]...)
 			c.f.removed = append(c.f.removed, m.Name)
+			if c.f.leaderID() == m.ID {
+				c.f.removedLeaders = append(c.f.removedLeaders, m.Name)
+				c.f.leader = 0 // a new election
+			}
 			break
 		}
 	}

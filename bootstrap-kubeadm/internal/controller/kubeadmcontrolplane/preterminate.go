@@ -37,8 +37,8 @@ import (
 // HEAD does: every Machine carries the pre-terminate hook PreTerminateHookCleanupAnnotation, so
 // the core's Machine controller drains the Node, then waits (Deleting reason
 // WaitingForPreTerminateHook) before deleting the infrastructure. Here the member is removed
-// through another member, once the removal keeps etcd quorum among healthy members, and then the
-// annotation goes. One Machine at a time, the one deleted first. Each step is safe to repeat: a
+// through another member (after moving the leadership away from it), once the removal keeps etcd
+// quorum among healthy members, and then the annotation goes. One Machine at a time, the one deleted first. Each step is safe to repeat: a
 // member already gone is what a controller stopped after the removal left, so the annotation
 // just goes. It never stops the later steps: the preflight checks wait for deleting Machines.
 func (r *Reconciler) reconcilePreTerminateHook(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
@@ -151,11 +151,41 @@ func (r *Reconciler) removeDeletingMachineEtcdMember(ctx context.Context, s *sco
 	if err != nil {
 		return fmt.Sprintf("Machine %s: cannot reach etcd through another member to remove its member: %v", m.Name, err), nil
 	}
+	if err := r.forwardEtcdLeadership(ctx, s, c, mem); err != nil {
+		return "", fmt.Errorf("Machine %s: %w", m.Name, err)
+	}
 	ctrl.LoggerFrom(ctx).Info("Removing the etcd member of a deleting Machine", "Machine", klog.KObj(m), "member", node, "memberID", fmt.Sprintf("%x", mem.ID))
 	if err := c.RemoveMember(ctx, mem.ID); err != nil && !errors.Is(err, etcd.ErrMemberNotFound) {
 		return "", fmt.Errorf("removing the etcd member %s of Machine %s: %w", node, m.Name, err)
 	}
 	return "", nil
+}
+
+// forwardEtcdLeadership hands the leadership from mem, when it leads, to the first healthy member
+// (by name) that stays, through a connection to mem itself (only the leader can move it), as
+// upstream does before removing a member: removing the leader forces an election, during which
+// etcd answers no writes. via is a connection to another member, which tells who leads.
+func (r *Reconciler) forwardEtcdLeadership(ctx context.Context, s *scope, via etcd.Client, mem etcd.Member) error {
+	st, err := via.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the etcd leader: %w", err)
+	}
+	if st.Leader != mem.ID {
+		return nil
+	}
+	for _, to := range s.etcd.members {
+		if _, sick := s.etcd.unhealthy[memberKey(to)]; sick || to.ID == mem.ID {
+			continue
+		}
+		leader, err := r.EtcdClientFor(ctx, s.cluster, mem.Name)
+		if err != nil {
+			return fmt.Errorf("connecting to the etcd leader %s to move its leadership: %w", mem.Name, err)
+		}
+		defer leader.Close()
+		ctrl.LoggerFrom(ctx).Info("Moving the etcd leadership before removing the leader", "member", mem.Name, "to", to.Name)
+		return leader.MoveLeader(ctx, to.ID)
+	}
+	return nil // no healthy member to take it: the removal's quorum check already refused
 }
 
 func etcdErr(e *etcdResult) error {

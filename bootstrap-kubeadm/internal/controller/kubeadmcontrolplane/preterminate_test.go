@@ -104,7 +104,8 @@ func (d *deletionWatch) seen() []string {
 // TestScaleDown_EtcdMemberRemovedOnlyAtThePreTerminateHookAfterDrain: every Machine carries the
 // kcp-cleanup pre-terminate hook (a Machine that lost it gets it back). Scale down deletes the
 // chosen Machine with its member still there; the member goes only once the core reports the
-// Machine waiting for its pre-terminate hook (after drain), and then the hook is removed.
+// Machine waiting for its pre-terminate hook (after drain), after its leadership moved to another
+// member, and then the hook is removed.
 func TestScaleDown_EtcdMemberRemovedOnlyAtThePreTerminateHookAfterDrain(t *testing.T) {
 	f, ms := scaleDownFixture(t)
 	for _, m := range ms {
@@ -117,7 +118,9 @@ func TestScaleDown_EtcdMemberRemovedOnlyAtThePreTerminateHookAfterDrain(t *testi
 	})
 
 	chosen := ms[1]
-	// At every removal, the Machine must already be waiting for its pre-terminate hook.
+	f.etcd().setLeader(chosen.Name)
+	// At every removal, the Machine must already be waiting for its pre-terminate hook, and its
+	// member must no longer lead.
 	var atRemoval []string
 	f.etcd().setAfterRemove(func(ctx context.Context, mem etcd.Member) error {
 		m := f.machineNamed(mem.Name)
@@ -142,6 +145,10 @@ func TestScaleDown_EtcdMemberRemovedOnlyAtThePreTerminateHookAfterDrain(t *testi
 	})
 	require.Equal(t, []string{chosen.Name}, f.etcd().removedNames())
 	require.Empty(t, atRemoval)
+	f.etcd().mu.Lock()
+	require.Empty(t, f.etcd().removedLeaders, "the leadership moved before the removal")
+	require.NotEqual(t, uint64(0), f.etcd().leader, "a member was handed the leadership")
+	f.etcd().mu.Unlock()
 	f.release(chosen.Name)
 	envtest.WaitFor(t, timeout, "Machine "+chosen.Name+" gone", func() (bool, error) { return f.machineNamed(chosen.Name) == nil, nil })
 }
