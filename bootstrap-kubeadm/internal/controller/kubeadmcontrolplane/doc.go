@@ -31,10 +31,11 @@ limitations under the License.
 // very Machine. Its etcd member goes later, as upstream HEAD does (preterminate.go): every Machine
 // carries the pre-terminate hook PreTerminateHookCleanupAnnotation; once the core's Machine
 // controller has drained a deleting Machine and waits on its hooks (Deleting reason
-// WaitingForPreTerminateHook, ours last), its member is removed through another member (its leadership
-// moved away first), if the healthy members left keep quorum, and then the hook. A member is removed only from a deleting
-// Machine, so the preflight checks, which skip deleting Machines, are never blocked by a member
-// this controller removed. Deleting the KubeadmControlPlane drops the hooks without touching etcd.
+// WaitingForPreTerminateHook, ours last), its member is removed through another member (its
+// leadership moved away first), if the healthy members left keep quorum, and then the hook. A
+// member is removed only from a deleting Machine, so the preflight checks, which skip deleting
+// Machines, are never blocked by a member this controller removed. Deleting the KubeadmControlPlane
+// drops the hooks without touching etcd.
 //
 // Once the control plane is initialized, every reconcile reads the static Pods
 // kube-system/{kube-apiserver,kube-controller-manager,kube-scheduler,etcd}-<node> of each Machine
@@ -66,10 +67,12 @@ limitations under the License.
 // minHealthyPeriodSeconds is a retry, retries are spaced by retryPeriodSeconds and stop past
 // maxRetry.
 //
-// Not in this package yet: the kubeadm-config ClusterStatus cleanup of removed members, adoption of orphan Machines, in-place propagation of machineTemplate metadata,
-// and waiting for worker Machines before the control plane is deleted.
+// Not in this package yet: the kubeadm-config ClusterStatus cleanup of removed members, adoption of
+// orphan Machines, in-place propagation of machineTemplate metadata, and waiting for worker
+// Machines before the control plane is deleted.
 //
 // It must not write the workload cluster, nor a Machine beyond its own status conditions and its
-// pre-terminate hook annotation, must not modify a <cluster>-kubeconfig Secret it does not control (a user-supplied one is left alone), and
-// never caches Secrets or ConfigMaps: it reads them through the manager's uncached APIReader.
+// pre-terminate hook annotation, must not modify a <cluster>-kubeconfig Secret it does not control
+// (a user-supplied one is left alone), and never caches Secrets or ConfigMaps: it reads them
+// through the manager's uncached APIReader.
 package kubeadmcontrolplane
