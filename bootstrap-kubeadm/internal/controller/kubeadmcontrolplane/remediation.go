@@ -173,8 +173,8 @@ func remediationRetry(kcp *controlplanev1.KubeadmControlPlane, candidate *cluste
 
 // reconcileRemediation deletes, at most once per pass, a control plane Machine a
 // MachineHealthCheck marked; its etcd member goes at its pre-terminate hook (preterminate.go)
-// and the scale up that follows replaces it. While remediation is blocked the rest of the reconcile goes on (a scale up may be what
-// unblocks it) and the Remediating condition says why.
+// and the scale up that follows replaces it. While remediation is blocked the rest of the
+// reconcile goes on (a scale up may be what unblocks it) and the Remediating condition says why.
 func (r *Reconciler) reconcileRemediation(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	clearRemediationInProgress(s)
 	candidate := remediationCandidate(s.machines)
