@@ -42,10 +42,35 @@ type Member struct {
 	ClientURLs []string
 }
 
-// Client is what the KubeadmControlPlane controller needs of an etcd cluster.
+// MemberStatus is what the member a Client is connected to says of itself.
+type MemberStatus struct {
+	// ID is the member's ID; Leader the ID of the member it follows (its own when it leads, 0
+	// when it knows no leader).
+	ID, Leader uint64
+	// Errors are the problems the member reports about itself (etcd's StatusResponse.Errors,
+	// e.g. "NOSPACE" while a space alarm is raised).
+	Errors []string
+}
+
+// Alarm is an alarm raised on a member (etcd's AlarmMember): Type is "NOSPACE", "CORRUPT", ...
+type Alarm struct {
+	MemberID uint64
+	Type     string
+}
+
+// Client is what the KubeadmControlPlane controller needs of an etcd cluster. A Client talks to
+// one member (its endpoint): Status is that member's own answer, which is how a member is judged
+// healthy; the other calls are answered by the cluster through it.
 type Client interface {
 	// Members lists the cluster's members.
 	Members(ctx context.Context) ([]Member, error)
+	// Status asks the member the client is connected to for its status.
+	Status(ctx context.Context) (MemberStatus, error)
+	// Alarms lists the alarms raised on any member.
+	Alarms(ctx context.Context) ([]Alarm, error)
+	// MoveLeader hands the leadership to the member with ID transferee; only the leader can, so
+	// the client must be connected to it.
+	MoveLeader(ctx context.Context, transferee uint64) error
 	// RemoveMember removes the member with the ID; an ID no member has gives an error wrapping
 	// ErrMemberNotFound.
 	RemoveMember(ctx context.Context, id uint64) error
@@ -102,6 +127,39 @@ func (r *realClient) Members(ctx context.Context) ([]Member, error) {
 		out = append(out, Member{ID: m.ID, Name: m.Name, PeerURLs: m.PeerURLs, ClientURLs: m.ClientURLs})
 	}
 	return out, nil
+}
+
+func (r *realClient) Status(ctx context.Context) (MemberStatus, error) {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	resp, err := r.c.Status(ctx, r.endpoint)
+	if err != nil {
+		return MemberStatus{}, fmt.Errorf("reading the status of the etcd member at %s: %w", r.endpoint, err)
+	}
+	return MemberStatus{ID: resp.Header.GetMemberId(), Leader: resp.Leader, Errors: resp.Errors}, nil
+}
+
+func (r *realClient) Alarms(ctx context.Context) ([]Alarm, error) {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	resp, err := r.c.AlarmList(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the etcd alarms through %s: %w", r.endpoint, err)
+	}
+	out := make([]Alarm, 0, len(resp.Alarms))
+	for _, a := range resp.Alarms {
+		out = append(out, Alarm{MemberID: a.MemberID, Type: a.Alarm.String()})
+	}
+	return out, nil
+}
+
+func (r *realClient) MoveLeader(ctx context.Context, transferee uint64) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	if _, err := r.c.MoveLeader(ctx, transferee); err != nil {
+		return fmt.Errorf("moving the etcd leadership to member %x through %s: %w", transferee, r.endpoint, err)
+	}
+	return nil
 }
 
 func (r *realClient) RemoveMember(ctx context.Context, id uint64) error {

@@ -15,10 +15,11 @@ limitations under the License.
 */
 
 // Package etcd reaches the stacked etcd of a workload cluster: a small Client interface (list
-// members, remove one) that the KubeadmControlPlane controller decides with, a real implementation
-// over go.etcd.io/etcd/client/v3, a dialer that tunnels each connection through the workload API
-// server's port-forward to the static Pod kube-system/etcd-<node>, and the short-lived client
-// certificate signed by the cluster's etcd CA (<cluster>-etcd) that etcd's client-cert-auth wants.
+// members, a member's own status, alarms, remove a member) that the KubeadmControlPlane controller
+// decides with, a real implementation over go.etcd.io/etcd/client/v3, a dialer that tunnels each
+// connection through the workload API server's port-forward to the static Pod
+// kube-system/etcd-<node>, and the short-lived client certificate signed by the cluster's etcd CA
+// (<cluster>-etcd) that etcd's client-cert-auth wants.
 //
 // It owns nothing in any cluster: it never reads Secrets itself (the caller hands it the CA) and
 // makes no decision about which member to remove.

@@ -109,6 +109,37 @@ func TestRealEtcd_ListsMembersAndRemovesOne(t *testing.T) {
 	require.Equal(t, []string{m2.peerURL}, members[1].PeerURLs)
 	require.Equal(t, []string{"https://" + m2.clientAddr}, members[1].ClientURLs)
 
+	// Each member answers Status for itself: that is how the controller judges one member's
+	// health, through a client connected to it alone.
+	st, err := c.Status(ctx)
+	require.NoError(t, err)
+	require.Equal(t, members[0].ID, st.ID, "the member the client is connected to answers")
+	require.Contains(t, []uint64{members[0].ID, members[1].ID}, st.Leader)
+	require.Empty(t, st.Errors)
+	c2, err := New(ctx, m2.clientAddr, tlsCfg, nil)
+	require.NoError(t, err)
+	defer c2.Close()
+	waitFor(t, ctx, "m2 to answer its status", func() error {
+		st2, err := c2.Status(ctx)
+		if err == nil && st2.ID != members[1].ID {
+			err = fmt.Errorf("status %+v", st2)
+		}
+		return err
+	})
+	alarms, err := c.Alarms(ctx)
+	require.NoError(t, err)
+	require.Empty(t, alarms)
+
+	// The leader hands its leadership over, through a client connected to it.
+	leader, follower := c, members[1].ID
+	if st.Leader == members[1].ID {
+		leader, follower = c2, members[0].ID
+	}
+	waitFor(t, ctx, "the leadership to move", func() error { return leader.MoveLeader(ctx, follower) })
+	st, err = c.Status(ctx)
+	require.NoError(t, err)
+	require.Equal(t, follower, st.Leader)
+
 	// etcd refuses a reconfiguration until the remaining members have been connected for its
 	// health interval (5s after m2 started): the controller retries the same way, next pass.
 	waitFor(t, ctx, "m2 to be removed", func() error { return c.RemoveMember(ctx, members[1].ID) })
@@ -119,6 +150,16 @@ func TestRealEtcd_ListsMembersAndRemovesOne(t *testing.T) {
 
 	err = c.RemoveMember(ctx, members[1].ID)
 	require.ErrorIs(t, err, ErrMemberNotFound, "removing it again")
+
+	// The removed member stops: its Status is an error, not a stale answer.
+	waitFor(t, ctx, "the removed m2 to stop answering", func() error {
+		short, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		if st, err := c2.Status(short); err == nil {
+			return fmt.Errorf("m2 still answers: %+v", st)
+		}
+		return nil
+	})
 	require.ErrorContains(t, err, fmt.Sprintf("%x", members[1].ID))
 
 	// Without a certificate signed by the etcd CA nothing is answered.

@@ -173,6 +173,9 @@ type scope struct {
 	// etcdConn is the reconcile's etcd client (closed when it ends), through etcdVia's member.
 	etcdConn etcd.Client
 	etcdVia  string
+	// preTerminateWait says why the deleting Machine whose pre-terminate hook is handled next
+	// still has its etcd member (or its hook).
+	preTerminateWait string
 }
 
 // certsResult is the outcome of reading (or generating) the cluster certificates.

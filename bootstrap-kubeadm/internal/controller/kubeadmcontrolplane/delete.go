@@ -53,6 +53,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	var errs []error
 	for _, m := range s.machines {
 		if deleting(m) {
+			// The whole etcd cluster goes: no member is removed, and the core's Machine
+			// controller must not wait on a hook nothing would run any more.
+			errs = append(errs, r.removePreTerminateHook(ctx, m))
 			continue
 		}
 		log.Info("Deleting Machine", "Machine", klog.KObj(m))
@@ -60,6 +63,6 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 			errs = append(errs, fmt.Errorf("deleting Machine %s: %w", m.Name, err))
 		}
 	}
-	// Machine deletions bring the next reconcile through the Machine watch.
+	// Machine deletions bring the next reconcile through the Machine watch; their hooks go then.
 	return ctrl.Result{}, errors.Join(errs...)
 }

@@ -16,19 +16,26 @@ limitations under the License.
 
 // Package kubeadmcontrolplane reconciles KubeadmControlPlanes: it runs a Cluster's control plane on
 // Machines it creates, each bootstrapped by a KubeadmConfig (the first with "kubeadm init", the
-// others with "kubeadm join") and an InfraMachine cloned from spec.machineTemplate.spec.infrastructureRef.
-// Under the ControlPlane contract it owns the <cluster>-kubeconfig Secret (an admin kubeconfig whose
-// client certificate is rotated at half its one-year life) and makes sure the cluster certificates
-// exist before the control plane is initialized.
+// others with "kubeadm join") and an InfraMachine cloned from
+// spec.machineTemplate.spec.infrastructureRef. Under the ControlPlane contract it owns the
+// <cluster>-kubeconfig Secret (an admin kubeconfig whose client certificate is rotated at half its
+// one-year life) and makes sure the cluster certificates exist before the control plane is
+// initialized.
 //
 // Machines are created one per reconcile, and only while every existing Machine has a Node: the
 // first while the Cluster's control plane is not initialized, the others once the workload cluster
-// holds kube-system/kubeadm-config. Scale down and rollout (maxSurge 0 or 1) first choose the Machine
-// to remove (delete-machine annotation, then outdated, then the oldest in the failure domain with the
-// most Machines), then run the preflight checks without that Machine, then delete it, so a controller
-// that stopped half-way through removing a Machine is never blocked by that very Machine. The
-// Machine's etcd member is removed between choosing and deleting (scale.go), as upstream 0.3 did
-// (upstream HEAD defers it to a pre-terminate hook after drain, which needs the core's hook support).
+// holds kube-system/kubeadm-config. Scale down and rollout (maxSurge 0 or 1) first choose the
+// Machine to remove (delete-machine annotation, then outdated, then the oldest in the failure
+// domain with the most Machines), then run the preflight checks without that Machine, then delete
+// it, so a controller that stopped half-way through removing a Machine is never blocked by that
+// very Machine. Its etcd member goes later, as upstream HEAD does (preterminate.go): every Machine
+// carries the pre-terminate hook PreTerminateHookCleanupAnnotation; once the core's Machine
+// controller has drained a deleting Machine and waits on its hooks (Deleting reason
+// WaitingForPreTerminateHook, ours last), its member is removed through another member (its
+// leadership moved away first), if the healthy members left keep quorum, and then the hook. A
+// member is removed only from a deleting Machine, so the preflight checks, which skip deleting
+// Machines, are never blocked by a member this controller removed. Deleting the KubeadmControlPlane
+// drops the hooks without touching etcd.
 //
 // A Machine is outdated, and replaced by a rollout, when its version differs from spec.version, it
 // predates spec.rollout.after, its certificates expire within spec.rollout.before.
@@ -50,28 +57,36 @@ limitations under the License.
 // server by a port-forward to etcd-<node> (internal/etcd). The expected members are the nodeRef
 // names of the Machines (upstream #3971), never a Node label list; members no Machine accounts for
 // are removed one per pass, never the last, only with quorum kept, and not at all while a Machine
-// lacks its nodeRef (etcd.go). Each Machine gets the conditions APIServerPodHealthy,
-// ControllerManagerPodHealthy, SchedulerPodHealthy, EtcdPodHealthy and EtcdMemberHealthy, written
-// by server-side apply of those status.conditions entries only, under MachineConditionsFieldManager
-// (as the core's MachineHealthCheck does), so the core's Machine controller keeps its own; the
-// KubeadmControlPlane aggregates them in ControlPlaneComponentsHealthy and EtcdClusterHealthy. The
-// preflight checks require every other Machine's etcd member; static Pod health is reported but
-// does not block.
+// lacks its nodeRef (etcd.go). Each member's health is asked of that member alone, through its own
+// Pod (etcdhealth.go, as upstream's EtcdMemberHealthy): it must answer Status as itself without
+// errors, see the same member list, and have no alarm raised; a member that cannot be reached is
+// unhealthy. Every removal of a member (scale down, remediation, pre-terminate hook, stale member)
+// requires the healthy members left to keep their quorum. Each Machine gets the conditions
+// APIServerPodHealthy, ControllerManagerPodHealthy, SchedulerPodHealthy, EtcdPodHealthy and
+// EtcdMemberHealthy, written by server-side apply of those status.conditions entries only, under
+// MachineConditionsFieldManager (as the core's MachineHealthCheck does), so the core's Machine
+// controller keeps its own; the KubeadmControlPlane aggregates them in
+// ControlPlaneComponentsHealthy and EtcdClusterHealthy. The preflight checks require every other
+// Machine's etcd member to be healthy (upstream's preflight on EtcdMemberHealthy); static Pod
+// health is reported but does not block.
 //
 // Remediation: a Machine a MachineHealthCheck marked (HealthCheckSucceeded=False and
-// OwnerRemediated=False) is deleted, oldest first and one at a time, after its etcd member is
-// removed, and the scale up that follows replaces it. It is never done to the only Machine, while
-// another Machine is deleting, or when the healthy members left would be below quorum; the
-// Remediating condition says which. The remediation is recorded on the KubeadmControlPlane
-// (remediation-in-progress, written before the deletion) and carried by the replacement
-// (remediation-for): a replacement that fails within minHealthyPeriodSeconds is a retry, retries
-// are spaced by retryPeriodSeconds and stop past maxRetry.
+// OwnerRemediated=False) is deleted, oldest first and one at a time (its etcd member goes at its
+// pre-terminate hook), and the scale up that follows replaces it. It is never done to the only
+// Machine, while another Machine is deleting, or when the healthy members left would be below
+// quorum; the Remediating condition says which. A remediation annotation that is not the JSON
+// record stops remediation with a Remediating message naming it (never read as "no record"). The
+// remediation is recorded on the KubeadmControlPlane (remediation-in-progress, written before the
+// deletion) and carried by the replacement (remediation-for): a replacement that fails within
+// minHealthyPeriodSeconds is a retry, retries are spaced by retryPeriodSeconds and stop past
+// maxRetry.
 //
-// Not in this package yet: etcd leadership forwarding and alarms, the kubeadm-config
-// ClusterStatus cleanup of removed members, adoption of orphan Machines, and waiting for worker
+// Not in this package yet: the kubeadm-config ClusterStatus cleanup of removed members, adoption of
+// orphan Machines, and waiting for worker
 // Machines before the control plane is deleted.
 //
-// It must not write the workload cluster or Machine status beyond its own conditions, must not modify a
-// <cluster>-kubeconfig Secret it does not control (a user-supplied one is left alone), and never
-// caches Secrets or ConfigMaps: it reads them through the manager's uncached APIReader.
+// It must not write the workload cluster, nor a Machine beyond its own status conditions and its
+// pre-terminate hook annotation, must not modify a <cluster>-kubeconfig Secret it does not control
+// (a user-supplied one is left alone), and never caches Secrets or ConfigMaps: it reads them
+// through the manager's uncached APIReader.
 package kubeadmcontrolplane

@@ -25,7 +25,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -42,6 +41,20 @@ type etcdResult struct {
 	members []etcd.Member // sorted by name, then ID
 	via     string        // the node whose etcd Pod answered
 	err     error         // no member could be reached or listed
+	// unhealthy says, by memberKey, why a member is not healthy; a healthy member is absent.
+	unhealthy map[string]string
+}
+
+// memberHealthy reports whether the member named name is listed and healthy, and why not.
+func (e *etcdResult) memberHealthy(name string) (bool, string) {
+	mem, ok := e.memberNamed(name)
+	if !ok {
+		return false, fmt.Sprintf("etcd has no member named %s", name)
+	}
+	if why, sick := e.unhealthy[memberKey(mem)]; sick {
+		return false, fmt.Sprintf("etcd member %s (%x) is not healthy: %s", name, mem.ID, why)
+	}
+	return true, ""
 }
 
 // memberNamed returns the member whose name is name.
@@ -143,8 +156,14 @@ func (r *Reconciler) reconcileEtcdMembers(ctx context.Context, s *scope) (ctrl.R
 		return ctrl.Result{RequeueAfter: r.WaitRequeue}, nil
 	}
 	sortMembers(members)
-	s.etcd = &etcdResult{members: members, via: s.etcdVia}
+	s.etcd = &etcdResult{members: members, via: s.etcdVia, unhealthy: r.checkMembersHealth(ctx, s, c, members)}
 	plan := planEtcdMembers(s.machines, members)
+	if plan.remove != nil {
+		what := fmt.Sprintf("Removing etcd member %s", memberKey(*plan.remove))
+		if why := etcdRemovalBlocked(s.etcd, *plan.remove, what, nil); why != "" {
+			plan.blocked, plan.remove = why, nil
+		}
+	}
 	s.etcdPlan = &plan
 	if plan.remove == nil {
 		if len(plan.wait) > 0 || len(plan.unexpected) > 0 || len(plan.missing) > 0 {
@@ -174,7 +193,7 @@ func sortMembers(members []etcd.Member) {
 
 // etcdClient returns the reconcile's etcd client, opening one through the first Machine (by
 // name) with a Node that is not being deleted and whose node is not exclude, trying the next
-// when one fails. The client is closed when the reconcile ends.
+// when one cannot be dialled or its member does not answer. The client is closed when the reconcile ends.
 func (r *Reconciler) etcdClient(ctx context.Context, s *scope, exclude string) (etcd.Client, error) {
 	if s.etcdConn != nil && s.etcdVia != exclude {
 		return s.etcdConn, nil
@@ -186,6 +205,13 @@ func (r *Reconciler) etcdClient(ctx context.Context, s *scope, exclude string) (
 			continue
 		}
 		c, err := r.EtcdClientFor(ctx, s.cluster, node)
+		if err == nil {
+			// A member that does not answer for itself (crash-looping behind a Pod that still
+			// accepts the port-forward) is passed over, as upstream's client generator does.
+			if _, err = c.Status(ctx); err != nil {
+				c.Close()
+			}
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("through Pod %s/%s: %w", metav1.NamespaceSystem, etcd.PodName(node), err))
 			continue
@@ -200,40 +226,6 @@ func (r *Reconciler) etcdClient(ctx context.Context, s *scope, exclude string) (
 		return nil, errors.New("no control plane Machine with a Node to reach etcd through")
 	}
 	return nil, fmt.Errorf("connecting to etcd: %w", errors.Join(errs...))
-}
-
-// removeMachineEtcdMember removes the etcd member of the Machine chosen for scale down (its
-// nodeRef name), through another member. A member already gone is what a controller stopped
-// after the removal left: not an error. It returns why the removal cannot happen now.
-func (r *Reconciler) removeMachineEtcdMember(ctx context.Context, s *scope, m *clusterv1.Machine) (string, error) {
-	node := m.Status.NodeRef.Name
-	log := ctrl.LoggerFrom(ctx).WithValues("Machine", klog.KObj(m), "member", node)
-	c, err := r.etcdClient(ctx, s, node)
-	if err != nil {
-		return fmt.Sprintf("Cannot reach etcd to remove the member of Machine %s: %v", m.Name, err), nil
-	}
-	members, err := c.Members(ctx)
-	if err != nil {
-		return fmt.Sprintf("Listing the etcd members to remove the member of Machine %s failed: %v", m.Name, err), nil
-	}
-	var mem *etcd.Member
-	for i := range members {
-		if members[i].Name == node {
-			mem = &members[i]
-		}
-	}
-	switch {
-	case mem == nil:
-		log.V(4).Info("The etcd member of the Machine chosen for scale down is already gone")
-		return "", nil
-	case len(members) == 1:
-		return fmt.Sprintf("Machine %s runs the last etcd member: it is never removed", m.Name), nil
-	}
-	log.Info("Removing the etcd member of the Machine chosen for scale down", "memberID", fmt.Sprintf("%x", mem.ID))
-	if err := c.RemoveMember(ctx, mem.ID); err != nil && !errors.Is(err, etcd.ErrMemberNotFound) {
-		return "", fmt.Errorf("removing the etcd member %s of Machine %s: %w", node, m.Name, err)
-	}
-	return "", nil
 }
 
 // realEtcdClient reaches the member on nodeName through the workload API server: a port-forward

@@ -23,7 +23,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -167,57 +166,6 @@ func TestEtcdMembers_TheLastMemberIsNeverRemoved(t *testing.T) {
 	require.Empty(t, f.etcd().removedNames())
 	f.waitMachineCondition(m.Name, controlplanev1.KubeadmControlPlaneMachineEtcdMemberHealthyCondition, metav1.ConditionFalse,
 		"etcd has no member named "+m.Name)
-}
-
-// TestScaleDown_ACrashBetweenEtcdRemovalAndMachineDeletionDoesNotBlockTheNextRun: the manager is
-// stopped right after the chosen Machine's etcd member was removed, before the Machine is deleted.
-// A new manager chooses the same Machine, is not blocked by its missing member (the preflight
-// checks exclude it), takes the member already gone as done, and deletes the Machine.
-func TestScaleDown_ACrashBetweenEtcdRemovalAndMachineDeletionDoesNotBlockTheNextRun(t *testing.T) {
-	stopGrowing := startController(t) // only for growing the control plane; replaced below
-	f := newFixture(t, func(o *fixtureOptions) { o.replicas = 3 })
-	ms := f.growTo(3)
-	f.waitCondition(controlplanev1.KubeadmControlPlaneEtcdClusterHealthyCondition, metav1.ConditionTrue, "")
-	chosen := ms[1]
-	f.updateMachine(chosen.Name, func(m *clusterv1.Machine) { m.Annotations = map[string]string{clusterv1.DeleteMachineAnnotation: ""} })
-
-	// A manager that "crashes" at the removal: the hook holds the reconcile until the manager's
-	// context ends, so the Machine deletion right after the removal never runs.
-	stopGrowing()
-	removed := make(chan string, 1)
-	f.etcd().setAfterRemove(func(ctx context.Context, m etcd.Member) error {
-		removed <- m.Name
-		<-ctx.Done()
-		return ctx.Err()
-	})
-	stop := startController(t)
-	f.updateKCP(func(k *controlplanev1.KubeadmControlPlane) { k.Spec.Replicas = ptr.To(int32(1)) })
-	select {
-	case name := <-removed:
-		require.Equal(t, chosen.Name, name, "the chosen Machine's member went first")
-	case <-time.After(timeout):
-		t.Fatal("no etcd member was removed")
-	}
-	stop()
-	f.etcd().setAfterRemove(nil)
-
-	// The state the crash left: the member is gone, the Machine is not being deleted.
-	require.NotContains(t, f.etcd().names(), chosen.Name)
-	for _, m := range f.machines() {
-		require.True(t, m.DeletionTimestamp.IsZero(), "Machine %s deleted before the crash", m.Name)
-	}
-	require.Len(t, f.machines(), 3)
-
-	// The next run finishes that removal (the Machine goes) and the rest of the scale down.
-	startController(t)
-	left := f.waitMachines(1)
-	require.NotEqual(t, chosen.Name, left[0].Name, "the chosen Machine was deleted")
-	f.waitCondition(clusterv1.ScalingDownCondition, metav1.ConditionFalse, "")
-	f.waitCondition(controlplanev1.KubeadmControlPlaneEtcdClusterHealthyCondition, metav1.ConditionTrue, "")
-	require.Equal(t, []string{left[0].Name}, f.etcd().names())
-	removedNames := f.etcd().removedNames()
-	require.Len(t, removedNames, 2, "one member per Machine removed: %v", removedNames)
-	require.Equal(t, chosen.Name, removedNames[0], "the chosen Machine's member was removed once, before the crash")
 }
 
 // waitMachineCondition waits until the Machine's condition has status and its message contains want.

@@ -40,6 +40,47 @@ type fakeEtcd struct {
 	afterRemove func(ctx context.Context, m etcd.Member) error
 	// dialErr, when set, fails every connection.
 	dialErr error
+	// down holds, by node, why the member there does not answer (its Status fails): a
+	// crash-looping etcd that stays listed. unreachable holds, by node, why its Pod cannot be
+	// dialled.
+	down, unreachable map[string]error
+	// alarms are the raised alarms.
+	alarms []etcd.Alarm
+	// leader is the leading member's ID (0: the first member); removedLeaders the members removed
+	// while they led.
+	leader         uint64
+	removedLeaders []string
+}
+
+// leaderID is the leading member's ID; the caller holds mu.
+func (f *fakeEtcd) leaderID() uint64 {
+	if f.leader == 0 && len(f.members) > 0 {
+		return f.members[0].ID
+	}
+	return f.leader
+}
+
+// setLeader makes the member on node lead.
+func (f *fakeEtcd) setLeader(node string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, m := range f.members {
+		if m.Name == node {
+			f.leader = m.ID
+		}
+	}
+}
+
+func (c *fakeEtcdClient) MoveLeader(_ context.Context, transferee uint64) error {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	for _, m := range c.f.members {
+		if m.Name == c.node && m.ID == c.f.leaderID() {
+			c.f.leader = transferee
+			return nil
+		}
+	}
+	return fmt.Errorf("moving the leadership through %s: etcdserver: not leader", c.node)
 }
 
 // fakeEtcds holds one double per Cluster (namespaces are unique per test).
@@ -58,8 +99,42 @@ func fakeEtcdClientFor(_ context.Context, c *clusterv1.Cluster, node string) (et
 	if f.dialErr != nil {
 		return nil, f.dialErr
 	}
+	if err := f.unreachable[node]; err != nil {
+		return nil, err
+	}
 	f.dialed = append(f.dialed, node)
-	return &fakeEtcdClient{f: f}, nil
+	return &fakeEtcdClient{f: f, node: node}, nil
+}
+
+// setDown makes the member on node stop answering (err) or answer again (nil), staying listed.
+func (f *fakeEtcd) setDown(node string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down == nil {
+		f.down = map[string]error{}
+	}
+	f.down[node] = err
+}
+
+// setUnreachable makes the etcd Pod on node impossible to dial (err) or dialable again (nil).
+func (f *fakeEtcd) setUnreachable(node string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.unreachable == nil {
+		f.unreachable = map[string]error{}
+	}
+	f.unreachable[node] = err
+}
+
+// raiseAlarm raises alarm typ on the member on node.
+func (f *fakeEtcd) raiseAlarm(node, typ string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, m := range f.members {
+		if m.Name == node {
+			f.alarms = append(f.alarms, etcd.Alarm{MemberID: m.ID, Type: typ})
+		}
+	}
 }
 
 // add adds a started member and returns its ID.
@@ -94,11 +169,39 @@ func (f *fakeEtcd) setAfterRemove(h func(ctx context.Context, m etcd.Member) err
 	f.afterRemove = h
 }
 
-type fakeEtcdClient struct{ f *fakeEtcd }
+// fakeEtcdClient is a connection through the etcd Pod of node.
+type fakeEtcdClient struct {
+	f    *fakeEtcd
+	node string
+}
+
+func (c *fakeEtcdClient) Status(context.Context) (etcd.MemberStatus, error) {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	if err := c.f.down[c.node]; err != nil {
+		return etcd.MemberStatus{}, err
+	}
+	st := etcd.MemberStatus{ID: 0xdead, Leader: c.f.leaderID()} // an etcd that is not (or no longer) a listed member answers as another
+	for _, m := range c.f.members {
+		if m.Name == c.node {
+			st.ID = m.ID
+		}
+	}
+	return st, nil
+}
+
+func (c *fakeEtcdClient) Alarms(context.Context) ([]etcd.Alarm, error) {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	return append([]etcd.Alarm(nil), c.f.alarms...), nil
+}
 
 func (c *fakeEtcdClient) Members(context.Context) ([]etcd.Member, error) {
 	c.f.mu.Lock()
 	defer c.f.mu.Unlock()
+	if err := c.f.down[c.node]; err != nil {
+		return nil, err
+	}
 	return append([]etcd.Member(nil), c.f.members...), nil
 }
 
@@ -110,6 +213,10 @@ func (c *fakeEtcdClient) RemoveMember(ctx context.Context, id uint64) error {
 			removed = &m
 			c.f.members = append(c.f.members[:i:i], c.f.members[i+1:]...)
 			c.f.removed = append(c.f.removed, m.Name)
+			if c.f.leaderID() == m.ID {
+				c.f.removedLeaders = append(c.f.removedLeaders, m.Name)
+				c.f.leader = 0 // a new election
+			}
 			break
 		}
 	}
@@ -126,11 +233,13 @@ func (c *fakeEtcdClient) RemoveMember(ctx context.Context, id uint64) error {
 
 func (c *fakeEtcdClient) Close() {}
 
-// waitPasses waits until the controller connected n more times: n more passes over the members.
+// waitPasses waits for n more passes over the members: a pass connects once to list them and once
+// to each other member to ask for its health.
 func (f *fakeEtcd) waitPasses(t *testing.T, n int) {
 	t.Helper()
 	f.mu.Lock()
 	start := len(f.dialed)
+	n *= max(1, len(f.members))
 	f.mu.Unlock()
 	envtest.WaitFor(t, timeout, fmt.Sprintf("%d more passes over the etcd members", n), func() (bool, error) {
 		f.mu.Lock()

@@ -148,7 +148,8 @@ func podCondition(t string, key client.ObjectKey, pod *corev1.Pod) metav1.Condit
 		fmt.Sprintf("Pod %s is %s", key, orDefault(string(pod.Status.Phase), "Pending")))
 }
 
-// etcdMemberCondition is a Machine's EtcdMemberHealthy: its Node has a member of its name.
+// etcdMemberCondition is a Machine's EtcdMemberHealthy: its Node has a member of its name, and
+// that member is healthy (checkMembersHealth): listed alone is not healthy.
 func etcdMemberCondition(s *scope, m *clusterv1.Machine) metav1.Condition {
 	t := controlplanev1.KubeadmControlPlaneMachineEtcdMemberHealthyCondition
 	node := m.Status.NodeRef.Name
@@ -160,8 +161,12 @@ func etcdMemberCondition(s *scope, m *clusterv1.Machine) metav1.Condition {
 		}
 		return conditions.Unknown(t, controlplanev1.KubeadmControlPlaneHealthUnknownReason, msg)
 	}
-	if _, ok := s.etcd.memberNamed(node); ok {
+	_, listed := s.etcd.memberNamed(node)
+	if ok, why := s.etcd.memberHealthy(node); ok {
 		return conditions.True(t, controlplanev1.KubeadmControlPlaneHealthyReason, "")
+	} else if listed {
+		return conditions.False(t, controlplanev1.KubeadmControlPlaneNotHealthyReason,
+			fmt.Sprintf("%s; check the etcd Pod %s on the node", why, klog.KRef(metav1.NamespaceSystem, etcd.PodName(node))))
 	}
 	if deleting(m) {
 		return conditions.False(t, controlplanev1.KubeadmControlPlaneNotHealthyReason,

@@ -121,6 +121,8 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, failureDomain 
 	}
 	cloneAnnotations[templateMetadataAnnotation] = recordFor(tmpl.ObjectMeta)
 	machineAnnotations := maps.Clone(cloneAnnotations)
+	// The core's Machine controller waits on it after drain: the etcd member goes then (preterminate.go).
+	machineAnnotations[controlplanev1.PreTerminateHookCleanupAnnotation] = ""
 	remediation, hasRemediation := kcp.Annotations[controlplanev1.RemediationInProgressAnnotation]
 	if hasRemediation { // this Machine replaces a remediated one: it carries the count on
 		machineAnnotations[controlplanev1.RemediationForAnnotation] = remediation

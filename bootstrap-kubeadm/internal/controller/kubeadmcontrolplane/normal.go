@@ -45,10 +45,12 @@ var kubeadmConfigMap = client.ObjectKey{Namespace: metav1.NamespaceSystem, Name:
 type step func(ctx context.Context, s *scope) (res ctrl.Result, stop bool, err error)
 
 // reconcileNormal runs the steps in order, upstream's: the Cluster, the certificates, the
-// kubeconfig, initialization, the health of the Machines and the etcd members, then the Machines.
+// kubeconfig, initialization, the health of the Machines and the etcd members, the etcd member of
+// a deleting Machine (its pre-terminate hook), remediation, then the Machines.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
 	var result ctrl.Result
-	for _, st := range []step{r.waitForCluster, r.syncMachines, r.reconcileCertificates, r.reconcileKubeconfig, r.reconcileInitialized, r.reconcileHealth, r.reconcileCertificatesExpiry, r.reconcileRemediation, r.reconcileReplicas} {
+	for _, st := range []step{r.waitForCluster, r.syncMachines, r.reconcileCertificates, r.reconcileKubeconfig, r.reconcileInitialized, r.reconcileHealth,
+		r.reconcileCertificatesExpiry, r.reconcilePreTerminateHook, r.reconcileRemediation, r.reconcileReplicas} {
 		res, stop, err := st(ctx, s)
 		result = sooner(result, res)
 		if err != nil {

@@ -20,8 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+	"capstan.dev/bootstrap-kubeadm/internal/etcd"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 )
@@ -72,9 +71,9 @@ func remediationCandidate(machines []*clusterv1.Machine) *clusterv1.Machine {
 
 // remediationBlocked says why the candidate may not be deleted now; empty when it may. A
 // control plane is remediated one Machine at a time, never its only Machine, and only when the
-// etcd members of the other healthy Machines keep the quorum of the cluster without the
-// candidate's member: deleting a Machine whose loss breaks quorum would take the control plane
-// down, which is worse than an unhealthy Machine.
+// healthy etcd members of the other healthy Machines keep the quorum of the cluster without the
+// candidate's member (upstream's canSafelyRemoveEtcdMember): deleting a Machine whose loss breaks
+// quorum would take the control plane down, which is worse than an unhealthy Machine.
 func remediationBlocked(s *scope, candidate *clusterv1.Machine) string {
 	var deletingOthers []*clusterv1.Machine
 	for _, m := range s.machines {
@@ -84,51 +83,21 @@ func remediationBlocked(s *scope, candidate *clusterv1.Machine) string {
 	}
 	switch {
 	case len(deletingOthers) > 0:
-		return fmt.Sprintf("Waiting for %s to be deleted before remediating Machine %s: the control plane changes one Machine at a time",
-			machineNames(deletingOthers), candidate.Name)
+		return fmt.Sprintf("Waiting for %s to be deleted before remediating Machine %s: the control plane changes one Machine at a time%s",
+			machineNames(deletingOthers), candidate.Name, prefixed("; ", s.preTerminateWait))
 	case len(s.machines) <= 1:
 		return fmt.Sprintf("Machine %s is the only control plane Machine: remediating it would delete the control plane; fix or replace it by hand", candidate.Name)
-	case !initialized(s) || !hasNode(candidate):
-		return "" // no etcd member of its own to lose yet
-	case s.workloadWait != "":
-		return s.workloadWait
-	case s.etcd == nil:
-		return "The etcd members were not read: cannot check that remediation keeps etcd quorum"
-	case s.etcd.err != nil:
-		return "Cannot check that remediation keeps etcd quorum: " + s.etcd.err.Error()
 	}
-	return etcdQuorumBlocked(s, candidate)
-}
-
-// etcdQuorumBlocked checks quorum without the candidate's member: the members backed by a healthy
-// Machine (a Node, not deleting, not itself marked for remediation) must be at least the quorum of
-// the members left.
-func etcdQuorumBlocked(s *scope, candidate *clusterv1.Machine) string {
-	healthy := map[string]bool{}
+	// A member counts as healthy only when a Machine that stays (a Node, not deleting, not
+	// itself marked for remediation) runs it, on top of its own health.
+	staying := map[string]bool{}
 	for _, m := range s.machines {
 		if m != candidate && hasNode(m) && !deleting(m) && !needsRemediation(m) {
-			healthy[m.Status.NodeRef.Name] = true
+			staying[m.Status.NodeRef.Name] = true
 		}
 	}
-	left, healthyLeft := 0, 0
-	var unhealthy []string
-	for _, mem := range s.etcd.members {
-		if mem.Name == candidate.Status.NodeRef.Name {
-			continue
-		}
-		left++
-		if healthy[mem.Name] {
-			healthyLeft++
-		} else {
-			unhealthy = append(unhealthy, orDefault(mem.Name, fmt.Sprintf("%x", mem.ID)))
-		}
-	}
-	if left == 0 || healthyLeft < quorum(left) {
-		slices.Sort(unhealthy)
-		return fmt.Sprintf("Remediating Machine %s would leave %d etcd member(s), %d of them healthy (unhealthy: %s): below the quorum of %d; fix the other members first",
-			candidate.Name, left, healthyLeft, orDefault(strings.Join(unhealthy, ", "), "none"), quorum(max(left, 1)))
-	}
-	return ""
+	return machineRemovalBlocked(s, candidate, "Remediating Machine "+candidate.Name,
+		func(mem etcd.Member) bool { return staying[mem.Name] })
 }
 
 // remediationData is what the remediation annotations hold: the Machine remediated, when, and
@@ -144,6 +113,13 @@ func (d remediationData) String() string {
 	return string(b)
 }
 
+// malformedRemediationData is the Remediating message for remediation annotation key on object
+// that cannot be read: which annotation, what it must hold, and what to do (todo).
+func malformedRemediationData(key, object string, err error, todo string) string {
+	return fmt.Sprintf(`Remediation stopped: annotation %s on %s is malformed (%v); it must be JSON like {"machine":"<name>","timestamp":"2006-01-02T15:04:05Z","retryCount":0}: %s`,
+		key, object, err, todo)
+}
+
 // readRemediationData parses the annotation key of annotations; nil when it is absent.
 func readRemediationData(annotations map[string]string, key string) (*remediationData, error) {
 	v, ok := annotations[key]
@@ -152,7 +128,7 @@ func readRemediationData(annotations map[string]string, key string) (*remediatio
 	}
 	d := &remediationData{}
 	if err := json.Unmarshal([]byte(v), d); err != nil {
-		return nil, fmt.Errorf("annotation %s: %w", key, err)
+		return nil, fmt.Errorf("parsing %q as JSON: %w", v, err)
 	}
 	return d, nil
 }
@@ -164,11 +140,15 @@ const defaultMinHealthyPeriod = time.Hour
 // remediation-for annotation) that fails within minHealthyPeriod of the remediation that created
 // it is a retry of that one. It returns the retry count, or why remediation must not happen now:
 // retries past spec.remediation.maxRetry stop it, and retryPeriodSeconds spaces retries out
-// (wait > 0 says how long).
-func remediationRetry(kcp *controlplanev1.KubeadmControlPlane, candidate *clusterv1.Machine, now time.Time) (retry int, blocked string, wait time.Duration) {
+// (wait > 0 says how long). A remediation-for annotation that cannot be read is an error.
+func remediationRetry(kcp *controlplanev1.KubeadmControlPlane, candidate *clusterv1.Machine, now time.Time) (retry int, blocked string, wait time.Duration, err error) {
 	prev, err := readRemediationData(candidate.Annotations, controlplanev1.RemediationForAnnotation)
-	if err != nil || prev == nil {
-		return 0, "", 0 // not a replacement (or an annotation nobody can read): a first remediation
+	if err != nil {
+		// A retry count nobody can read must not restart the count: maxRetry would never stop it.
+		return 0, "", 0, err
+	}
+	if prev == nil {
+		return 0, "", 0, nil // not a replacement: a first remediation
 	}
 	spec := kcp.Spec.Remediation
 	minHealthy := defaultMinHealthyPeriod
@@ -176,25 +156,25 @@ func remediationRetry(kcp *controlplanev1.KubeadmControlPlane, candidate *cluste
 		minHealthy = time.Duration(*spec.MinHealthyPeriodSeconds) * time.Second
 	}
 	if !now.Before(prev.Timestamp.Add(minHealthy)) {
-		return 0, "", 0 // healthy long enough: an unrelated failure starts a new sequence
+		return 0, "", 0, nil // healthy long enough: an unrelated failure starts a new sequence
 	}
 	retry = prev.RetryCount + 1
 	if spec.MaxRetry != nil && retry > int(*spec.MaxRetry) {
 		return retry, fmt.Sprintf("Machine %s replaced Machine %s, remediated %d time(s) in a row already: spec.remediation.maxRetry (%d) is reached and remediation stops; fix the cause, then delete the Machine by hand",
-			candidate.Name, prev.Machine, retry, *spec.MaxRetry), 0
+			candidate.Name, prev.Machine, retry, *spec.MaxRetry), 0, nil
 	}
 	if p := time.Duration(ptr.Deref(spec.RetryPeriodSeconds, 0)) * time.Second; now.Before(prev.Timestamp.Add(p)) {
 		until := prev.Timestamp.Add(p)
 		return retry, fmt.Sprintf("Waiting until %s (spec.remediation.retryPeriodSeconds after the remediation of Machine %s) before remediating Machine %s",
-			until.UTC().Format(time.RFC3339), prev.Machine, candidate.Name), until.Sub(now)
+			until.UTC().Format(time.RFC3339), prev.Machine, candidate.Name), until.Sub(now), nil
 	}
-	return retry, "", 0
+	return retry, "", 0, nil
 }
 
 // reconcileRemediation deletes, at most once per pass, a control plane Machine a
-// MachineHealthCheck marked, after removing its etcd member; the scale up that follows replaces
-// it. While remediation is blocked the rest of the reconcile goes on (a scale up may be what
-// unblocks it) and the Remediating condition says why.
+// MachineHealthCheck marked; its etcd member goes at its pre-terminate hook (preterminate.go)
+// and the scale up that follows replaces it. While remediation is blocked the rest of the
+// reconcile goes on (a scale up may be what unblocks it) and the Remediating condition says why.
 func (r *Reconciler) reconcileRemediation(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	clearRemediationInProgress(s)
 	candidate := remediationCandidate(s.machines)
@@ -202,7 +182,12 @@ func (r *Reconciler) reconcileRemediation(ctx context.Context, s *scope) (ctrl.R
 	if candidate == nil {
 		return ctrl.Result{}, false, nil
 	}
-	inProgress, _ := readRemediationData(s.kcp.Annotations, controlplanev1.RemediationInProgressAnnotation)
+	inProgress, err := readRemediationData(s.kcp.Annotations, controlplanev1.RemediationInProgressAnnotation)
+	if err != nil {
+		s.remediationBlocked = malformedRemediationData(controlplanev1.RemediationInProgressAnnotation, "KubeadmControlPlane "+s.kcp.Name, err,
+			"remove it if no remediation is running (the replacement Machine is then created without a retry count)")
+		return ctrl.Result{}, false, nil // the annotation's update brings us back
+	}
 	if inProgress != nil && inProgress.Machine != candidate.Name { // its own record: a deletion to retry
 		s.remediationBlocked = fmt.Sprintf("Waiting for the replacement of Machine %s (remediated at %s) before remediating Machine %s: one remediation at a time",
 			inProgress.Machine, inProgress.Timestamp.UTC().Format(time.RFC3339), candidate.Name)
@@ -212,23 +197,17 @@ func (r *Reconciler) reconcileRemediation(ctx context.Context, s *scope) (ctrl.R
 		s.remediationBlocked = msg
 		return ctrl.Result{RequeueAfter: r.WaitRequeue}, false, nil
 	}
-	retry, msg, wait := remediationRetry(s.kcp, candidate, s.now)
+	retry, msg, wait, err := remediationRetry(s.kcp, candidate, s.now)
+	if err != nil {
+		s.remediationBlocked = malformedRemediationData(controlplanev1.RemediationForAnnotation, "Machine "+candidate.Name, err,
+			"remove it to remediate the Machine as a first remediation, or delete the Machine by hand")
+		return ctrl.Result{}, false, nil // the annotation's update brings us back
+	}
 	if msg != "" {
 		s.remediationBlocked = msg
 		return ctrl.Result{RequeueAfter: wait}, false, nil
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("Machine", klog.KObj(candidate))
-	if hasNode(candidate) && initialized(s) {
-		msg, err := r.removeMachineEtcdMember(ctx, s, candidate)
-		if err != nil {
-			s.remediationBlocked = err.Error()
-			return ctrl.Result{}, false, err
-		}
-		if msg != "" {
-			s.remediationBlocked = msg
-			return ctrl.Result{RequeueAfter: r.WaitRequeue}, false, nil
-		}
-	}
 	// The owner takes OwnerRemediated over from the MachineHealthCheck before deleting: whoever
 	// reads the Machine while it goes sees why.
 	c := conditions.Stamp(candidate, conditions.False(clusterv1.MachineOwnerRemediatedCondition,

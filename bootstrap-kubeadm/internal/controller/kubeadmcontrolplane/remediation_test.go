@@ -44,10 +44,10 @@ func markUnhealthy(t *testing.T, f *fixture, m *clusterv1.Machine) {
 	})
 }
 
-// TestRemediation_ReplacesAMarkedMachineAfterRemovingItsEtcdMember: a control plane Machine an MHC
-// marked is taken over (OwnerRemediated says the owner deletes it), its etcd member removed, the
-// Machine deleted, and a new Machine takes its place.
-func TestRemediation_ReplacesAMarkedMachineAfterRemovingItsEtcdMember(t *testing.T) {
+// TestRemediation_ReplacesAMarkedMachineAndRemovesItsEtcdMemberAtItsHook: a control plane Machine
+// an MHC marked is taken over (OwnerRemediated says the owner deletes it) and deleted; its etcd
+// member goes at its pre-terminate hook, after drain; a new Machine takes its place.
+func TestRemediation_ReplacesAMarkedMachineAndRemovesItsEtcdMemberAtItsHook(t *testing.T) {
 	f, ms := scaleDownFixture(t)
 	sick := ms[1]
 	f.hold(sick) // keep it visible while deleting, as the core's Machine controller would
@@ -65,7 +65,12 @@ func TestRemediation_ReplacesAMarkedMachineAfterRemovingItsEtcdMember(t *testing
 		}
 		return false, fmt.Errorf("Machine %s is gone without being seen deleting", sick.Name)
 	})
-	require.Equal(t, []string{sick.Name}, f.etcd().removedNames(), "its etcd member goes first")
+	require.Empty(t, f.etcd().removedNames(), "its etcd member stays until the drain is done")
+	f.reachPreTerminateHook(sick.Name)
+	envtest.WaitFor(t, timeout, "the hook removed from Machine "+sick.Name, func() (bool, error) {
+		return !hasHook(f.machineNamed(sick.Name)), nil
+	})
+	require.Equal(t, []string{sick.Name}, f.etcd().removedNames())
 
 	f.release(sick.Name)
 	envtest.WaitFor(t, timeout, "a replacement Machine", func() (bool, error) {
@@ -190,20 +195,56 @@ func TestRemediationRetry_RetryPeriodAndMinHealthyPeriod(t *testing.T) {
 	kcp.Spec.Remediation = controlplanev1.KubeadmControlPlaneRemediationSpec{
 		RetryPeriodSeconds: ptr.To[int32](600), MinHealthyPeriodSeconds: ptr.To[int32](1800)}
 
-	retry, blocked, wait := remediationRetry(kcp, &clusterv1.Machine{}, now)
+	retry, blocked, wait, err := remediationRetry(kcp, &clusterv1.Machine{}, now)
+	require.NoError(t, err)
 	require.Equal(t, 0, retry, "not a replacement: a first remediation")
 	require.Empty(t, blocked)
 
-	retry, blocked, wait = remediationRetry(kcp, replacement(5*time.Minute, 2), now)
+	retry, blocked, wait, err = remediationRetry(kcp, replacement(5*time.Minute, 2), now)
+	require.NoError(t, err)
 	require.Equal(t, 3, retry)
 	require.Contains(t, blocked, "Waiting until 2026-12-03T10:05:00Z")
 	require.Equal(t, 5*time.Minute, wait)
 
-	retry, blocked, _ = remediationRetry(kcp, replacement(15*time.Minute, 2), now)
+	retry, blocked, _, _ = remediationRetry(kcp, replacement(15*time.Minute, 2), now)
 	require.Equal(t, 3, retry, "after retryPeriod, within minHealthyPeriod: a retry")
 	require.Empty(t, blocked)
 
-	retry, blocked, _ = remediationRetry(kcp, replacement(45*time.Minute, 2), now)
+	retry, blocked, _, _ = remediationRetry(kcp, replacement(45*time.Minute, 2), now)
 	require.Equal(t, 0, retry, "healthy for longer than minHealthyPeriod: a new sequence")
 	require.Empty(t, blocked)
+
+	// A retry count nobody can read is an error, not a first remediation that restarts the count.
+	garbled := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "r", Annotations: map[string]string{
+		controlplanev1.RemediationForAnnotation: "not json"}}}
+	_, blocked, _, err = remediationRetry(kcp, garbled, now)
+	require.ErrorContains(t, err, `parsing "not json" as JSON`)
+	require.Empty(t, blocked)
+}
+
+// TestRemediation_MalformedAnnotationsAreReportedNotIgnored: a remediation-in-progress on the
+// KubeadmControlPlane, or a remediation-for on the marked Machine, that is not the JSON record
+// stops remediation with a Remediating message naming the annotation, the object and what to do;
+// nothing is deleted (watched). Fixing the annotation lets remediation go on.
+func TestRemediation_MalformedAnnotationsAreReportedNotIgnored(t *testing.T) {
+	f, ms := scaleDownFixture(t)
+	deletions := f.watchDeletions()
+	f.updateKCP(func(k *controlplanev1.KubeadmControlPlane) {
+		k.Annotations = map[string]string{controlplanev1.RemediationInProgressAnnotation: "{broken"}
+	})
+	f.updateMachine(ms[0].Name, func(m *clusterv1.Machine) { setAnnotation(m, controlplanev1.RemediationForAnnotation, "yesterday") })
+	markUnhealthy(t, f, ms[0])
+	f.waitCondition(controlplanev1.KubeadmControlPlaneRemediatingCondition, metav1.ConditionTrue,
+		"Remediation stopped: annotation "+controlplanev1.RemediationInProgressAnnotation+" on KubeadmControlPlane cp is malformed (parsing \"{broken\" as JSON")
+
+	f.updateKCP(func(k *controlplanev1.KubeadmControlPlane) {
+		delete(k.Annotations, controlplanev1.RemediationInProgressAnnotation)
+	})
+	f.waitCondition(controlplanev1.KubeadmControlPlaneRemediatingCondition, metav1.ConditionTrue,
+		"Remediation stopped: annotation "+controlplanev1.RemediationForAnnotation+" on Machine "+ms[0].Name+" is malformed (parsing \"yesterday\" as JSON")
+	f.etcd().waitPasses(t, 3)
+	require.Empty(t, deletions.seen(), "a malformed retry count does not restart the count")
+
+	f.updateMachine(ms[0].Name, func(m *clusterv1.Machine) { delete(m.Annotations, controlplanev1.RemediationForAnnotation) })
+	envtest.WaitFor(t, timeout, "Machine "+ms[0].Name+" deleted", func() (bool, error) { return len(deletions.seen()) > 0, nil })
 }

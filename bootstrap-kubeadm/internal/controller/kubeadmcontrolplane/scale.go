@@ -30,6 +30,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+	"capstan.dev/bootstrap-kubeadm/internal/etcd"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 )
 
@@ -136,34 +137,30 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope) error {
 }
 
 // scaleDown removes one Machine. It chooses the Machine FIRST and runs the preflight checks on the
-// others only: a controller that stopped after starting to remove a Machine (removed its etcd
-// member, or deleted it) finds that Machine chosen again and is not blocked by it.
+// others only: a controller that stopped after deleting a Machine finds that Machine chosen
+// again and is not blocked by it. Its etcd member is removed later, at its pre-terminate hook.
 func (r *Reconciler) scaleDown(ctx context.Context, s *scope) error {
 	log := ctrl.LoggerFrom(ctx)
 	kcp := s.kcp
 	now := metav1.NewTime(s.now)
 	chosen := selectMachineForScaleDown(s.machines, s.isOutdated, controlPlaneFailureDomains(s.cluster))
+	if deleting(chosen) {
+		log.V(4).Info("The Machine chosen for scale down is already being deleted", "Machine", klog.KObj(chosen))
+		if s.preTerminateWait != "" {
+			s.scaleDownBlocked = fmt.Sprintf("waiting for Machine %s to be deleted; %s", chosen.Name, s.preTerminateWait)
+		}
+		return nil // its deletion brings us back through the Machine watch
+	}
 	if msg := preflight(s, chosen); msg != "" {
 		s.scaleDownBlocked = msg
 		return nil
 	}
-	// Between choosing and deleting: remove the Machine's etcd member, so that quorum is counted
-	// without it before its etcd stops. A controller stopped right after this finds the same
-	// Machine chosen again, the member gone, and goes on to delete it.
-	if hasNode(chosen) && initialized(s) {
-		msg, err := r.removeMachineEtcdMember(ctx, s, chosen)
-		if err != nil {
-			s.scaleDownBlocked = err.Error()
-			return err
-		}
-		if msg != "" {
-			s.scaleDownBlocked = msg
-			return nil
-		}
-	}
-	if deleting(chosen) {
-		log.V(4).Info("The Machine chosen for scale down is already being deleted", "Machine", klog.KObj(chosen))
-		return nil // its deletion brings us back through the Machine watch
+	// The Machine's etcd member goes after its drain, at its pre-terminate hook
+	// (preterminate.go); deleting it must already keep quorum among the healthy members left,
+	// or the hook would hold a drained Machine that cannot go.
+	if msg := machineRemovalBlocked(s, chosen, "Scaling down Machine "+chosen.Name, nil); msg != "" {
+		s.scaleDownBlocked = msg
+		return nil
 	}
 	log.Info("Scaling down the control plane: deleting Machine", "Machine", klog.KObj(chosen), "from", len(s.machines), "desired", desiredReplicas(kcp))
 	if err := r.Client.Delete(ctx, chosen); err != nil && !apierrors.IsNotFound(err) {
@@ -177,13 +174,15 @@ func (r *Reconciler) scaleDown(ctx context.Context, s *scope) error {
 // preflight says why the control plane may not change now, excluding the Machine chosen for
 // removal (nil on scale up); empty when it may. Another deleting Machine blocks (one change at a
 // time), and so does a Machine whose Node has not joined yet. Once the control plane is
-// initialized, every other Machine's Node must also have its etcd member: the members are what
-// quorum is made of. The excluded Machine is not looked at, so a scale down whose controller
-// stopped after removing that Machine's member is not blocked by the very member it removed.
+// initialized, every other Machine's etcd member must be healthy, as upstream's preflight
+// requires EtcdMemberHealthy: listed, answering for itself, no alarm (checkMembersHealth). A
+// deleting Machine's member is never looked at: its pre-terminate hook removes it, so a
+// controller stopped after that removal is not blocked by it, whichever Machine it chooses next.
 // The static Pods' health is reported (ControlPlaneComponentsHealthy) but does not block: a
 // kubelet that stopped reporting a Pod must not freeze the replacement of its Machine.
 func preflight(s *scope, exclude *clusterv1.Machine) string {
-	var deletingOthers, withoutNode, withoutMember []*clusterv1.Machine
+	var deletingOthers, withoutNode []*clusterv1.Machine
+	var unhealthyMembers []string
 	for _, m := range s.machines {
 		switch {
 		case m == exclude:
@@ -192,14 +191,15 @@ func preflight(s *scope, exclude *clusterv1.Machine) string {
 		case !hasNode(m):
 			withoutNode = append(withoutNode, m)
 		case s.etcd != nil && s.etcd.err == nil:
-			if _, ok := s.etcd.memberNamed(m.Status.NodeRef.Name); !ok {
-				withoutMember = append(withoutMember, m)
+			if ok, why := s.etcd.memberHealthy(m.Status.NodeRef.Name); !ok {
+				unhealthyMembers = append(unhealthyMembers, fmt.Sprintf("Machine %s: %s", m.Name, why))
 			}
 		}
 	}
 	switch {
 	case len(deletingOthers) > 0:
-		return fmt.Sprintf("Waiting for %s to be deleted: the control plane changes one Machine at a time", machineNames(deletingOthers))
+		return fmt.Sprintf("Waiting for %s to be deleted: the control plane changes one Machine at a time%s",
+			machineNames(deletingOthers), prefixed("; ", s.preTerminateWait))
 	case len(withoutNode) > 0:
 		return fmt.Sprintf("Waiting for %s to have a Node (status.nodeRef): the control plane changes one Machine at a time, after the others have joined", machineNames(withoutNode))
 	case !initialized(s) || len(s.machines) == 0 || (exclude != nil && len(s.machines) == 1):
@@ -210,10 +210,38 @@ func preflight(s *scope, exclude *clusterv1.Machine) string {
 		return "The etcd members were not read"
 	case s.etcd.err != nil:
 		return "Cannot check the etcd members: " + s.etcd.err.Error()
-	case len(withoutMember) > 0:
-		return fmt.Sprintf("Waiting for the etcd member of %s (named after its Node): the control plane changes only while every other Machine's member is in the etcd cluster", machineNames(withoutMember))
+	case len(unhealthyMembers) > 0:
+		return fmt.Sprintf("Waiting for the etcd members of the other Machines to be healthy (%s): the control plane changes only while every other Machine's etcd member is healthy",
+			strings.Join(unhealthyMembers, "; "))
 	}
 	return ""
+}
+
+// machineRemovalBlocked says why deleting Machine m (what) must wait for etcd: its member's
+// removal would leave fewer healthy members (healthy adds to the members' own health) than the
+// quorum of those left. Empty when it keeps quorum, or when m has no member to lose.
+func machineRemovalBlocked(s *scope, m *clusterv1.Machine, what string, healthy func(etcd.Member) bool) string {
+	switch {
+	case !initialized(s) || !hasNode(m):
+		return "" // no etcd member of its own to lose yet
+	case s.workloadWait != "":
+		return s.workloadWait
+	case s.etcd == nil || s.etcd.err != nil:
+		return fmt.Sprintf("%s waits: cannot check that it keeps etcd quorum: %v", what, etcdErr(s.etcd))
+	}
+	mem, ok := s.etcd.memberNamed(m.Status.NodeRef.Name)
+	if !ok {
+		mem = etcd.Member{} // no member of its own: every listed member stays
+	}
+	return etcdRemovalBlocked(s.etcd, mem, what, healthy)
+}
+
+// prefixed is s after prefix, or empty when s is.
+func prefixed(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
 }
 
 // controlPlaneFailureDomains are the names of the Cluster's failure domains open to the control plane.

@@ -279,7 +279,8 @@ func setControlPlaneComponentsHealthy(s *scope) {
 }
 
 // setEtcdClusterHealthy reports the member reconciliation: waiting for nodeRefs, members no
-// Machine accounts for (and whether one was just removed), Machines without a member.
+// Machine accounts for (and whether one was just removed), Machines without a member, members
+// that are not healthy (and a deleting Machine's member that is kept for quorum).
 func setEtcdClusterHealthy(s *scope) {
 	t := controlplanev1.KubeadmControlPlaneEtcdClusterHealthyCondition
 	if healthNotLookedAt(s, t) {
@@ -316,9 +317,30 @@ func setEtcdClusterHealthy(s *scope) {
 		}
 		conditions.Set(s.kcp, conditions.False(t, controlplanev1.KubeadmControlPlaneNotHealthyReason,
 			fmt.Sprintf("No etcd member for %s: kubeadm join adds it; check the etcd Pod on the node (members: %s)", strings.Join(parts, ", "), membersMessage(e.members))))
+	case len(unhealthyMembers(s)) > 0:
+		conditions.Set(s.kcp, conditions.False(t, controlplanev1.KubeadmControlPlaneNotHealthyReason,
+			firstLines(unhealthyMembers(s))+prefixed("; ", s.preTerminateWait)))
 	default:
 		conditions.Set(s.kcp, conditions.True(t, controlplanev1.KubeadmControlPlaneHealthyReason, ""))
 	}
+}
+
+// unhealthyMembers names the Machines (not being deleted) whose listed etcd member is not healthy,
+// and why.
+func unhealthyMembers(s *scope) []string {
+	var out []string
+	for _, m := range s.machines {
+		if !hasNode(m) || deleting(m) {
+			continue
+		}
+		if _, listed := s.etcd.memberNamed(m.Status.NodeRef.Name); !listed {
+			continue
+		}
+		if ok, why := s.etcd.memberHealthy(m.Status.NodeRef.Name); !ok {
+			out = append(out, fmt.Sprintf("Machine %s: %s", m.Name, why))
+		}
+	}
+	return out
 }
 
 // firstLines joins up to five messages and counts the rest.
