@@ -113,6 +113,15 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 			wantMessages: []string{"spec.rollout.before.certificatesExpiryDays: Invalid value: 3"},
 		},
 		{
+			name: "MachineTemplateLabelValueInvalid",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kcp := newKubeadmControlPlane(ns)
+				kcp.Spec.MachineTemplate.ObjectMeta.Labels = map[string]string{"tier": "control plane"}
+				return kcp
+			},
+			wantMessages: []string{`spec.machineTemplate.metadata.labels[tier]`, `"control plane" is not a valid label value`},
+		},
+		{
 			name: "TemplateMaxSurgeTwo",
 			obj: func(_ *testing.T, ns string) client.Object {
 				kcpt := newKubeadmControlPlaneTemplate(ns)
