@@ -126,6 +126,11 @@ func (p *Provisioner) Bootstrap(ctx context.Context, c *docker.Container, o Boot
 			return BootstrapStatus{}, err
 		}
 		return runningStatus(time.Millisecond), nil // report what stopBootstrap recorded
+	case st.ran && st.runnerGone:
+		if err := p.recordLostRunner(ctx, c); err != nil {
+			return BootstrapStatus{}, err
+		}
+		return runningStatus(time.Millisecond), nil // report what recordLostRunner recorded
 	case st.ran:
 		return runningStatus(bootstrapPoll), nil
 	case st.booting != "":
@@ -161,6 +166,10 @@ func finalStatus(st bootstrapState, timeout time.Duration, o BootstrapOptions) (
 			msg += "; last error: " + st.prepareError
 		}
 		return BootstrapStatus{Phase: BootstrapTimedOut, Message: msg + "; nothing ran in the node, and it is not bootstrapped again: " + o.Replace}, true
+	case st.lost:
+		return BootstrapStatus{Phase: BootstrapFailed, Message: fmt.Sprintf(
+			"The bootstrap runner stopped during command %d without recording how it ended: the node container was restarted (e.g. with the Docker Engine) or the runner was killed; the node may be half bootstrapped and is not bootstrapped again: %s; output tail:\n%s",
+			st.command, o.Replace, st.output)}, true
 	case st.timedOut:
 		return BootstrapStatus{Phase: BootstrapTimedOut, Message: fmt.Sprintf(
 			"The bootstrap did not finish within %s (%s); command %d was stopped; %s; output tail:\n%s", timeout, o.TimeoutSource, st.command, o.Replace, st.output)}, true

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
+	dockerclient "github.com/docker/docker/client"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -237,4 +239,35 @@ func TestBootstrap_LockWhoseRunNeverStartsEndsInTimeoutAndNothingRunsAfter(t *te
 		require.True(t, strings.HasSuffix(st.Message, "delete the Machine to replace it"), st.Message)
 		require.Equal(t, "no\n", n.exec(t, "test -e /opt/runs && echo yes || echo no"))
 	})
+}
+
+func TestBootstrap_RunnerLostToAContainerRestartEndsInAFailureSayingSo(t *testing.T) {
+	rt := dockertest.Runtime(t, bootstrapTestImage)
+	ctx := context.Background()
+	n := newBootstrapNode(t, rt, "restart", "#cloud-config\nruncmd:\n- echo started\n- sleep 600\n")
+	st, err := n.p.Bootstrap(ctx, n.c, n.o)
+	require.NoError(t, err)
+	require.Equal(t, BootstrapRunning, st.Phase, st.Message)
+	require.Eventually(t, func() bool {
+		res, err := n.p.Docker.Exec(ctx, n.c, nil, "grep", "-q", `^+ \[2\]`, bootstrapDir+"/log")
+		return err == nil && res.ExitCode == 0
+	}, 30*time.Second, 100*time.Millisecond, "command 2 did not start")
+	st, err = n.p.Bootstrap(ctx, n.c, n.o)
+	require.NoError(t, err)
+	require.Equal(t, BootstrapRunning, st.Phase, "a live runner is running: %s", st.Message)
+
+	// The Docker Engine restarts the container (as after a dockerd restart, by its restart
+	// policy): the runner is gone, the records on /var stay.
+	raw, err := dockerclient.NewClientWithOpts(dockerclient.FromEnv, dockerclient.WithAPIVersionNegotiation())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = raw.Close() })
+	stopAfter := 1
+	require.NoError(t, raw.ContainerRestart(ctx, n.c.ID, container.StopOptions{Timeout: &stopAfter}))
+
+	st = n.bootstrapUntilFinal(t)
+	require.Equal(t, BootstrapFailed, st.Phase)
+	require.Contains(t, st.Message, "The bootstrap runner stopped during command 2 without recording how it ended: the node container was restarted")
+	require.Contains(t, st.Message, "delete the Machine to replace it")
+	require.Contains(t, st.Message, "started")
+	require.Equal(t, st, n.bootstrapUntilFinal(t))
 }

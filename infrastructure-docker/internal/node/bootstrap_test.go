@@ -51,6 +51,9 @@ func TestBootstrapState_ALockWithoutRunOrLogIsReadNotAnError(t *testing.T) {
 	require.Empty(t, st.output)
 
 	require.NoError(t, os.Mkdir(filepath.Join(bootstrap, "run"), 0o755))
+	require.False(t, runStateScript(t, dir).runnerGone, "a claimed run whose runner has no process ID yet is starting")
+	require.NoError(t, os.WriteFile(filepath.Join(bootstrap, "pid"), []byte("999999999\n"), 0o644))
+	require.True(t, runStateScript(t, dir).runnerGone, "a runner whose process is not there")
 	require.NoError(t, os.WriteFile(filepath.Join(bootstrap, "log"), []byte("+ [1] kubeadm init\nline two\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(bootstrap, "exit"), []byte("neverstarted 0\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(bootstrap, "prepare-error"), []byte("exec failed\nsecond line"), 0o644))
@@ -74,7 +77,7 @@ func TestParseBootstrapState_MissingLinesReadAsMissingFiles(t *testing.T) {
 			require.True(t, timedOut(st, time.Hour), "a lock without a start time counts as timed out")
 		})
 	}
-	st := parseBootstrapState("running\n1\nlocked\n1700000000\nran\n2 1\n\nboom\n")
+	st := parseBootstrapState("running\n1\nlocked\n1700000000\nran\n2 1\n\nalive\nboom\n")
 	require.Equal(t, bootstrapState{booting: "running", succeeded: true, locked: true, startedAt: time.Unix(1700000000, 0), ran: true,
 		finished: true, exitCode: 2, command: 1, output: "boom\n"}, st)
 }

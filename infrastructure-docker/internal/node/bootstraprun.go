@@ -23,6 +23,9 @@ const (
 	// exitNeverStarted: the timeout came after the lock and before any run started; the
 	// provider claimed the run so that none starts later.
 	exitNeverStarted = "neverstarted"
+	// exitLost: the runner was gone without an exit record: the node container restarted (with
+	// the Docker Engine, or by hand) during the run, or something killed it.
+	exitLost = "lost"
 )
 
 // exitClaimed is the start script's exit code when the run was already claimed.
@@ -47,11 +50,16 @@ setsid /bin/sh "$2/run.sh" > "$1/log" 2>&1 < /dev/null & echo $! > "$1/pid"`
 	stopScript = `if mkdir "$1/run" 2>/dev/null; then echo none > "$1/run/attempt"; r=` + exitNeverStarted + `; n=0
 else
   [ -s "$1/pid" ] || sleep 1
-  pid=$(cat "$1/pid" 2>/dev/null); [ -n "$pid" ] && kill -KILL "-$pid" 2>/dev/null
-  r=` + exitTimeout + `; n=$(sed -n 's/^+ \[\([0-9]*\)\].*/\1/p' "$1/log" 2>/dev/null | tail -n 1)
+  pid=$(cat "$1/pid" 2>/dev/null)
+  if [ -n "$pid" ] && grep -qF "$1/attempts/" "/proc/$pid/cmdline" 2>/dev/null; then kill -KILL "-$pid" 2>/dev/null; fi
+  r=` + exitTimeout + `; ` + lastCommand + `
 fi
 ( set -C; echo "$r ${n:-0}" > "$1/exit" ) 2>/dev/null
 exit 0`
+	// lostScript records that the runner is gone without an exit record (see recordLostRunner).
+	lostScript = lastCommand + `; ( set -C; echo "` + exitLost + ` ${n:-0}" > "$1/exit" ) 2>/dev/null; exit 0`
+	// lastCommand sets n to the number of the last command the runner announced in the log.
+	lastCommand = `n=$(sed -n 's/^+ \[\([0-9]*\)\].*/\1/p' "$1/log" 2>/dev/null | tail -n 1)`
 )
 
 // bootstrapPlan is the bootstrap data made ready to run: the files to write (the kubeadm
@@ -160,6 +168,13 @@ func (p *Provisioner) recordPrepareError(ctx context.Context, c *docker.Containe
 // (dash, the nodes' sh, takes no "--" in kill.)
 func (p *Provisioner) stopBootstrap(ctx context.Context, c *docker.Container) error {
 	return p.shell(ctx, c, "stopping the bootstrap", stopScript, bootstrapDir)
+}
+
+// recordLostRunner ends a run whose runner is gone without an exit record, for good, with the
+// command it was in: the node may be half bootstrapped (kubeadm init may have run), so it is
+// never started again. A record written meanwhile (noclobber) is kept.
+func (p *Provisioner) recordLostRunner(ctx context.Context, c *docker.Container) error {
+	return p.shell(ctx, c, "recording the end of a lost bootstrap runner", lostScript, bootstrapDir)
 }
 
 // shell runs script with args in c and fails on a non-zero exit; what names the step in errors.

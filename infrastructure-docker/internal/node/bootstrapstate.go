@@ -30,8 +30,13 @@ type bootstrapState struct {
 	finished     bool
 	timedOut     bool
 	neverStarted bool
-	exitCode     int
-	command      int
+	// lost: the runner was found gone without an exit record, which the provider then wrote.
+	lost     bool
+	exitCode int
+	command  int
+	// runnerGone: a runner was started and its process no longer runs (read before the exit
+	// record, so without one it ended without writing it).
+	runnerGone bool
 	// prepareError is the last error of the provider between the lock and the run's start.
 	prepareError string
 	// output is the tail of the commands' output.
@@ -40,7 +45,7 @@ type bootstrapState struct {
 
 // bootstrapStateScript prints the state of the bootstrap, a field a line, for
 // parseBootstrapState: boot state, sentinel, lock, start time, run claim, exit record,
-// preparation error, then the tail of the runner's output. Every file but the lock may be
+// preparation error, the runner's liveness, then the tail of the runner's output. Every file but the lock may be
 // missing (the provider may have been stopped anywhere between the lock and the run's end), so
 // none is read in a way that fails: the script exits 0 whatever it finds.
 // Arguments: the sentinel path and the bootstrap directory.
@@ -51,11 +56,18 @@ if [ -x /lib/systemd/systemd ] || [ -x /usr/lib/systemd/systemd ]; then
 fi; echo "$b"
 s=0; { [ -e "$1" ] || [ -e "$2/succeeded" ]; } && s=1; echo "$s"
 if [ ! -d "$2" ]; then echo new; exit 0; fi
+# The runner's liveness is read before its exit record: a runner writes the record before it
+# exits, so one found dead with no record after it never wrote one.
+r=none
+if [ -d "$2/run" ]; then r=starting; pid=$(cat "$2/pid" 2>/dev/null)
+  if [ -n "$pid" ]; then r=gone; grep -qF "$2/attempts/" "/proc/$pid/cmdline" 2>/dev/null && r=alive; fi
+fi
 echo locked
 head -n 1 "$2/started" 2>/dev/null || echo
 if [ -d "$2/run" ]; then echo ran; else echo notrun; fi
 head -n 1 "$2/exit" 2>/dev/null || echo
 head -c 300 "$2/prepare-error" 2>/dev/null | tr '\n' ' '; echo
+echo "$r"
 tail -c ` + strconv.Itoa(outputTail) + ` "$2/log" 2>/dev/null
 exit 0`
 
@@ -74,7 +86,7 @@ func (p *Provisioner) readBootstrapState(ctx context.Context, c *docker.Containe
 // parseBootstrapState reads bootstrapStateScript's output. Missing lines read as missing
 // files: a lock without a start time, a run without an exit record.
 func parseBootstrapState(out string) bootstrapState {
-	lines := strings.SplitN(out, "\n", 8)
+	lines := strings.SplitN(out, "\n", 9)
 	line := func(i int) string {
 		if i < len(lines) {
 			return strings.TrimSpace(lines[i])
@@ -101,13 +113,16 @@ func parseBootstrapState(out string) bootstrapState {
 			st.timedOut, st.exitCode = true, -1
 		case exitNeverStarted:
 			st.timedOut, st.neverStarted, st.exitCode = true, true, -1
+		case exitLost:
+			st.lost, st.exitCode = true, -1
 		default:
 			st.exitCode, _ = strconv.Atoi(f[0])
 		}
 	}
 	st.prepareError = line(6)
-	if len(lines) > 7 {
-		st.output = lines[7]
+	st.runnerGone = line(7) == "gone"
+	if len(lines) > 8 {
+		st.output = lines[8]
 	}
 	return st
 }
