@@ -183,7 +183,35 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 				dct.Spec.Template.Spec.LoadBalancer.ImageTag = "-latest"
 				return dct
 			},
-			wantMessages: []string{"spec.template.spec.loadBalancer.imageTag: Invalid value"},
+			wantMessages: []string{"spec.template.spec.loadBalancer.imageTag: Invalid value", `imageTag "-latest" is not a valid tag: start with a letter, digit or underscore`},
+		},
+		{
+			name: "LoadBalancerEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newDockerCluster(ns), map[string]any{}, "spec", "loadBalancer")
+			},
+			wantMessages: []string{"spec.loadBalancer: Invalid value", "loadBalancer must not be empty: set imageRepository or imageTag"},
+		},
+		{
+			name: "MachineTemplateEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newDockerMachineTemplate(ns), map[string]any{}, "spec", "template")
+			},
+			wantMessages: []string{"spec.template: Invalid value", "template must not be empty: write spec (spec: {} takes every default)"},
+		},
+		{
+			name: "ClusterTemplateEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newDockerClusterTemplate(ns), map[string]any{}, "spec", "template")
+			},
+			wantMessages: []string{"spec.template: Invalid value", "template must not be empty"},
+		},
+		{
+			name: "MachinePoolTemplateEmpty",
+			obj: func(t *testing.T, ns string) client.Object {
+				return env.WithField(t, newDockerMachinePoolTemplate(ns), map[string]any{}, "spec", "template")
+			},
+			wantMessages: []string{"spec.template: Invalid value", "template must not be empty"},
 		},
 		{
 			name: "ControlPlaneEndpointPortOutOfRange",

@@ -58,7 +58,7 @@ type DockerClusterSpec struct {
 }
 
 // DockerLoadBalancer configures the <cluster>-lb container.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.imageRepository) || has(self.imageTag)",message="loadBalancer must not be empty: set imageRepository or imageTag (e.g. imageTag: latest), or leave loadBalancer out to run capstan/haproxy:latest"
 type DockerLoadBalancer struct {
 	// ImageMeta names the load balancer's image; unset parts default to capstan/haproxy:latest.
 	ImageMeta `json:",inline"`
@@ -78,7 +78,7 @@ type ImageMeta struct {
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
-	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9_][A-Za-z0-9_.-]*$')",messageExpression="'imageTag \"' + self + '\" is not a valid tag: start with a letter, digit or underscore, then use only letters, digits, \"_\", \".\" and \"-\", e.g. latest or v1.2.3'"
 	ImageTag string `json:"imageTag,omitempty"`
 }
 

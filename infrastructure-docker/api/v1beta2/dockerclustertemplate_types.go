@@ -30,7 +30,8 @@ type DockerClusterTemplateSpec struct {
 }
 
 // DockerClusterTemplateResource is what a DockerCluster is cloned from.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.metadata) || has(self.spec)",message="template must not be empty: write spec (spec: {} takes every default) or metadata (the labels and annotations of each clone)"
+// +kubebuilder:validation:XValidation:rule="has(self.spec) == has(oldSelf.spec) && (!has(self.spec) || self.spec == oldSelf.spec)",fieldPath=".spec",message="DockerClusterTemplates are immutable: spec.template.spec cannot be edited in place; create a new DockerClusterTemplate with the change and point the ClusterClass at it (spec.template.metadata may still be edited)"
 type DockerClusterTemplateResource struct {
 	// metadata holds the labels and annotations put on each cloned DockerCluster.
 	// +optional

@@ -30,7 +30,8 @@ type DockerMachineTemplateSpec struct {
 }
 
 // DockerMachineTemplateResource is what a DockerMachine is cloned from.
-// +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.metadata) || has(self.spec)",message="template must not be empty: write spec (spec: {} takes every default) or metadata (the labels and annotations of each clone)"
+// +kubebuilder:validation:XValidation:rule="has(self.spec) == has(oldSelf.spec) && (!has(self.spec) || self.spec == oldSelf.spec)",fieldPath=".spec",message="DockerMachineTemplates are immutable: spec.template.spec cannot be edited in place; create a new DockerMachineTemplate with the change and point its owner (MachineDeployment, MachineSet, KubeadmControlPlane or ClusterClass) at it (spec.template.metadata may still be edited)"
 type DockerMachineTemplateResource struct {
 	// metadata holds the labels and annotations put on each cloned DockerMachine.
 	// +optional

@@ -114,7 +114,7 @@ func (r *Runtime) WriteFile(ctx context.Context, c *Container, f File) error {
 	if _, err := r.run(ctx, c, bytes.NewReader(f.Content), "/bin/sh", "-c", script, "sh", f.Path); err != nil {
 		return fmt.Errorf("writing %s: %w", f.Path, err)
 	}
-	if _, err := r.run(ctx, c, nil, "chmod", octal(f.Mode), f.Path); err != nil {
+	if _, err := r.run(ctx, c, nil, "chmod", OctalMode(f.Mode), f.Path); err != nil {
 		return fmt.Errorf("setting the mode of %s: %w", f.Path, err)
 	}
 	if f.Owner != "" {
@@ -134,7 +134,8 @@ func (r *Runtime) ReadFile(ctx context.Context, c *Container, p string) ([]byte,
 	return []byte(res.Stdout), nil
 }
 
-func octal(mode fs.FileMode) string {
+// OctalMode is mode as chmod takes it, with the setuid, setgid and sticky bits.
+func OctalMode(mode fs.FileMode) string {
 	v := uint64(mode.Perm())
 	if mode&fs.ModeSetuid != 0 {
 		v |= 0o4000

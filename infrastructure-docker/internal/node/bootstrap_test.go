@@ -1,15 +1,83 @@
 package node
 
 import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"capstan.dev/infrastructure-docker/internal/cloudinit"
 )
 
-func TestRunnerScript_QuotesArgumentsAndStopsAtTheFirstFailure(t *testing.T) {
-	got := runnerScript([][]string{{"echo", "it's"}, {"/bin/sh", "-c", "a && b"}})
+func TestRunnerScript_WritesTheStagedFilesQuotesArgumentsAndStopsAtTheFirstFailure(t *testing.T) {
+	got := runnerScript("/a", bootstrapPlan{
+		files:    []*cloudinit.WriteFile{{Path: "/etc/it's", Permissions: fs.ModeSetuid | 0o755, Owner: "root:root", Line: 3}, {Path: "/x", Append: true, Permissions: 0o644, Line: 7}},
+		commands: [][]string{{"echo", "it's"}, {"/bin/sh", "-c", "a && b"}},
+	})
+	require.Contains(t, got, `put 3 4755 'root:root' 0 '/a/files/0' '/etc/it'\''s'`+"\n")
+	require.Contains(t, got, `put 7 644 '' 1 '/a/files/1' '/x'`+"\n")
 	require.Contains(t, got, `step 1 'echo' 'it'\''s'`+"\n")
 	require.Contains(t, got, `step 2 '/bin/sh' '-c' 'a && b'`+"\n")
-	require.True(t, strings.HasSuffix(got, `echo "0 0" > "$dir/exit"`+"\n"), got)
+	require.Less(t, strings.Index(got, "put 7"), strings.Index(got, "step 1"), "files are written before the commands run")
+	require.True(t, strings.HasSuffix(got, `record "0 0"`+"\n"), got)
+}
+
+// runStateScript runs bootstrapStateScript with the host's sh on a bootstrap directory of the
+// test's own: the script is plain sh, and what it must survive is files that are not there.
+func runStateScript(t *testing.T, dir string) bootstrapState {
+	t.Helper()
+	out, err := exec.Command("/bin/sh", "-c", bootstrapStateScript, "sh", filepath.Join(dir, "no-sentinel"), filepath.Join(dir, "bootstrap")).Output()
+	require.NoError(t, err, "the state script must exit 0 whatever it finds; stdout: %s", out)
+	return parseBootstrapState(string(out))
+}
+
+func TestBootstrapState_ALockWithoutRunOrLogIsReadNotAnError(t *testing.T) {
+	dir := t.TempDir()
+	require.False(t, runStateScript(t, dir).locked, "no bootstrap directory: a new node")
+
+	bootstrap := filepath.Join(dir, "bootstrap")
+	require.NoError(t, os.Mkdir(bootstrap, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bootstrap, "started"), []byte("1700000000\n"), 0o644))
+	st := runStateScript(t, dir)
+	require.True(t, st.locked)
+	require.Equal(t, time.Unix(1700000000, 0), st.startedAt)
+	require.False(t, st.ran, "a lock without a run claim")
+	require.False(t, st.finished)
+	require.Empty(t, st.output)
+
+	require.NoError(t, os.Mkdir(filepath.Join(bootstrap, "run"), 0o755))
+	require.False(t, runStateScript(t, dir).runnerGone, "a claimed run whose runner has no process ID yet is starting")
+	require.NoError(t, os.WriteFile(filepath.Join(bootstrap, "pid"), []byte("999999999\n"), 0o644))
+	require.True(t, runStateScript(t, dir).runnerGone, "a runner whose process is not there")
+	require.NoError(t, os.WriteFile(filepath.Join(bootstrap, "log"), []byte("+ [1] kubeadm init\nline two\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(bootstrap, "exit"), []byte("neverstarted 0\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(bootstrap, "prepare-error"), []byte("exec failed\nsecond line"), 0o644))
+	st = runStateScript(t, dir)
+	require.True(t, st.ran)
+	require.True(t, st.finished && st.timedOut && st.neverStarted)
+	require.Equal(t, "exec failed second line", strings.TrimSpace(st.prepareError))
+	require.Equal(t, "+ [1] kubeadm init\nline two\n", st.output)
+}
+
+func TestParseBootstrapState_MissingLinesReadAsMissingFiles(t *testing.T) {
+	for name, out := range map[string]string{
+		"lock without start time": "ready\n0\nlocked\n\nnotrun\n\n\n",
+		"truncated output":        "ready\n0\nlocked",
+	} {
+		t.Run(name, func(t *testing.T) {
+			st := parseBootstrapState(out)
+			require.True(t, st.locked)
+			require.True(t, st.startedAt.IsZero())
+			require.False(t, st.ran || st.finished)
+			require.True(t, timedOut(st, time.Hour), "a lock without a start time counts as timed out")
+		})
+	}
+	st := parseBootstrapState("running\n1\nlocked\n1700000000\nran\n2 1\n\nalive\nboom\n")
+	require.Equal(t, bootstrapState{booting: "running", succeeded: true, locked: true, startedAt: time.Unix(1700000000, 0), ran: true,
+		finished: true, exitCode: 2, command: 1, output: "boom\n"}, st)
 }

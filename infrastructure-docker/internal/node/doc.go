@@ -14,15 +14,41 @@
 // the Clusters of a namespace (to map a DockerCluster to its Cluster's objects), and the images
 // it is asked to pre-load.
 //
-// Bootstrap: the document is parsed by internal/cloudinit; files are written through Engine
-// exec (internal/docker), the kubeadm configuration files are amended first (kubelet flags and
-// ignored preflight checks a node container needs here, as upstream CAPD does: see
-// amendKubeadmConfig), and the runcmd commands run in the background from a script, so that no
-// worker waits minutes on kubeadm. Nothing is written before systemd in the node finished
-// booting (its units set up /run and the runtime the commands use). Creating /var/lib/capstan/bootstrap is the lock that
-// makes the bootstrap happen at most once per container; the sentinel
-// /run/cluster-api/bootstrap-success.complete, written by the bootstrap data, ends it. A failing
-// command, or the timeout, ends it for good with the tail of the commands' output.
+// Bootstrap: the document is parsed by internal/cloudinit and the kubeadm configuration files
+// are amended (kubelet flags and ignored preflight checks a node container needs here, as
+// upstream CAPD does: see amendKubeadmConfig) before anything is written, so data that cannot be
+// executed is refused with nothing done. The files and the runcmd commands are then executed in
+// the background by a runner script, so that no worker waits minutes on kubeadm. Nothing is
+// written before systemd in the node finished booting (its units set up /run and the runtime the
+// commands use). The sentinel /run/cluster-api/bootstrap-success.complete, written by the
+// bootstrap data, ends it; a failing command, or the timeout, ends it for good with the tail of
+// the commands' output.
+//
+// Bootstrap protocol. kubeadm init must never run twice in a node, and the provider may be
+// killed (kill -9) at any instant, or two reconciles may race (an old manager's exec still
+// running). Everything lives in /var/lib/capstan/bootstrap (D) on the node's /var volume, and
+// each step is one exec that either happened whole or not at all:
+//  1. Lock: D is created by renaming a temporary directory holding D/started (the start time),
+//     so a lock never lacks its time. The bootstrap timeout counts from it.
+//  2. Stage: D/attempts/<random>/ receives the files to write and run.sh; staging writes
+//     nothing else, so an attempt that never starts changes nothing, and racing reconciles
+//     stage attempts of their own. The endpoint route (which converges) is installed here too.
+//  3. Claim and start: `mkdir D/run` (atomic: one winner), then setsid starts that attempt's
+//     run.sh with its output in D/log and its process ID in D/pid. A loser does nothing.
+//  4. Run: run.sh writes the files, runs the commands, and writes the exit record D/exit, and
+//     D/succeeded when the sentinel exists (/run is emptied by a container restart; /var is not).
+//
+// Each record (D/exit) is written with noclobber: the first writer wins, so a runner that ends
+// as the timeout stops it cannot overwrite the timeout, nor the timeout the runner's end.
+// Recovery after a kill at each point: before the lock, the next reconcile starts from the
+// beginning; after the lock and before the claim (D without D/run), it stages a new attempt and
+// claims the run, so the run starts once; during the run, the runner goes on (it is detached
+// from the exec) and is polled; after the run and before the status write, the records say how
+// it ended. A lock whose run never starts within the timeout (the provider cannot prepare the
+// node, e.g. its exec keeps failing: the last error is kept in D/prepare-error) is ended by
+// the timeout, which claims the run itself so that none starts later, with a message saying
+// that nothing ran. A container restart kills a runner: with no exit record, the timeout ends it.
+// Reading the state tolerates every missing file (any kill point leaves some missing).
 //
 // Endpoint: the Cluster's endpoint is 127.0.0.1:<published port> (the management side's view).
 // Inside a node, a DNAT in the node's own network namespace sends it to the load balancer (see

@@ -27,9 +27,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	} {
 		res, err := step(ctx, s)
 		if err != nil {
-			if s.provision == nil && s.container == nil {
-				s.provision = &problem{infrav1.DockerMachineInternalErrorReason, err.Error()}
-			}
+			reportStepError(s, err)
 			return res, err
 		}
 		if !res.IsZero() || s.provision != nil || s.bootstrap != nil || s.node != nil {
@@ -38,6 +36,24 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	}
 	s.dockerMachine.Status.Initialization.Provisioned = ptr.To(true)
 	return ctrl.Result{}, nil
+}
+
+// reportStepError puts an error of a step (the Docker Engine or the API server failing, e.g.
+// while dockerd restarts) on the condition of the phase it stopped: the container's until it
+// runs, then the bootstrap's until it succeeded, so that a Machine retrying with backoff says
+// why. A phase that already succeeded keeps its condition: the error says nothing about it.
+func reportStepError(s *scope, err error) {
+	internal := &problem{infrav1.DockerMachineInternalErrorReason, err.Error()}
+	switch {
+	case s.container == nil:
+		if s.provision == nil {
+			s.provision = internal
+		}
+	case !s.bootstrapped && !conditions.IsTrue(s.dockerMachine, infrav1.DockerMachineBootstrapExecSucceededCondition):
+		if s.bootstrap == nil {
+			s.bootstrap = &problem{infrav1.DockerMachineInternalErrorReason, "Retrying the bootstrap of the node container after an error: " + err.Error()}
+		}
+	}
 }
 
 // ensureContainer adopts the DockerMachine's node container, starts it when it is stopped, and

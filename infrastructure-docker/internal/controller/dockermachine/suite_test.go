@@ -92,9 +92,12 @@ func newFixture(t *testing.T, rt *docker.Runtime, name string, mutate ...func(*c
 
 // machineOptions shape newMachine's objects.
 type machineOptions struct {
-	version       string
-	controlPlane  bool
-	noSecret      bool
+	version      string
+	controlPlane bool
+	noSecret     bool
+	// secretLater names the bootstrap data Secret in the Machine without creating it: the
+	// container is created, and its bootstrap waits until the test creates the Secret.
+	secretLater   bool
 	failureDomain string
 	// nodeImage runs capstan/node:<version> instead of the small test image.
 	nodeImage bool
@@ -116,7 +119,7 @@ func (f *fixture) newMachine(t *testing.T, name, data string, o machineOptions) 
 		labels[clusterv1.MachineControlPlaneLabel] = ""
 	}
 	secretName := name + "-bootstrap"
-	if !o.noSecret {
+	if !o.noSecret && !o.secretLater {
 		f.BootstrapSecret(t, secretName, data)
 	}
 	machine := &clusterv1.Machine{

@@ -1,0 +1,102 @@
+package dockermachine
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	dockerclient "github.com/docker/docker/client"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"capstan.dev/contracts/conditions"
+	"capstan.dev/contracts/envtest"
+	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
+	"capstan.dev/infrastructure-docker/internal/docker"
+)
+
+// oldLockStep is the bootstrap lock step of the version the wedge was found with (issue 12),
+// exec'd alone: the directory, then its start time. A manager killed right after it left this.
+const oldLockStep = `mkdir -p /var/lib/capstan/bootstrap && date +%s > /var/lib/capstan/bootstrap/started`
+
+// waitRunningContainer waits for the DockerMachine's node container to run and returns it.
+func waitRunningContainer(t *testing.T, rt *docker.Runtime, dm *infrav1.DockerMachine) docker.Container {
+	t.Helper()
+	var c docker.Container
+	envtest.WaitFor(t, 60*time.Second, "the node container of "+dm.Name+" runs", func() (bool, error) {
+		list := nodeContainers(t, rt, dm)
+		if len(list) == 1 && list[0].Running {
+			c = list[0]
+			return true, nil
+		}
+		return false, nil
+	})
+	return c
+}
+
+// TestDockerMachine_BootstrapLockOfAKilledManagerIsRunOnceByTheNextOne reproduces the wedge of
+// issue 12: a manager took a node's bootstrap lock and died before the run. The next manager
+// runs the bootstrap exactly once and the Machine provisions. A lock whose run never started
+// within spec.bootstrapTimeout ends in a False condition saying what happened and what to do.
+func TestDockerMachine_BootstrapLockOfAKilledManagerIsRunOnceByTheNextOne(t *testing.T) {
+	rt := dockerFor(t)
+	stop := startManager(t, rt, managerOptions{})
+	f := newFixture(t, rt, "lock")
+	f.SetInfrastructureProvisioned(t)
+	machine, dm := f.newMachine(t, "w0", "", machineOptions{secretLater: true})
+	_, stale := f.newMachine(t, "stale", "", machineOptions{secretLater: true, mutate: func(dm *infrav1.DockerMachine) {
+		dm.Spec.BootstrapTimeout = &metav1.Duration{Duration: time.Minute}
+	}})
+	c := waitRunningContainer(t, rt, dm)
+	staleContainer := waitRunningContainer(t, rt, stale)
+	stop() // the manager dies after taking the locks, before the runs:
+	execOut(t, rt, &c, "sh", "-c", oldLockStep)
+	tenMinutesAgo := strconv.FormatInt(time.Now().Add(-10*time.Minute).Unix(), 10)
+	execOut(t, rt, &staleContainer, "sh", "-c", oldLockStep+" && echo "+tenMinutesAgo+" > /var/lib/capstan/bootstrap/started")
+	f.BootstrapSecret(t, machine.Name+"-bootstrap", fakeBootstrapData(t))
+	f.BootstrapSecret(t, stale.Name+"-bootstrap", fakeBootstrapData(t))
+
+	startManager(t, rt, managerOptions{})
+	waitCondition(t, dm, 60*time.Second, infrav1.DockerMachineBootstrapExecSucceededCondition, metav1.ConditionTrue, infrav1.DockerMachineBootstrapExecSucceededReason, "")
+	createNode(t, machine.Name)
+	got := waitCondition(t, dm, 30*time.Second, infrav1.DockerMachineReadyCondition, metav1.ConditionTrue, infrav1.DockerMachineReadyReason, "")
+	require.Equal(t, ptr.To(true), got.Status.Initialization.Provisioned)
+	require.Equal(t, "ran\n", execOut(t, rt, &c, "cat", "/opt/capstan-test/runs"), "the bootstrap commands ran more than once")
+	require.Equal(t, "first\nappended\n", execOut(t, rt, &c, "cat", "/opt/capstan-test/log.txt"), "write_files ran more than once")
+
+	got = waitCondition(t, stale, 60*time.Second, infrav1.DockerMachineBootstrapExecSucceededCondition, metav1.ConditionFalse,
+		infrav1.DockerMachineBootstrapTimedOutReason, "its commands were never started within 1m0s (spec.bootstrapTimeout)")
+	msg := conditions.Get(got, infrav1.DockerMachineBootstrapExecSucceededCondition).Message
+	require.Contains(t, msg, "nothing ran in the node, and it is not bootstrapped again: delete the Machine to replace it")
+	require.Contains(t, conditions.Get(got, infrav1.DockerMachineReadyCondition).Message, "never started")
+	require.Equal(t, "no\n", execOut(t, rt, &staleContainer, "sh", "-c", "test -e /opt/capstan-test/runs && echo yes || echo no"))
+}
+
+// TestDockerMachine_EngineErrorsDuringTheBootstrapAreReportedAndRetried makes every exec in the
+// node container fail (the container is paused: the Engine refuses execs, as it fails calls
+// while dockerd restarts). The bootstrap condition says why it does not advance; once the
+// Engine answers again the bootstrap runs once and the Machine provisions.
+func TestDockerMachine_EngineErrorsDuringTheBootstrapAreReportedAndRetried(t *testing.T) {
+	rt := dockerFor(t)
+	startManager(t, rt, managerOptions{})
+	ctx := context.Background()
+	f := newFixture(t, rt, "engine")
+	f.SetInfrastructureProvisioned(t)
+	machine, dm := f.newMachine(t, "w0", "", machineOptions{secretLater: true})
+	c := waitRunningContainer(t, rt, dm)
+	raw, err := dockerclient.NewClientWithOpts(dockerclient.FromEnv, dockerclient.WithAPIVersionNegotiation())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = raw.Close() })
+	require.NoError(t, raw.ContainerPause(ctx, c.ID))
+	t.Cleanup(func() { _ = raw.ContainerUnpause(context.Background(), c.ID) })
+	f.BootstrapSecret(t, machine.Name+"-bootstrap", fakeBootstrapData(t))
+	waitCondition(t, dm, 60*time.Second, infrav1.DockerMachineBootstrapExecSucceededCondition, metav1.ConditionFalse,
+		infrav1.DockerMachineInternalErrorReason, "Retrying the bootstrap of the node container after an error: ")
+	require.NoError(t, raw.ContainerUnpause(ctx, c.ID))
+	waitCondition(t, dm, 90*time.Second, infrav1.DockerMachineBootstrapExecSucceededCondition, metav1.ConditionTrue, infrav1.DockerMachineBootstrapExecSucceededReason, "")
+	createNode(t, machine.Name)
+	waitCondition(t, dm, 30*time.Second, infrav1.DockerMachineReadyCondition, metav1.ConditionTrue, infrav1.DockerMachineReadyReason, "")
+	require.Equal(t, "ran\n", execOut(t, rt, &c, "cat", "/opt/capstan-test/runs"))
+}
