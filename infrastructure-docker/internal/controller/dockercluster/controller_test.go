@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
+	dockerclient "github.com/docker/docker/client"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -211,6 +213,39 @@ func TestDockerCluster_RecreatedLoadBalancerKeepsTheEndpoint(t *testing.T) {
 	})
 	again := loadBalancers(t, rt, ns, "eps")[0]
 	require.Equal(t, int(before.Spec.ControlPlaneEndpoint.Port), again.HostPorts[6443])
+}
+
+// A port left to the engine's choice is chosen anew at every start: a restarted load balancer
+// (haproxy crashed, the node or the daemon restarted) must be published on the endpoint's port
+// again, or the endpoint every kubeconfig holds leads nowhere.
+func TestDockerCluster_RestartedLoadBalancerIsPublishedOnTheEndpointPortAgain(t *testing.T) {
+	rt := dockerFor(t)
+	startController(t, env.Config, rt)
+	ns := env.CreateNamespace(t, "dc")
+	_, dc := newCluster(t, rt, ns, "restart")
+	before := waitProvisioned(t, dc)
+	lb := loadBalancers(t, rt, ns, "restart")[0]
+
+	raw, err := dockerclient.NewClientWithOpts(dockerclient.FromEnv, dockerclient.WithAPIVersionNegotiation())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = raw.Close() })
+	stopAfter := 1
+	require.NoError(t, raw.ContainerRestart(context.Background(), lb.ID, container.StopOptions{Timeout: &stopAfter}))
+
+	want := int(before.Spec.ControlPlaneEndpoint.Port)
+	envtest.WaitFor(t, 60*time.Second, "the load balancer published on the endpoint's port again", func() (bool, error) {
+		lbs := loadBalancers(t, rt, ns, "restart")
+		if len(lbs) != 1 || !lbs[0].Running || lbs[0].HostPorts[6443] != want {
+			return false, fmt.Errorf("load balancers %+v, want one running on port %d", lbs, want)
+		}
+		return true, nil
+	})
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(want)), 5*time.Second)
+	require.NoError(t, err)
+	_ = conn.Close()
+	got, err := getDockerCluster(dc)
+	require.NoError(t, err)
+	require.Equal(t, before.Spec.ControlPlaneEndpoint, got.Spec.ControlPlaneEndpoint)
 }
 
 func TestDockerCluster_RunsWithItsRBACMarkersOnly(t *testing.T) {

@@ -63,17 +63,7 @@ func (r *Reconciler) ensureLoadBalancer(ctx context.Context, s *scope) (ctrl.Res
 			"A container named %s exists that this provider did not create; remove or rename it so that the load balancer can be created", name)}
 		return ctrl.Result{RequeueAfter: nameTakenRetry}, nil
 	case errors.Is(err, docker.ErrNotFound):
-		image := loadBalancerImage(s.dockerCluster)
-		log.Info("Creating the load balancer container", "container", name, "image", image)
-		lb, err = r.Docker.Create(ctx, docker.ContainerSpec{
-			Name: name, Image: image, Owner: s.owner, Role: docker.RoleLoadBalancer,
-			PublishTCP: apiServerPort, HostPort: endpointPort(s.dockerCluster),
-		})
-		if errors.Is(err, docker.ErrImageNotFound) {
-			s.lbProblem = &problem{infrav1.DockerClusterLoadBalancerNotAvailableReason, fmt.Sprintf(
-				"Image %s is not on the Docker Engine and is never pulled: build it (make lb-image) or fix spec.loadBalancer", image)}
-		}
-		if err != nil {
+		if lb, err = r.createLoadBalancer(ctx, s, name); err != nil {
 			return ctrl.Result{}, err
 		}
 	case err != nil:
@@ -91,11 +81,41 @@ func (r *Reconciler) ensureLoadBalancer(ctx context.Context, s *scope) (ctrl.Res
 			return ctrl.Result{}, err
 		}
 	}
+	if want, got := endpointPort(s.dockerCluster), lb.HostPorts[apiServerPort]; want != 0 && got != 0 && got != want {
+		// A port left to the engine's choice is chosen anew at every start of the container
+		// (a haproxy crash, a node reboot, a daemon restart): the endpoint the Cluster and every
+		// kubeconfig copied would lead nowhere. Only a new container can be published on the
+		// endpoint's port again.
+		log.Info("Re-creating the load balancer container: it is published on another port than the endpoint",
+			"container", name, "published", got, "endpoint", want)
+		if err := r.Docker.Remove(ctx, lb); err != nil {
+			return ctrl.Result{}, err
+		}
+		if lb, err = r.createLoadBalancer(ctx, s, name); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	if lb.HostPorts[apiServerPort] == 0 || lb.IPv4 == "" {
 		return ctrl.Result{}, fmt.Errorf("load balancer container %s has no published port or no address on network %s", name, r.Docker.Plane())
 	}
 	s.lb = lb
 	return ctrl.Result{}, nil
+}
+
+// createLoadBalancer creates and starts the load balancer container, on the endpoint's port
+// once the endpoint is set.
+func (r *Reconciler) createLoadBalancer(ctx context.Context, s *scope, name string) (*docker.Container, error) {
+	image := loadBalancerImage(s.dockerCluster)
+	ctrl.LoggerFrom(ctx).Info("Creating the load balancer container", "container", name, "image", image)
+	lb, err := r.Docker.Create(ctx, docker.ContainerSpec{
+		Name: name, Image: image, Owner: s.owner, Role: docker.RoleLoadBalancer,
+		PublishTCP: apiServerPort, HostPort: endpointPort(s.dockerCluster),
+	})
+	if errors.Is(err, docker.ErrImageNotFound) {
+		s.lbProblem = &problem{infrav1.DockerClusterLoadBalancerNotAvailableReason, fmt.Sprintf(
+			"Image %s is not on the Docker Engine and is never pulled: build it (make lb-image) or fix spec.loadBalancer", image)}
+	}
+	return lb, err
 }
 
 // setEndpoint publishes where the API is reached. The management side (this controller, the
