@@ -30,10 +30,10 @@ func TestMachineHealthCheck_DoesNotJudgeMachinesWithoutNodeWhileDisconnected(t *
 	w := coretest.WatchMachine(t, env, m)
 
 	mhc := f.newMHC("startup", func(mhc *clusterv1.MachineHealthCheck) {
-		mhc.Spec.Checks.NodeStartupTimeoutSeconds = ptr.To[int32](2)
+		mhc.Spec.Checks.NodeStartupTimeoutSeconds = ptr.To[int32](30) // the least admission allows
 	})
-	timedOutAt := m.CreationTimestamp.Add(3 * time.Second)
-	envtest.WaitFor(t, 10*time.Second, "the node startup timeout to pass", func() (bool, error) { return time.Now().After(timedOutAt), nil })
+	timedOutAt := m.CreationTimestamp.Add(31 * time.Second)
+	envtest.WaitFor(t, 40*time.Second, "the node startup timeout to pass", func() (bool, error) { return time.Now().After(timedOutAt), nil })
 	gets, _ := calls.Snapshot()
 	envtest.Update(t, env.Client, mhc, func() { mhc.Labels = map[string]string{"example.test/touched": "yes"} })
 	envtest.WaitFor(t, timeout, "a reconcile of the MachineHealthCheck after the timeout", func() (bool, error) {
@@ -54,5 +54,5 @@ func TestMachineHealthCheck_DoesNotJudgeMachinesWithoutNodeWhileDisconnected(t *
 
 	coretest.SetKubeconfigServer(t, env, f.cluster, "")
 	f.waitMachineCondition("unseen", clusterv1.MachineHealthCheckSucceededCondition, unhealthy(
-		clusterv1.MachineHealthCheckNodeStartupTimeoutReason, "Health check failed: Node failed to report startup in 2s"))
+		clusterv1.MachineHealthCheckNodeStartupTimeoutReason, "Health check failed: Node failed to report startup in 30s"))
 }
