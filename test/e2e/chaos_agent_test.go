@@ -225,10 +225,18 @@ func (a *chaosAgent) run(argv ...string) (string, error) {
 	return string(out), err
 }
 
+// readPIDFile reads a PID file: a bare number (dockerd) or the management plane's JSON
+// record ({"pid": N, "exe": ...}).
 func readPIDFile(path string) (int, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
+	}
+	var rec struct {
+		PID int `json:"pid"`
+	}
+	if json.Unmarshal(data, &rec) == nil && rec.PID != 0 {
+		return rec.PID, nil
 	}
 	return strconv.Atoi(strings.TrimSpace(string(data)))
 }
