@@ -140,16 +140,22 @@ func (s *suite) rollOutControlPlane() {
 // rollOutWorkers points the MachineDeployment at a copy of its infrastructure template and
 // waits until every worker is of the new template and has a Node.
 func (s *suite) rollOutWorkers(replicas int) {
+	before, err := s.machines(client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name})
+	require.NoError(s.t, err)
+	old := map[string]bool{}
+	for _, m := range before {
+		old[m.Name] = true
+	}
 	gvk := schema.GroupVersionKind{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2", Kind: "DockerMachineTemplate"}
 	md := &clusterv1.MachineDeployment{}
 	s.eventually(time.Minute, "reading the MachineDeployment", func() error { return s.mgmt.Get(s.ctx, s.mdKey(), md) })
-	old := &unstructured.Unstructured{}
-	old.SetGroupVersionKind(gvk)
-	oldName := md.Spec.Template.Spec.InfrastructureRef.Name
+	current := &unstructured.Unstructured{}
+	current.SetGroupVersionKind(gvk)
+	currentName := md.Spec.Template.Spec.InfrastructureRef.Name
 	s.eventually(time.Minute, "reading the template", func() error {
-		return s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: oldName}, old)
+		return s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: currentName}, current)
 	})
-	spec, _, err := unstructured.NestedMap(old.Object, "spec", "template")
+	spec, _, err := unstructured.NestedMap(current.Object, "spec", "template")
 	require.NoError(s.t, err)
 	tmpl := &unstructured.Unstructured{}
 	tmpl.SetGroupVersionKind(gvk)
@@ -164,19 +170,21 @@ func (s *suite) rollOutWorkers(replicas int) {
 		return s.mgmt.Patch(s.ctx, &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: s.mdKey().Name}}, patch)
 	})
 
-	s.waitFor(20*time.Minute, "every worker of the new template with a Node", func() (bool, string, error) {
+	s.waitFor(20*time.Minute, "every worker replaced by one of the new template with a Node", func() (bool, string, error) {
 		ms, err := s.machines(client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name})
 		if err != nil {
 			return false, "", err
 		}
+		// A Machine's infrastructureRef names its own clone, not the template: the new ones
+		// are those that were not there before the patch.
 		fresh, names := 0, []string{}
 		for _, m := range ms {
 			names = append(names, m.Name)
-			if m.Spec.InfrastructureRef.Name == tmpl.GetName() && m.Status.NodeRef.Name != "" && m.DeletionTimestamp.IsZero() {
+			if !old[m.Name] && m.Status.NodeRef.Name != "" && m.DeletionTimestamp.IsZero() {
 				fresh++
 			}
 		}
-		return len(ms) == replicas && fresh == replicas, fmt.Sprintf("Machines %v, %d of the new template with a Node", names, fresh), nil
+		return len(ms) == replicas && fresh == replicas, fmt.Sprintf("Machines %v, %d new with a Node", names, fresh), nil
 	})
 }
 
