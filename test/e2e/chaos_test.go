@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -15,11 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
-	"capstan.dev/test/framework"
 )
 
 // chaosShape is the cluster the chaos spec builds: three control plane Machines (so etcd
@@ -87,17 +84,7 @@ func (s *suite) createChaosCluster() {
 			require.NoError(s.t, unstructured.SetNestedField(o.Object, int64(chaosShape.workers), "spec", "replicas"))
 		}
 	}
-	require.NoError(s.t, framework.Apply(s.ctx, s.mgmt, objs))
-	ctx, cancel := context.WithTimeout(s.ctx, 25*time.Minute)
-	defer cancel()
-	kc, err := framework.WaitForNodesReady(ctx, framework.WaitInput{
-		Mgmt: s.mgmt, Cluster: client.ObjectKey{Namespace: s.ns, Name: s.name}, CNI: s.cniManifest(),
-		Progress: &framework.Progress{Out: testWriter{s.t}},
-	})
-	require.NoError(s.t, err)
-	s.kubeconfig = kc
-	s.workload, err = framework.WorkloadClient(kc, clientgoscheme.Scheme)
-	require.NoError(s.t, err)
+	s.applyAndWaitForNodes(objs, 25*time.Minute)
 }
 
 // rollOutControlPlane adds an API server flag to the KubeadmControlPlane's kubeadmConfigSpec

@@ -62,8 +62,21 @@ func TestE2E(t *testing.T) {
 }
 
 func (s *suite) quickstart() {
-	require.NoError(s.t, framework.Apply(s.ctx, s.mgmt, s.clusterManifest()))
-	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Minute)
+	s.applyAndWaitForNodes(s.clusterManifest(), 10*time.Minute)
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.kubeconfig)
+	require.NoError(s.t, err)
+	s.clientset, err = kubernetes.NewForConfig(cfg)
+	require.NoError(s.t, err)
+	nodes := &corev1.NodeList{}
+	require.NoError(s.t, s.workload.List(s.ctx, nodes))
+	require.Len(s.t, nodes.Items, 2, "one control plane node and one worker")
+}
+
+// applyAndWaitForNodes applies a cluster's objects, installs the CNI once its API answers and
+// waits until every node is Ready; it keeps the workload kubeconfig and a client of it.
+func (s *suite) applyAndWaitForNodes(objs []*framework.Object, timeout time.Duration) {
+	require.NoError(s.t, framework.Apply(s.ctx, s.mgmt, objs))
+	ctx, cancel := context.WithTimeout(s.ctx, timeout)
 	defer cancel()
 	kc, err := framework.WaitForNodesReady(ctx, framework.WaitInput{
 		Mgmt: s.mgmt, Cluster: client.ObjectKey{Namespace: s.ns, Name: s.name}, CNI: s.cniManifest(),
@@ -73,13 +86,6 @@ func (s *suite) quickstart() {
 	s.kubeconfig = kc
 	s.workload, err = framework.WorkloadClient(kc, clientgoscheme.Scheme)
 	require.NoError(s.t, err)
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
-	require.NoError(s.t, err)
-	s.clientset, err = kubernetes.NewForConfig(cfg)
-	require.NoError(s.t, err)
-	nodes := &corev1.NodeList{}
-	require.NoError(s.t, s.workload.List(s.ctx, nodes))
-	require.Len(s.t, nodes.Items, 2, "one control plane node and one worker")
 }
 
 // testWriter sends progress lines to the test log.
