@@ -30,7 +30,9 @@ echo "docker-up: starting dockerd --live-restore (log: $log)"
 # --live-restore keeps containers running while the daemon itself restarts (an upgrade, a
 # crash): node containers are machines, and a daemon restart must not reboot every node of
 # every cluster at once (their addresses and published ports would change).
-nohup dockerd --live-restore >"$log" 2>&1 &
+# setsid: the engine outlives whatever started it. A test that restarts dockerd (make chaos) runs
+# under `timeout`, which kills its whole process group when it ends; the engine must not go too.
+setsid nohup dockerd --live-restore >"$log" 2>&1 < /dev/null &
 for _ in $(seq 1 120); do
   if engine_up; then
     echo "docker-up: engine $(docker version --format '{{.Server.Version}}') is running (pid $(cat /var/run/docker.pid 2>/dev/null))"

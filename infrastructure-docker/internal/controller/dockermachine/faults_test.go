@@ -2,6 +2,7 @@ package dockermachine
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
@@ -21,17 +23,27 @@ import (
 // exec'd alone: the directory, then its start time. A manager killed right after it left this.
 const oldLockStep = `mkdir -p /var/lib/capstan/bootstrap && date +%s > /var/lib/capstan/bootstrap/started`
 
-// waitRunningContainer waits for the DockerMachine's node container to run and returns it.
+// waitRunningContainer waits until the DockerMachine records its node container (spec.providerID)
+// and that container runs, and returns it. A container merely seen running may still be removed:
+// Create cleans up after a start that the engine reported failed, and the next reconcile makes
+// another one (CI saw this under load); the one recorded is the one that stays.
 func waitRunningContainer(t *testing.T, rt *docker.Runtime, dm *infrav1.DockerMachine) docker.Container {
 	t.Helper()
 	var c docker.Container
-	envtest.WaitFor(t, 60*time.Second, "the node container of "+dm.Name+" runs", func() (bool, error) {
+	envtest.WaitFor(t, 60*time.Second, "the node container of "+dm.Name+" is recorded and runs", func() (bool, error) {
+		got := &infrav1.DockerMachine{}
+		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(dm), got); err != nil {
+			return false, err
+		}
+		if got.Spec.ProviderID == "" {
+			return false, nil
+		}
 		list := nodeContainers(t, rt, dm)
 		if len(list) == 1 && list[0].Running {
 			c = list[0]
 			return true, nil
 		}
-		return false, nil
+		return false, fmt.Errorf("%d containers for %s", len(list), dm.Name)
 	})
 	return c
 }
