@@ -27,24 +27,37 @@ type ClusterObjects func(ctx context.Context, cluster client.ObjectKey) []reconc
 // io.capstan.cluster-namespace); an event of any container of a Cluster (node or load
 // balancer) also requests every object of that Cluster (clusterObjects), because each node
 // lists the others in /etc/hosts (SyncClusterAddresses). The Docker event stream runs in mgr
-// as a leader-elected runnable, so only the leader acts on events; events missed while the
-// stream was down are caught by the periodic resync.
+// as a leader-elected runnable, so only the leader acts on events. After the stream failed (a
+// dockerd restart) every container of the plane is sent again as a "resync" event before the
+// stream resumes: events missed meanwhile would otherwise wait for the periodic resync.
 func EventSource(mgr ctrl.Manager, name string, rt *docker.Runtime, label string, clusterObjects ClusterObjects) (source.Source, error) {
 	events := make(chan event.TypedGenericEvent[docker.ContainerEvent])
 	err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		log := mgr.GetLogger().WithName(name).WithName("docker-events")
-		rt.FollowContainers(ctx, func(err error) { log.Error(err, "Docker event stream failed; reconnecting") }, nil,
-			func(ev docker.ContainerEvent) bool {
-				if ev.Owner.Cluster == "" {
-					return true
-				}
-				select {
-				case events <- event.TypedGenericEvent[docker.ContainerEvent]{Object: ev}:
-					return true
-				case <-ctx.Done():
+		send := func(ev docker.ContainerEvent) bool {
+			if ev.Owner.Cluster == "" {
+				return true
+			}
+			select {
+			case events <- event.TypedGenericEvent[docker.ContainerEvent]{Object: ev}:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		resync := func() bool {
+			evs, err := ResyncEvents(ctx, rt)
+			if err != nil {
+				log.Error(err, "Listing the plane's containers after the Docker event stream failed; the periodic resync catches up")
+			}
+			for _, ev := range evs {
+				if !send(ev) {
 					return false
 				}
-			})
+			}
+			return true
+		}
+		rt.FollowContainers(ctx, func(err error) { log.Error(err, "Docker event stream failed; reconnecting") }, resync, send)
 		return nil
 	}))
 	if err != nil {
@@ -58,6 +71,21 @@ func EventSource(mgr ctrl.Manager, name string, rt *docker.Runtime, label string
 		return append(out, clusterObjects(ctx, client.ObjectKey{Namespace: ev.Owner.Namespace, Name: ev.Owner.Cluster})...)
 	}
 	return source.Channel(events, handler.TypedEnqueueRequestsFromMapFunc(toRequests)), nil
+}
+
+// ResyncEvents are "resync" events for every container of rt's plane, running or not: what a
+// watcher sends itself after its stream failed, so that every object with a container is
+// reconciled against what happened while it was not watching.
+func ResyncEvents(ctx context.Context, rt *docker.Runtime) ([]docker.ContainerEvent, error) {
+	list, err := rt.List(ctx, docker.Selector{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]docker.ContainerEvent, 0, len(list))
+	for _, c := range list {
+		out = append(out, docker.ContainerEvent{Action: "resync", Name: c.Name, Owner: c.Owner, Role: c.Role, Labels: c.Labels})
+	}
+	return out, nil
 }
 
 // DockerClusterToObjects maps a DockerCluster to the objects of the Clusters whose
