@@ -14,6 +14,7 @@ import (
 
 	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
 )
 
@@ -73,7 +74,7 @@ func TestClusterResourceSet_ApplyOnceIgnoresChangesReconcileReappliesThem(t *tes
 	f := newFixture(t)
 	once := f.newCRS("once", addonsv1.ClusterResourceSetStrategyApplyOnce, configMapRef("once"))
 	calls := &envtest.CallCounter{Type: &addonsv1.ClusterResourceSet{}, Key: client.ObjectKeyFromObject(once)}
-	startController(t, controllerOptions{calls: calls})
+	startController(t, controllerOptions{calls: []*envtest.CallCounter{calls}})
 	f.newCluster("c1", true)
 	onceCM := f.newConfigMap("once", map[string]string{"m": f.workloadConfigMap("applied-once", "v1")})
 	reconcileCM := f.newConfigMap("reconcile", map[string]string{"m": f.workloadConfigMap("applied-reconcile", "v1")})
@@ -165,4 +166,34 @@ func TestClusterResourceSet_WaitsForControlPlaneAndHonoursPause(t *testing.T) {
 	f.waitApplied("paused", crs, configMapRef("cni"))
 	c = f.waitCondition(crs, metav1.ConditionTrue, addonsv1.ClusterResourceSetResourcesAppliedReason)
 	require.Empty(t, c.Message)
+}
+
+// TestClusterResourceSet_PausedByAnnotationDoesNothingButReportIt: with the paused annotation
+// (as `capstanctl move` sets it) the ClusterResourceSet reports Paused and applies nothing;
+// once the annotation is removed it applies.
+func TestClusterResourceSet_PausedByAnnotationDoesNothingButReportIt(t *testing.T) {
+	startController(t, controllerOptions{})
+	f := newFixture(t)
+	f.newCluster("c1", true)
+	f.newConfigMap("cni", map[string]string{"m": f.workloadConfigMap("cni", "1")})
+	crs := &addonsv1.ClusterResourceSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "paused", Namespace: f.ns, Annotations: map[string]string{clusterv1.PausedAnnotation: ""}},
+		Spec: addonsv1.ClusterResourceSetSpec{
+			ClusterSelector: clusterv1.LabelSelector{MatchLabels: map[string]string{"cni": "test"}},
+			Resources:       []addonsv1.ResourceRef{configMapRef("cni")},
+		},
+	}
+	require.NoError(t, env.Client.Create(f.ctx, crs))
+	envtest.WaitFor(t, timeout, "Paused=True", func() (bool, error) {
+		err := env.Client.Get(f.ctx, client.ObjectKeyFromObject(crs), crs)
+		return err == nil && conditions.IsTrue(crs, clusterv1.PausedCondition), err
+	})
+	require.Empty(t, crs.Finalizers, "nothing but the Paused condition is written")
+	require.Nil(t, conditions.Get(crs, addonsv1.ClusterResourceSetResourcesAppliedCondition))
+	_, err := f.getBinding("c1")
+	require.True(t, apierrors.IsNotFound(err), "nothing applied while paused: %v", err)
+
+	envtest.Update(t, env.Client, crs, func() { delete(crs.Annotations, clusterv1.PausedAnnotation) })
+	f.waitApplied("c1", crs, configMapRef("cni"))
+	f.waitCondition(crs, metav1.ConditionTrue, addonsv1.ClusterResourceSetResourcesAppliedReason)
 }

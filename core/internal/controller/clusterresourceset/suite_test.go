@@ -33,9 +33,11 @@ const timeout = 30 * time.Second
 type controllerOptions struct {
 	// cfg is the identity the manager talks to the API server with (env.Config when nil).
 	cfg *rest.Config
-	// calls counts the reconciler's writes and its reads of one ClusterResourceSet, on the
+	// wrapClient wraps the reconciler's management-cluster client (to inject faults).
+	wrapClient func(client.Client) client.Client
+	// calls count the reconciler's writes and their ClusterResourceSet's reads, on the
 	// management cluster and on the workload clusters.
-	calls *envtest.CallCounter
+	calls []*envtest.CallCounter
 }
 
 // startController runs the ClusterResourceSet controller and the ClusterCache it needs in a
@@ -52,9 +54,12 @@ func startController(t *testing.T, o controllerOptions) (stop func()) {
 	require.NoError(t, err)
 	var workload WorkloadClusters = cc
 	c := mgr.GetClient()
-	if o.calls != nil {
-		c = o.calls.Wrap(c)
-		workload = countingWorkload{WorkloadClusters: cc, calls: o.calls}
+	if o.wrapClient != nil {
+		c = o.wrapClient(c)
+	}
+	for _, calls := range o.calls {
+		c = calls.Wrap(c)
+		workload = countingWorkload{WorkloadClusters: workload, calls: calls}
 	}
 	r := &Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Workload: workload}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, copts))
