@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -75,6 +76,9 @@ type scope struct {
 	problems []problem
 	// pausedClusters are matching Clusters that were skipped because they are paused.
 	pausedClusters []string
+	// conflicted is set when a write lost an optimistic-lock race: the reconcile runs again at
+	// once on fresh objects, and the condition is left to that run instead of flapping.
+	conflicted bool
 }
 
 // resource is one entry of spec.resources and what it holds.
@@ -90,6 +94,15 @@ type problem struct {
 
 func (s *scope) report(reason, message string) {
 	s.problems = append(s.problems, problem{reason: reason, message: message})
+}
+
+// reportError reports err as an InternalError, or notes a conflict.
+func (s *scope) reportError(err error) {
+	if apierrors.IsConflict(err) {
+		s.conflicted = true
+		return
+	}
+	s.report(addonsv1.ClusterResourceSetResourcesAppliedInternalErrorReason, err.Error())
 }
 
 // Reconcile is the controller's entry point.

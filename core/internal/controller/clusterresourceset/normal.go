@@ -29,7 +29,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) error {
 	}
 	clusters, err := r.matchingClusters(ctx, s.crs)
 	if err != nil {
-		s.report(addonsv1.ClusterResourceSetResourcesAppliedInternalErrorReason, err.Error())
+		s.reportError(err)
 		return err
 	}
 	var errs []error
@@ -82,7 +82,7 @@ func (r *Reconciler) applyToCluster(ctx context.Context, s *scope, cluster *clus
 	}
 	b, err := r.readBinding(ctx, cluster)
 	if err != nil {
-		s.report(addonsv1.ClusterResourceSetResourcesAppliedInternalErrorReason, err.Error())
+		s.reportError(err)
 		return err
 	}
 	i := b.entry(s.crs.Name)
@@ -119,7 +119,7 @@ func (r *Reconciler) applyToCluster(ctx context.Context, s *scope, cluster *clus
 		}
 	}
 	if err := r.saveBinding(ctx, b, s.crs); err != nil {
-		s.report(addonsv1.ClusterResourceSetResourcesAppliedInternalErrorReason, err.Error())
+		s.reportError(err)
 		errs = append(errs, err)
 	}
 	return kerrors.NewAggregate(errs)

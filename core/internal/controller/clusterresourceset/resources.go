@@ -21,13 +21,13 @@ func (r *Reconciler) readResources(ctx context.Context, s *scope) error {
 	for _, ref := range s.crs.Spec.Resources {
 		obj, data, err := r.readResource(ctx, s, ref)
 		if err != nil {
-			s.report(addonsv1.ClusterResourceSetResourcesAppliedInternalErrorReason, err.Error())
+			s.reportError(err)
 			return err
 		}
 		res := resource{ref: ref}
 		if obj != nil {
 			if err := r.ensureOwnedBy(ctx, obj, ref.Kind, s.crs); err != nil {
-				s.report(addonsv1.ClusterResourceSetResourcesAppliedInternalErrorReason, err.Error())
+				s.reportError(err)
 				return err
 			}
 			m, err := parseManifests(data)

@@ -25,10 +25,10 @@ var reasonOrder = []string{
 const maxProblemsShown = 5
 
 // setStatus writes what the reconcile found. It is deterministic, so a reconcile that finds the
-// same again writes nothing. A reconcile that did not look (paused, deleting) leaves
-// ResourcesApplied as it was.
+// same again writes nothing. A reconcile that did not look (paused, deleting) or lost a write
+// race leaves ResourcesApplied as it was.
 func setStatus(s *scope) {
-	if !s.evaluated {
+	if !s.evaluated || s.conflicted {
 		return
 	}
 	s.crs.Status.ObservedGeneration = s.crs.Generation
