@@ -17,9 +17,9 @@ func TestKeepIdentity_StripsEverythingButTheIdentity(t *testing.T) {
 	in := &metav1.PartialObjectMetadata{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u", ResourceVersion: "7",
-			Labels:        map[string]string{"a": "b"},
-			Annotations:   map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"data":{"password":"c2VjcmV0"}}`},
-			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}},
+			Labels:          map[string]string{"a": "b"},
+			Annotations:     map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"data":{"password":"c2VjcmV0"}}`},
+			ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: "kubectl"}},
 			OwnerReferences: []metav1.OwnerReference{{Name: "o"}}},
 	}
 	out, err := keepIdentity(in)
