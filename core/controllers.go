@@ -11,6 +11,8 @@ import (
 	"capstan.dev/contracts/manager"
 	"capstan.dev/contracts/remote"
 	"capstan.dev/core/internal/controller/cluster"
+	"capstan.dev/core/internal/controller/clusterresourceset"
+	"capstan.dev/core/internal/controller/clusterresourcesetbinding"
 	"capstan.dev/core/internal/controller/machine"
 	"capstan.dev/core/internal/controller/machinedeployment"
 	"capstan.dev/core/internal/controller/machinehealthcheck"
@@ -59,6 +61,16 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	if err := (&machinedeployment.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilterValue: opts.WatchFilterValue,
 	}).SetupWithManager(ctx, mgr, workers("machinedeployment")); err != nil {
+		return err
+	}
+	if err := (&clusterresourceset.Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("clusterresourceset")); err != nil {
+		return err
+	}
+	if err := (&clusterresourcesetbinding.Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("clusterresourcesetbinding")); err != nil {
 		return err
 	}
 	return nil

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/k8sbin"
 )
@@ -33,7 +34,7 @@ type Options struct {
 	// CRDs are further CRDs to install, e.g. contracts' generic test providers.
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// Scheme is used by Client. Defaults to client-go's types, apiextensions/v1 and
-	// the core v1beta2 types.
+	// the core and addons v1beta2 types.
 	Scheme *runtime.Scheme
 	// AttachControlPlaneOutput copies kube-apiserver and etcd output to the test's
 	// stdout/stderr (also enabled by KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT=true).
@@ -66,11 +67,11 @@ type Environment struct {
 }
 
 // DefaultScheme returns a scheme with client-go's types, apiextensions/v1 and the
-// core v1beta2 types.
+// core and addons v1beta2 types.
 func DefaultScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme,
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, addonsv1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, err

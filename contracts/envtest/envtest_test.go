@@ -24,15 +24,16 @@ func TestStart_MissingBinariesNameTheMakeTarget(t *testing.T) {
 	require.ErrorContains(t, err, "etcd not found")
 }
 
-func TestCoreCRDs_HoldsTheSixCoreKinds(t *testing.T) {
+func TestCoreCRDs_HoldsTheSixCoreKindsAndTheTwoAddonsKinds(t *testing.T) {
 	crds, err := CoreCRDs()
 	require.NoError(t, err)
-	var kinds []string
+	kinds := map[string][]string{}
 	for _, c := range crds {
-		require.Equal(t, "cluster.x-k8s.io", c.Spec.Group)
-		kinds = append(kinds, c.Spec.Names.Kind)
+		kinds[c.Spec.Group] = append(kinds[c.Spec.Group], c.Spec.Names.Kind)
 	}
-	require.ElementsMatch(t, []string{"Cluster", "Machine", "MachineSet", "MachineDeployment", "MachineHealthCheck", "MachinePool"}, kinds)
+	require.ElementsMatch(t, []string{"Cluster", "Machine", "MachineSet", "MachineDeployment", "MachineHealthCheck", "MachinePool"}, kinds["cluster.x-k8s.io"])
+	require.ElementsMatch(t, []string{"ClusterResourceSet", "ClusterResourceSetBinding"}, kinds["addons.cluster.x-k8s.io"])
+	require.Len(t, kinds, 2)
 }
 
 func TestDecodeCRDs_RejectsANonCRDDocument(t *testing.T) {

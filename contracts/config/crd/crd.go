@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Package crd embeds the CustomResourceDefinitions of the core Cluster API group
-// (cluster.x-k8s.io) generated from capstan.dev/contracts/api/core/v1beta2, so that
+// (cluster.x-k8s.io) and of the addons group (addons.cluster.x-k8s.io: ClusterResourceSet and
+// its binding, served by the core provider too), generated from capstan.dev/contracts/api, so that
 // test environments and third parties can install them straight from the module
 // instead of locating YAML files on disk. It owns no logic: bases/ is regenerated
 // by controller-gen and must never be edited by hand.
@@ -23,7 +24,7 @@ package crd
 
 import "embed"
 
-// Bases holds the generated CRDs as bases/cluster.x-k8s.io_<plural>.yaml, one file per kind.
+// Bases holds the generated CRDs as bases/<group>_<plural>.yaml, one file per kind.
 //
 //go:embed bases/*.yaml
 var Bases embed.FS

@@ -103,7 +103,7 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 	require.Contains(t, r.stdout, "CustomResourceDefinition clusters.cluster.x-k8s.io configured\n",
 		"envtest installed the core CRDs without the labels config/default adds")
 	require.Contains(t, r.stdout, "CustomResourceDefinition kubeadmconfigs.bootstrap.cluster.x-k8s.io created\n")
-	require.Contains(t, r.stdout, "16 CustomResourceDefinitions established\n")
+	require.Contains(t, r.stdout, "18 CustomResourceDefinitions established\n")
 	require.Contains(t, r.stdout, "Deployment capstan-docker-system/infrastructure-docker-controller-manager created\n")
 	require.Less(t, strings.Index(r.stdout, "Namespace capstan-docker-system created"),
 		strings.Index(r.stdout, "CustomResourceDefinition clusters.cluster.x-k8s.io"), "namespaces first")
@@ -118,12 +118,12 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 		kinds[o.GetKind()]++
 		require.Equal(t, "capstanctl", managerOf(o), "%s %s is applied by capstanctl", o.GetKind(), o.GetName())
 	}
-	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 16, "ServiceAccount": 3, "ClusterRole": 3,
+	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 18, "ServiceAccount": 3, "ClusterRole": 3,
 		"ClusterRoleBinding": 3, "Role": 3, "RoleBinding": 3, "Deployment": 3}, kinds)
 
 	crds := &apiextensionsv1.CustomResourceDefinitionList{}
 	require.NoError(t, env.Client.List(ctx, crds, client.HasLabels{"cluster.x-k8s.io/provider"}))
-	require.Len(t, crds.Items, 16)
+	require.Len(t, crds.Items, 18)
 	for _, crd := range crds.Items {
 		require.Equal(t, "v1beta2", crd.Labels["cluster.x-k8s.io/v1beta2"], "contract label on %s", crd.Name)
 		established := false

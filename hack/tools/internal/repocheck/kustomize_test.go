@@ -59,7 +59,7 @@ func TestKustomize_EachProviderBuildsAloneIntoItsNamespace(t *testing.T) {
 			require.Equal(t, 1, kinds["Deployment"])
 			require.Equal(t, 1, kinds["Namespace"])
 			if p.Config.Context == "core" {
-				require.Equal(t, 6, kinds["CustomResourceDefinition"], "core deploys the six core CRDs")
+				require.Equal(t, 8, kinds["CustomResourceDefinition"], "core deploys the six core CRDs and the two addons CRDs")
 			}
 		})
 	}

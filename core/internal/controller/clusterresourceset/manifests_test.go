@@ -1,0 +1,67 @@
+package clusterresourceset
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseManifests_OrdersKeysThenNamespacesAndCRDsFirst(t *testing.T) {
+	data := map[string][]byte{
+		"b.yaml": []byte("# a comment only\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  namespace: ns1\n" +
+			"---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns1\n---\n"),
+		"a.json": []byte(` [{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"ds","namespace":"kube-system"}},
+			{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"foos.example.com"}}]`),
+		"c.yaml": []byte(`{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"sa"}}`),
+	}
+	m, err := parseManifests(data)
+	require.NoError(t, err)
+	var got []string
+	for _, o := range m.objects {
+		got = append(got, o.GetKind()+"/"+o.GetName())
+	}
+	require.Empty(t, cmp.Diff([]string{
+		"CustomResourceDefinition/foos.example.com", "DaemonSet/ds", // a.json
+		"Namespace/ns1", "ConfigMap/cm", // b.yaml
+		"ServiceAccount/sa", // c.yaml
+	}, got))
+	// upstream's hash: the values concatenated in key order
+	want := sha256.Sum256(append(append(append([]byte{}, data["a.json"]...), data["b.yaml"]...), data["c.yaml"]...))
+	require.Equal(t, fmt.Sprintf("sha256:%x", want), m.hash)
+}
+
+func TestParseManifests_HashChangesWithContentOnly(t *testing.T) {
+	a, err := parseManifests(map[string][]byte{"x": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")})
+	require.NoError(t, err)
+	again, err := parseManifests(map[string][]byte{"x": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")})
+	require.NoError(t, err)
+	b, err := parseManifests(map[string][]byte{"x": []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n")})
+	require.NoError(t, err)
+	require.Equal(t, a.hash, again.hash)
+	require.NotEqual(t, a.hash, b.hash)
+}
+
+func TestParseManifests_NamesTheKeyAndDocumentOfBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data map[string][]byte
+		want string
+	}{
+		{"NoData", nil, "it has no data: put the manifests under data"},
+		{"NoName", map[string][]byte{"cni.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: x-\n")},
+			`key "cni.yaml": document 2: v1 ConfigMap has no metadata.name`},
+		{"NoKind", map[string][]byte{"k": []byte("apiVersion: v1\nmetadata:\n  name: a\n")}, `key "k": document 1: object "a" has no kind`},
+		{"NoAPIVersion", map[string][]byte{"k": []byte("kind: ConfigMap\nmetadata:\n  name: a\n")}, `key "k": document 1: an object has no apiVersion`},
+		{"NotYAML", map[string][]byte{"k": []byte("apiVersion: v1\nkind: [unclosed\n")}, `key "k": document 1: not YAML`},
+		{"BadJSONList", map[string][]byte{"k": []byte(`[{"apiVersion": "v1"`)}, `key "k": not a JSON list of objects`},
+		{"JSONListItemWithoutName", map[string][]byte{"k": []byte(`[{"apiVersion":"v1","kind":"ConfigMap","metadata":{}}]`)}, `key "k": list item 1: v1 ConfigMap has no metadata.name`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseManifests(tc.data)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
