@@ -155,7 +155,6 @@ func NewInitConfiguration(spec bootstrapv1.InitConfiguration) InitConfiguration 
 			Token:       t.Token,
 			Description: t.Description,
 			TTL:         seconds(t.TTLSeconds),
-			Expires:     timePtr(t.Expires),
 			Usages:      slices.Clone(t.Usages),
 			Groups:      slices.Clone(t.Groups),
 		})
@@ -304,13 +303,6 @@ func days(d int32) *metav1.Duration {
 		return nil
 	}
 	return &metav1.Duration{Duration: time.Duration(d) * 24 * time.Hour}
-}
-
-func timePtr(t metav1.Time) *metav1.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
 }
 
 func ptrValue(s *string) string {

@@ -100,8 +100,7 @@ func controlPlaneSpec() bootstrapv1.KubeadmConfigSpec {
 				Token: "abcdef.0123456789abcdef", Description: "first workers", TTLSeconds: ptr.To[int32](900),
 				Usages: []string{"signing", "authentication"},
 			}, {
-				Token: "ghijkl.0123456789abcdef", Expires: metav1.NewTime(time.Date(2036, 3, 9, 9, 0, 0, 0, time.UTC)),
-				Groups: []string{"system:bootstrappers:kubeadm:default-node-token"},
+				Token: "ghijkl.0123456789abcdef", Groups: []string{"system:bootstrappers:kubeadm:default-node-token"},
 			}},
 			NodeRegistration: bootstrapv1.NodeRegistrationOptions{
 				Name:                  "c1-cp-0",
@@ -218,6 +217,16 @@ func TestRender_GoldenFilesPassKubeadmConfigValidate(t *testing.T) {
 			require.NoErrorf(t, err, "kubeadm config validate:\n%s", out)
 		})
 	}
+}
+
+// TestInit_RefusesATokenWithExpires: kubeadm v1.37 defaults ttl and then refuses ttl and expires
+// together, so a configuration with expires can never pass; found with kubeadm config validate.
+func TestInit_RefusesATokenWithExpires(t *testing.T) {
+	spec := controlPlaneSpec()
+	spec.InitConfiguration.BootstrapTokens[1].Expires = metav1.NewTime(time.Date(2036, 3, 9, 9, 0, 0, 0, time.UTC))
+	_, err := Init(spec, cluster)
+	require.ErrorContains(t, err, "initConfiguration.bootstrapTokens[1].expires: kubeadm refuses expires in its configuration file; use ttlSeconds")
+	require.False(t, errors.Is(err, ErrIncomplete), "waiting cannot fix the spec")
 }
 
 func TestInit_RequiresKubernetesVersionSoKubeadmNeverLooksItUp(t *testing.T) {

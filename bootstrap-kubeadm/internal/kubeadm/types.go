@@ -147,7 +147,6 @@ type BootstrapToken struct {
 	Token       string           `json:"token"`
 	Description string           `json:"description,omitempty"`
 	TTL         *metav1.Duration `json:"ttl,omitempty"`
-	Expires     *metav1.Time     `json:"expires,omitempty"`
 	Usages      []string         `json:"usages,omitempty"`
 	Groups      []string         `json:"groups,omitempty"`
 }

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package v1beta2
 
 // Encoding says how the content of a file is encoded; the node decodes it before writing the file.

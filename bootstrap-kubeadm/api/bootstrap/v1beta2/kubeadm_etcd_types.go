@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package v1beta2
 
 // Etcd configures etcd: either the local member kubeadm runs on each control plane node

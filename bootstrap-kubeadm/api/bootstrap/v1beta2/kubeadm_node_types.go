@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package v1beta2
 
 import (
@@ -185,7 +184,7 @@ type NodeRegistrationOptions struct {
 }
 
 // BootstrapToken is a bootstrap token "kubeadm init" creates.
-// +kubebuilder:validation:XValidation:rule="!(has(self.ttlSeconds) && has(self.expires))",message="ttlSeconds and expires are mutually exclusive: a token either lives for ttlSeconds from its creation or until the time expires names; keep one of them"
+// +kubebuilder:validation:XValidation:rule="!has(self.expires)",fieldPath=".expires",message="expires is not supported: kubeadm v1.37 refuses it in its configuration file (it defaults ttl to 24h, then finds ttl and expires both set) so kubeadm init would fail on the node; use ttlSeconds instead"
 type BootstrapToken struct {
 	// token is the token itself, "<6 characters>.<16 characters>" of [a-z0-9].
 	// +required
@@ -199,14 +198,14 @@ type BootstrapToken struct {
 	// +kubebuilder:validation:MaxLength=512
 	Description string `json:"description,omitempty"`
 
-	// ttlSeconds is how long the token is valid. Defaults to 24 hours. Mutually exclusive with
-	// expires.
+	// ttlSeconds is how long the token is valid. Defaults to 24 hours.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	TTLSeconds *int32 `json:"ttlSeconds,omitempty"`
 
-	// expires is when the token expires, RFC3339 (e.g. "2026-03-09T09:00:00Z"); an alternative
-	// to ttlSeconds.
+	// expires is when the token expires, RFC3339 (upstream's alternative to ttlSeconds). It is
+	// refused at admission: kubeadm v1.37 cannot take it from a configuration file (its defaulting
+	// sets ttl, and its validation then refuses both being set).
 	// +optional
 	Expires metav1.Time `json:"expires,omitempty,omitzero"`
 

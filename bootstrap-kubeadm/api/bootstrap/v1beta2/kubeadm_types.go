@@ -282,8 +282,10 @@ type HostPathMount struct {
 	// +optional
 	ReadOnly *bool `json:"readOnly,omitempty"`
 
-	// pathType is the type of hostPath the kubelet checks for or creates, e.g. DirectoryOrCreate
-	// or File; unset means no check.
+	// pathType is the type of hostPath the kubelet checks for or creates: DirectoryOrCreate,
+	// Directory, FileOrCreate, File, Socket, CharDevice or BlockDevice; unset (or "") means no
+	// check. The kubelet refuses a static Pod with any other value, so the schema does too.
 	// +optional
+	// +kubebuilder:validation:Enum="";DirectoryOrCreate;Directory;FileOrCreate;File;Socket;CharDevice;BlockDevice
 	PathType corev1.HostPathType `json:"pathType,omitempty"`
 }

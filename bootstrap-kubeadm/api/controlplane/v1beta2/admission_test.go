@@ -55,7 +55,7 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 				kcp.Spec.Replicas = ptr.To[int32](2)
 				return kcp
 			},
-			wantMessages: []string{`spec.replicas: Invalid value: "object": ` + evenReplicasMessage},
+			wantMessages: []string{"spec.replicas: Invalid value: " + evenReplicasMessage},
 		},
 		{
 			name: "ReplicasZero",
