@@ -116,7 +116,9 @@ func TestAdmission_RejectsInvalidUpstreamFields(t *testing.T) {
 		{
 			name: "ExtraEnvsEmptyList",
 			obj: func(_ *testing.T, ns string) client.Object {
-				return kc(ns, func(s *bootstrapv1.KubeadmConfigSpec) { s.ClusterConfiguration.ControllerManager.ExtraEnvs = &[]bootstrapv1.EnvVar{} })
+				return kc(ns, func(s *bootstrapv1.KubeadmConfigSpec) {
+					s.ClusterConfiguration.ControllerManager.ExtraEnvs = &[]bootstrapv1.EnvVar{}
+				})
 			},
 			wantMessages: []string{"spec.clusterConfiguration.controllerManager.extraEnvs", "should have at least 1 items"},
 		},
@@ -242,7 +244,9 @@ func TestAdmission_AcceptsUpstreamFieldsAtTheEdgeOfTheirRules(t *testing.T) {
 				User: bootstrapv1.KubeConfigUser{AuthProvider: bootstrapv1.KubeConfigAuthProvider{Name: "oidc", Config: map[string]string{"client-id": "k8s"}}},
 			}}
 		}},
-		{"TLSBootstrapTokenAlone", func(s *bootstrapv1.KubeadmConfigSpec) { s.JoinConfiguration.Discovery.TLSBootstrapToken = "abcdef.0123456789abcdef" }},
+		{"TLSBootstrapTokenAlone", func(s *bootstrapv1.KubeadmConfigSpec) {
+			s.JoinConfiguration.Discovery.TLSBootstrapToken = "abcdef.0123456789abcdef"
+		}},
 		{"FormatCloudConfig", func(s *bootstrapv1.KubeadmConfigSpec) { s.Format = bootstrapv1.CloudConfig }},
 		{"UserWithPasswdFromOnly", func(s *bootstrapv1.KubeadmConfigSpec) {
 			s.Users = []bootstrapv1.User{{Name: "ops", PasswdFrom: bootstrapv1.PasswdSource{Secret: bootstrapv1.SecretPasswdSource{Name: "p", Key: "ops"}}}}
