@@ -102,6 +102,12 @@ const (
 	// labels later removed from the Machine can be removed from the Node too.
 	LabelsFromMachineAnnotation = "cluster.x-k8s.io/labels-from-machine"
 
+	// TaintsFromMachineAnnotation lists, as "key:effect,...", the Node taints of propagation
+	// Always that were put there from the Machine's spec.taints, so that those later removed from
+	// the Machine can be removed from the Node too. Its presence, even empty, also records that
+	// the OnInitialization taints were added: they are added once, when it is first written.
+	TaintsFromMachineAnnotation = "cluster.x-k8s.io/taints-from-machine"
+
 	// AnnotationsFromMachineAnnotation lists the Node annotations that were copied from the Machine.
 	AnnotationsFromMachineAnnotation = "cluster.x-k8s.io/annotations-from-machine"
 )
@@ -139,6 +145,7 @@ type MachineTaint struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=317
 	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`
+	// +kubebuilder:validation:XValidation:rule="self != 'node.cluster.x-k8s.io/uninitialized' && self != 'node.cluster.x-k8s.io/outdated-revision'",messageExpression="'taint key \"' + self + '\" is managed by Cluster API itself and cannot be set on a Machine; use another key'"
 	// +kubebuilder:validation:XValidation:rule="self.contains('/') ? (self.split('/')[0].size() <= 253 && self.split('/')[1].size() <= 63 && self.split('/').size() == 2) : self.size() <= 63",messageExpression="'taint key \"' + self + '\" is too long: the name after the optional \"prefix/\" may have at most 63 characters and the prefix at most 253'"
 	Key string `json:"key,omitempty"`
 
