@@ -72,49 +72,16 @@ func (p Plan) Provided() []secret.Purpose {
 // LookupAll reads every key pair of the plan, generated and provided, through r (uncached); a
 // missing Secret gives a *MissingError naming every missing one.
 func LookupAll(ctx context.Context, r client.Reader, cluster client.ObjectKey, plan Plan) (Set, error) {
-	set, err := Lookup(ctx, r, cluster, plan.Generated()...)
-	var missing *MissingError
-	if err != nil && !errors.As(err, &missing) {
+	set, missing, err := lookup(ctx, r, cluster, false, plan.Generated()...)
+	if err != nil {
 		return nil, err
 	}
-	provided, perr := lookupProvided(ctx, r, cluster, plan)
-	var pmissing *MissingError
-	if perr != nil && !errors.As(perr, &pmissing) {
-		return nil, perr
+	provided, missingProvided, err := lookup(ctx, r, cluster, true, plan.Provided()...)
+	if err != nil {
+		return nil, err
 	}
 	maps.Copy(set, provided)
-	if missing != nil || pmissing != nil {
-		all := &MissingError{}
-		for _, m := range []*MissingError{missing, pmissing} {
-			if m != nil {
-				all.Names = append(all.Names, m.Names...)
-			}
-		}
-		return set, all
-	}
-	return set, nil
-}
-
-// lookupProvided reads the key pairs the user provides: the external etcd CA needs its
-// certificate only.
-func lookupProvided(ctx context.Context, r client.Reader, cluster client.ObjectKey, plan Plan) (Set, error) {
-	set := Set{}
-	var missing []string
-	for _, p := range plan.Provided() {
-		kp, err := readPair(ctx, r, cluster, p, true)
-		switch {
-		case apierrors.IsNotFound(err):
-			missing = append(missing, secret.Name(cluster.Name, p))
-		case err != nil:
-			return nil, err
-		default:
-			set[p] = kp
-		}
-	}
-	if len(missing) > 0 {
-		return set, &MissingError{Names: missing}
-	}
-	return set, nil
+	return set, missingError(append(missing, missingProvided...))
 }
 
 // MissingError says which certificate Secrets do not exist (Lookup) so the caller can say
@@ -130,23 +97,38 @@ func (e *MissingError) Error() string {
 // Lookup reads the certificate Secrets of cluster for purposes through r (uncached). All must
 // exist and hold both keys: a missing Secret gives a *MissingError naming every missing one.
 func Lookup(ctx context.Context, r client.Reader, cluster client.ObjectKey, purposes ...secret.Purpose) (Set, error) {
+	set, missing, err := lookup(ctx, r, cluster, false, purposes...)
+	if err != nil {
+		return nil, err
+	}
+	return set, missingError(missing)
+}
+
+// lookup reads the Secrets of purposes, returning the names of the missing ones; provided says
+// they are the user's (see readPair).
+func lookup(ctx context.Context, r client.Reader, cluster client.ObjectKey, provided bool, purposes ...secret.Purpose) (Set, []string, error) {
 	set := Set{}
 	var missing []string
 	for _, p := range purposes {
-		kp, err := read(ctx, r, cluster, p)
+		kp, err := readPair(ctx, r, cluster, p, provided)
 		switch {
 		case apierrors.IsNotFound(err):
 			missing = append(missing, secret.Name(cluster.Name, p))
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		default:
 			set[p] = kp
 		}
 	}
-	if len(missing) > 0 {
-		return set, &MissingError{Names: missing}
+	return set, missing, nil
+}
+
+// missingError is a *MissingError naming missing, or nil when none is.
+func missingError(missing []string) error {
+	if len(missing) == 0 {
+		return nil
 	}
-	return set, nil
+	return &MissingError{Names: missing}
 }
 
 // LookupOrGenerate returns the key pairs of the plan: the generated ones (all four of
@@ -181,9 +163,12 @@ func LookupOrGenerate(ctx context.Context, r client.Reader, w client.Writer, clu
 		}
 		set[p] = kp
 	}
-	provided, err := lookupProvided(ctx, r, cluster, plan)
+	provided, missingProvided, err := lookup(ctx, r, cluster, true, plan.Provided()...)
+	if err != nil {
+		return nil, err
+	}
 	maps.Copy(set, provided)
-	return set, err
+	return set, missingError(missingProvided)
 }
 
 // NewSecret returns the Secret that stores kp for cluster.
