@@ -26,8 +26,8 @@ import (
 // SudoersPath is where the sudo rules of the users module go, as cloud-init writes them.
 const SudoersPath = "/etc/sudoers.d/90-cloud-init-users"
 
-// noDisksReason is why disk_setup, fs_setup and mounts are skipped.
-const noDisksReason = "a node container has no disks of its own to partition, format or mount (its storage is the Docker volume behind /var)"
+// whyDisksAreSkipped says why disk_setup, fs_setup and mounts are skipped.
+const whyDisksAreSkipped = "a node container has no disks of its own to partition, format or mount (its storage is the Docker volume behind /var)"
 
 // Scripts the users module runs; the user's values are positional arguments, never spliced into
 // the script text.

@@ -157,7 +157,7 @@ func Parse(data []byte) (*Result, error) {
 			users, userFiles = append(users, c...), append(userFiles, f...)
 			res.Ignored = append(res.Ignored, ignored...)
 		case "disk_setup", "fs_setup", "mounts":
-			res.Ignored = append(res.Ignored, Ignored{Key: key.Value, Line: key.Line, Reason: noDisksReason})
+			res.Ignored = append(res.Ignored, Ignored{Key: key.Value, Line: key.Line, Reason: whyDisksAreSkipped})
 		default:
 			res.Ignored = append(res.Ignored, Ignored{Key: key.Value, Line: key.Line})
 		}
