@@ -20,10 +20,11 @@ limitations under the License.
 // KubeadmConfigSpec, which the control plane group embeds in KubeadmControlPlane.
 //
 // Field names and JSON follow upstream Cluster API v1beta2 exactly for every field declared
-// here, so manifests written for upstream work unchanged. Every upstream field that kubeadm
-// v1beta4 or cloud-init can express is declared; Ignition is not (format ignition is refused at
-// admission with a message saying so), and neither is files[].contentFormat, which no upstream
-// v1beta2 release we could read declares.
+// here, so manifests written for upstream work unchanged. The upstream fields kubeadm v1beta4 or
+// cloud-init can express are declared, except diskSetup.partitions[].diskLayout (newer than the
+// upstream types this follows) and files[].contentFormat (in no upstream v1beta2 types we could
+// read). Ignition is not: format ignition is refused at admission with a message saying so, and
+// so is bootstrapTokens[].expires, which kubeadm v1.37 rejects in a configuration file.
 //
 // The package owns types, their markers and the constants controllers share (conditions,
 // reasons). It holds no controller logic and must not import anything from other providers:
