@@ -39,6 +39,11 @@ const (
 
 	// Kubeconfig is the admin kubeconfig of the workload cluster (<cluster>-kubeconfig).
 	Kubeconfig Purpose = "kubeconfig"
+
+	// APIServerEtcdClient is the API server's client key pair for an external etcd cluster
+	// (<cluster>-apiserver-etcd-client). The user provides it; with an external etcd, EtcdCA then
+	// holds that cluster's CA certificate only.
+	APIServerEtcdClient Purpose = "apiserver-etcd-client"
 )
 
 // Data keys inside cluster Secrets.

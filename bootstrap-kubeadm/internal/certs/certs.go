@@ -18,6 +18,8 @@ package certs
 
 import (
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
@@ -33,6 +35,7 @@ import (
 	"k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
 
+	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	"capstan.dev/bootstrap-kubeadm/internal/cloudinit"
 	"capstan.dev/contracts/secret"
 )
@@ -44,9 +47,6 @@ const (
 	// clockSkew backdates NotBefore so that a node whose clock is slightly behind the
 	// management cluster's still accepts a CA generated a moment ago.
 	clockSkew = time.Minute
-
-	// rsaKeySize is kubeadm's default key size (encryptionAlgorithm RSA-2048).
-	rsaKeySize = 2048
 
 	// DefaultCertificatesDir is kubeadm's default certificatesDir.
 	DefaultCertificatesDir = "/etc/kubernetes/pki"
@@ -77,10 +77,24 @@ type KeyPair struct {
 	Key []byte
 }
 
-// Generate returns a new key pair for purpose p: a self-signed CA valid from now for
-// Validity, or for secret.ServiceAccount a bare key pair.
+// Generate returns a new key pair for purpose p with the default Options: RSA-2048, a CA valid
+// for Validity.
 func Generate(p secret.Purpose, now time.Time) (*KeyPair, error) {
-	key, err := rsa.GenerateKey(rand.Reader, rsaKeySize)
+	return GenerateWith(p, now, Options{})
+}
+
+// Options say how new key pairs are generated.
+type Options struct {
+	// Algorithm is the key type; empty means RSA-2048, kubeadm's default.
+	Algorithm bootstrapv1.EncryptionAlgorithmType
+	// CAValidity is how long a new CA is valid; zero means Validity.
+	CAValidity time.Duration
+}
+
+// GenerateWith returns a new key pair for purpose p: a self-signed CA valid from now for
+// opts.CAValidity, or for secret.ServiceAccount a bare key pair, with keys of opts.Algorithm.
+func GenerateWith(p secret.Purpose, now time.Time, opts Options) (*KeyPair, error) {
+	key, err := newKey(opts.Algorithm)
 	if err != nil {
 		return nil, fmt.Errorf("generating the %s key: %w", p, err)
 	}
@@ -99,7 +113,11 @@ func Generate(p secret.Purpose, now time.Time) (*KeyPair, error) {
 	if !ok {
 		return nil, fmt.Errorf("no certificate authority for purpose %q", p)
 	}
-	ca, err := newSelfSignedCA(cn, key, now)
+	validity := opts.CAValidity
+	if validity == 0 {
+		validity = Validity
+	}
+	ca, err := newSelfSignedCA(cn, key, now, validity)
 	if err != nil {
 		return nil, fmt.Errorf("signing the %s certificate: %w", p, err)
 	}
@@ -110,7 +128,24 @@ func Generate(p secret.Purpose, now time.Time) (*KeyPair, error) {
 	return &KeyPair{Purpose: p, Cert: certPEM, Key: keyPEM}, nil
 }
 
-func newSelfSignedCA(commonName string, key crypto.Signer, now time.Time) (*x509.Certificate, error) {
+// newKey generates a private key of the given type, as kubeadm does for encryptionAlgorithm.
+func newKey(algorithm bootstrapv1.EncryptionAlgorithmType) (crypto.Signer, error) {
+	switch algorithm {
+	case "", bootstrapv1.EncryptionAlgorithmRSA2048:
+		return rsa.GenerateKey(rand.Reader, 2048)
+	case bootstrapv1.EncryptionAlgorithmRSA3072:
+		return rsa.GenerateKey(rand.Reader, 3072)
+	case bootstrapv1.EncryptionAlgorithmRSA4096:
+		return rsa.GenerateKey(rand.Reader, 4096)
+	case bootstrapv1.EncryptionAlgorithmECDSAP256:
+		return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	case bootstrapv1.EncryptionAlgorithmECDSAP384:
+		return ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	}
+	return nil, fmt.Errorf("unknown encryption algorithm %q", algorithm)
+}
+
+func newSelfSignedCA(commonName string, key crypto.Signer, now time.Time, validity time.Duration) (*x509.Certificate, error) {
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
 	if err != nil {
 		return nil, err
@@ -120,7 +155,7 @@ func newSelfSignedCA(commonName string, key crypto.Signer, now time.Time) (*x509
 		Subject:               pkix.Name{CommonName: commonName},
 		DNSNames:              []string{commonName},
 		NotBefore:             now.Add(-clockSkew).UTC(),
-		NotAfter:              now.Add(Validity).UTC(),
+		NotAfter:              now.Add(validity).UTC(),
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment | x509.KeyUsageCertSign,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
@@ -154,17 +189,28 @@ func CACertHash(certPEM []byte) (string, error) {
 // Set is the cluster certificates that were read or generated, by purpose.
 type Set map[secret.Purpose]*KeyPair
 
-// Files returns the key pairs as the files kubeadm reads on a control plane node, under dir
-// (the ClusterConfiguration's certificatesDir; empty means DefaultCertificatesDir), in the
-// order of secret.CertificatePurposes.
-func (s Set) Files(dir string) []cloudinit.Certificate {
+// Files returns the key pairs as the files kubeadm reads on a control plane node configured by
+// cc: under its certificatesDir (empty means DefaultCertificatesDir), in the order of
+// secret.CertificatePurposes; with an external etcd, its CA certificate and the API server's
+// client key pair go where clusterConfiguration.etcd.external names them.
+func (s Set) Files(cc bootstrapv1.ClusterConfiguration) []cloudinit.Certificate {
+	dir := cc.CertificatesDir
 	if dir == "" {
 		dir = DefaultCertificatesDir
 	}
+	ext := cc.Etcd.External
 	var out []cloudinit.Certificate
 	for _, p := range secret.CertificatePurposes {
 		kp, ok := s[p]
 		if !ok {
+			continue
+		}
+		if p == secret.EtcdCA && ext.IsDefined() {
+			// Only the certificate: the external cluster's CA key stays with its owner.
+			out = append(out, cloudinit.Certificate{CertPath: ext.CAFile, Cert: kp.Cert})
+			if client, ok := s[secret.APIServerEtcdClient]; ok {
+				out = append(out, cloudinit.Certificate{CertPath: ext.CertFile, KeyPath: ext.KeyFile, Cert: client.Cert, Key: client.Key})
+			}
 			continue
 		}
 		names := nodeFiles[p]

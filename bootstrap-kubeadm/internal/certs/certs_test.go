@@ -18,6 +18,8 @@ package certs
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/hex"
@@ -36,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	"capstan.dev/bootstrap-kubeadm/internal/cloudinit"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/secret"
@@ -110,8 +113,8 @@ func TestSetFiles_AreWhereKubeadmLooksUnderCertificatesDir(t *testing.T) {
 		{CertPath: "/etc/kubernetes/pki/front-proxy-ca.crt", KeyPath: "/etc/kubernetes/pki/front-proxy-ca.key", Cert: []byte("proxy-crt"), Key: []byte("proxy-key")},
 		{CertPath: "/etc/kubernetes/pki/sa.pub", KeyPath: "/etc/kubernetes/pki/sa.key", Cert: []byte("sa-crt"), Key: []byte("sa-key")},
 	}
-	require.Equal(t, want, set.Files(""))
-	require.Equal(t, "/srv/pki/etcd/ca.crt", set.Files("/srv/pki")[1].CertPath)
+	require.Equal(t, want, set.Files(bootstrapv1.ClusterConfiguration{}))
+	require.Equal(t, "/srv/pki/etcd/ca.crt", set.Files(bootstrapv1.ClusterConfiguration{CertificatesDir: "/srv/pki"})[1].CertPath)
 }
 
 func newFakeClient(t *testing.T, objs ...client.Object) client.Client {
@@ -125,7 +128,7 @@ func TestLookupOrGenerate_CreatesTheMissingSecretsAndKeepsTheExistingOnes(t *tes
 	require.NoError(t, err)
 	c := newFakeClient(t, NewSecret(clusterKey, existing, owner))
 
-	set, err := LookupOrGenerate(ctx, c, c, clusterKey, owner, time.Now())
+	set, err := LookupOrGenerate(ctx, c, c, clusterKey, owner, time.Now(), Plan{})
 	require.NoError(t, err)
 	require.Len(t, set, 4)
 	require.Equal(t, existing.Cert, set[secret.ClusterCA].Cert, "the existing CA is reused")
@@ -140,7 +143,7 @@ func TestLookupOrGenerate_CreatesTheMissingSecretsAndKeepsTheExistingOnes(t *tes
 		require.Equal(t, set[p].Key, s.Data["tls.key"])
 	}
 
-	again, err := LookupOrGenerate(ctx, c, c, clusterKey, owner, time.Now())
+	again, err := LookupOrGenerate(ctx, c, c, clusterKey, owner, time.Now(), Plan{})
 	require.NoError(t, err)
 	require.Equal(t, set, again, "a second call generates nothing")
 }
@@ -175,7 +178,7 @@ func TestLookupOrGenerate_LosingTheCreateRaceUsesTheStoredSecret(t *testing.T) {
 		},
 	})
 
-	set, err := LookupOrGenerate(ctx, reader, writer, clusterKey, owner, time.Now())
+	set, err := LookupOrGenerate(ctx, reader, writer, clusterKey, owner, time.Now(), Plan{})
 	require.NoError(t, err)
 	require.Equal(t, winner.Cert, set[secret.ClusterCA].Cert)
 	require.Equal(t, winner.Key, set[secret.ClusterCA].Key)
@@ -201,4 +204,74 @@ func TestLookup_RefusesASecretWithoutItsKey(t *testing.T) {
 	c := newFakeClient(t, NewSecret(clusterKey, kp, owner))
 	_, err = Lookup(context.Background(), c, clusterKey, secret.ClusterCA)
 	require.ErrorContains(t, err, "must hold both tls.crt and tls.key")
+}
+
+// TestGenerateWith_KeysOfTheEncryptionAlgorithmAndCAsOfTheValidity: encryptionAlgorithm and
+// caCertificateValidityPeriodDays decide the keys and the validity of what is generated.
+func TestGenerateWith_KeysOfTheEncryptionAlgorithmAndCAsOfTheValidity(t *testing.T) {
+	now := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
+	tests := []struct {
+		algorithm bootstrapv1.EncryptionAlgorithmType
+		check     func(t *testing.T, key any)
+	}{
+		{bootstrapv1.EncryptionAlgorithmRSA3072, func(t *testing.T, key any) { require.Equal(t, 3072, key.(*rsa.PrivateKey).N.BitLen()) }},
+		{bootstrapv1.EncryptionAlgorithmECDSAP256, func(t *testing.T, key any) { require.Equal(t, elliptic.P256(), key.(*ecdsa.PrivateKey).Curve) }},
+		{bootstrapv1.EncryptionAlgorithmECDSAP384, func(t *testing.T, key any) { require.Equal(t, elliptic.P384(), key.(*ecdsa.PrivateKey).Curve) }},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.algorithm), func(t *testing.T) {
+			plan := PlanFor(bootstrapv1.ClusterConfiguration{EncryptionAlgorithm: tt.algorithm, CACertificateValidityPeriodDays: 7300})
+			kp, err := GenerateWith(secret.ClusterCA, now, plan.Options)
+			require.NoError(t, err)
+			ca, err := cert.ParseCertsPEM(kp.Cert)
+			require.NoError(t, err)
+			require.Equal(t, 7300*24*time.Hour, ca[0].NotAfter.Sub(now))
+			require.NoError(t, ca[0].CheckSignatureFrom(ca[0]))
+			key, err := keyutil.ParsePrivateKeyPEM(kp.Key)
+			require.NoError(t, err)
+			tt.check(t, key)
+
+			sa, err := GenerateWith(secret.ServiceAccount, now, plan.Options)
+			require.NoError(t, err)
+			saKey, err := keyutil.ParsePrivateKeyPEM(sa.Key)
+			require.NoError(t, err)
+			tt.check(t, saKey)
+		})
+	}
+}
+
+// TestLookupOrGenerate_ExternalEtcdGeneratesNoEtcdCAAndNeedsTheUsersSecrets: with an external
+// etcd the etcd CA and the API server's client pair come from the user (the CA without its key)
+// and are never generated; the files go where etcd.external names them.
+func TestLookupOrGenerate_ExternalEtcdGeneratesNoEtcdCAAndNeedsTheUsersSecrets(t *testing.T) {
+	ctx := context.Background()
+	cc := bootstrapv1.ClusterConfiguration{Etcd: bootstrapv1.Etcd{External: bootstrapv1.ExternalEtcd{
+		Endpoints: []string{"https://10.0.0.5:2379"}, CAFile: "/etc/etcd/ca.pem", CertFile: "/etc/etcd/client.pem", KeyFile: "/etc/etcd/client-key.pem",
+	}}}
+	plan := PlanFor(cc)
+	c := newFakeClient(t)
+
+	_, err := LookupOrGenerate(ctx, c, c, clusterKey, owner, time.Now(), plan)
+	var missing *MissingError
+	require.ErrorAs(t, err, &missing)
+	require.Equal(t, []string{"c1-etcd", "c1-apiserver-etcd-client"}, missing.Names)
+	require.True(t, apierrors.IsNotFound(c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "c1-etcd"}, &corev1.Secret{})), "the etcd CA was generated")
+
+	etcdCA := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1-etcd"}, Data: map[string][]byte{"tls.crt": []byte("external-ca")}}
+	clientPair := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1-apiserver-etcd-client"}, Data: map[string][]byte{"tls.crt": []byte("client")}}
+	require.NoError(t, c.Create(ctx, etcdCA))
+	require.NoError(t, c.Create(ctx, clientPair))
+	_, err = LookupAll(ctx, c, clusterKey, plan)
+	require.ErrorContains(t, err, "the Secret ns/c1-apiserver-etcd-client must hold the external etcd client certificate and key of the API servers under tls.crt and tls.key")
+
+	clientPair.Data["tls.key"] = []byte("client-key")
+	require.NoError(t, c.Update(ctx, clientPair))
+	set, err := LookupAll(ctx, c, clusterKey, plan)
+	require.NoError(t, err)
+	files := set.Files(cc)
+	require.Contains(t, files, cloudinit.Certificate{CertPath: "/etc/etcd/ca.pem", Cert: []byte("external-ca")})
+	require.Contains(t, files, cloudinit.Certificate{CertPath: "/etc/etcd/client.pem", KeyPath: "/etc/etcd/client-key.pem", Cert: []byte("client"), Key: []byte("client-key")})
+	for _, f := range files {
+		require.NotContains(t, f.CertPath, "/etc/kubernetes/pki/etcd/", "no stacked etcd CA file with an external etcd")
+	}
 }

@@ -25,8 +25,11 @@ limitations under the License.
 // never ends up with two CAs. Reads go through the reader the caller passes, which must be
 // uncached (the manager's APIReader): providers never cache Secrets.
 //
-// Keys are RSA 2048, kubeadm's default (encryptionAlgorithm RSA-2048), so the certificates
-// kubeadm signs on the node with these CAs match what a plain "kubeadm init" would produce.
+// Keys follow clusterConfiguration.encryptionAlgorithm (RSA-2048, kubeadm's default, when unset)
+// and CAs are valid for caCertificateValidityPeriodDays (3650 when unset), as kubeadm would
+// generate them. With clusterConfiguration.etcd.external the etcd CA (certificate only) and the
+// API server's etcd client pair (<cluster>-apiserver-etcd-client) are the user's: looked up,
+// never generated (Plan).
 // The package decides nothing about when certificates may be generated (only before the control
 // plane is initialized; afterwards a new CA would split the cluster): its callers do.
 package certs

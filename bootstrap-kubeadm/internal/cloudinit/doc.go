@@ -19,7 +19,7 @@ limitations under the License.
 // the kubeadm configuration file and a placeholder under /run/cluster-api, then runs the user's
 // pre-kubeadm commands, "kubeadm init|join --config <file> && echo success >
 // /run/cluster-api/bootstrap-success.complete" (the sentinel the provider contract requires), and
-// the post-kubeadm commands; plus users and ntp.
+// the post-kubeadm commands; plus bootcmd, disk_setup, fs_setup, mounts, users and ntp.
 //
 // It is pure: bytes in, bytes out. Its input is already resolved (Secrets read, certificates
 // loaded, the kubeadm file rendered by package kubeadm), so it imports no API types, reads no
@@ -28,7 +28,8 @@ limitations under the License.
 //
 // Guarantees, checked by golden files, a parse-back test and a fuzz test:
 //   - the output is valid YAML after the "#cloud-config" line and parses back with
-//     sigs.k8s.io/yaml into exactly the files, commands, users and ntp settings of the input;
+//     sigs.k8s.io/yaml into exactly the files, commands, disks, mounts, users and ntp settings of
+//     the input;
 //   - every write_files entry decodes to the bytes its input declared. Content YAML cannot carry
 //     verbatim (not valid UTF-8, such as raw gzip) is base64-wrapped: plain becomes base64 and
 //     gzip becomes gzip+base64, both cloud-init encodings. Content declared base64 or

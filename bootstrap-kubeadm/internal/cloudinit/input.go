@@ -53,6 +53,12 @@ type Input struct {
 	Certificates []Certificate
 	// Files are the user's files, written in this order before the kubeadm file.
 	Files []File
+	// BootCommands run very early in every boot (cloud-init bootcmd), in this order.
+	BootCommands []string
+	// DiskSetup partitions disks and creates file systems; nil leaves the disks alone.
+	DiskSetup *DiskSetup
+	// Mounts are mount points, each the fields of an fstab line (device, mount point, ...).
+	Mounts [][]string
 	// PreKubeadmCommands and PostKubeadmCommands run before and after kubeadm, in order.
 	PreKubeadmCommands  []string
 	PostKubeadmCommands []string
@@ -93,15 +99,45 @@ type Certificate struct {
 	Key []byte
 }
 
-// User is an operating-system user to create.
+// User is an operating-system user to create. Passwd is the hashed password, already read
+// from its Secret when it came from one.
 type User struct {
 	Name              string
+	Gecos             string
 	Groups            string
 	HomeDir           string
+	Inactive          *bool
 	Shell             string
+	Passwd            string
+	PrimaryGroup      string
 	Sudo              string
 	LockPassword      *bool
 	SSHAuthorizedKeys []string
+}
+
+// DiskSetup partitions disks (cloud-init disk_setup) and creates file systems (fs_setup).
+type DiskSetup struct {
+	Partitions  []Partition
+	Filesystems []Filesystem
+}
+
+// Partition is the partition table of one device: Layout true makes one partition spanning it.
+type Partition struct {
+	Device    string
+	Layout    bool
+	Overwrite *bool
+	TableType string
+}
+
+// Filesystem is a file system to create.
+type Filesystem struct {
+	Device     string
+	Filesystem string
+	Label      string
+	Partition  string
+	Overwrite  *bool
+	ReplaceFS  string
+	ExtraOpts  []string
 }
 
 // NTP configures time synchronisation.

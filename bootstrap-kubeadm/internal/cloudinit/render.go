@@ -51,10 +51,14 @@ const (
 // document is the cloud-config document. sigs.k8s.io/yaml sorts its keys, which makes the output
 // deterministic; cloud-init runs its modules in its own order whatever the key order.
 type document struct {
-	WriteFiles []writeFile `json:"write_files,omitempty"`
-	RunCmd     []string    `json:"runcmd,omitempty"`
-	Users      []user      `json:"users,omitempty"`
-	NTP        *ntp        `json:"ntp,omitempty"`
+	BootCmd    []string             `json:"bootcmd,omitempty"`
+	DiskSetup  map[string]diskSetup `json:"disk_setup,omitempty"`
+	FSSetup    []fsSetup            `json:"fs_setup,omitempty"`
+	Mounts     [][]string           `json:"mounts,omitempty"`
+	WriteFiles []writeFile          `json:"write_files,omitempty"`
+	RunCmd     []string             `json:"runcmd,omitempty"`
+	Users      []user               `json:"users,omitempty"`
+	NTP        *ntp                 `json:"ntp,omitempty"`
 }
 
 type writeFile struct {
@@ -68,9 +72,13 @@ type writeFile struct {
 
 type user struct {
 	Name              string   `json:"name"`
+	Gecos             string   `json:"gecos,omitempty"`
 	Groups            string   `json:"groups,omitempty"`
 	HomeDir           string   `json:"homedir,omitempty"`
+	Inactive          *bool    `json:"inactive,omitempty"`
 	Shell             string   `json:"shell,omitempty"`
+	Passwd            string   `json:"passwd,omitempty"`
+	PrimaryGroup      string   `json:"primary_group,omitempty"`
 	Sudo              string   `json:"sudo,omitempty"`
 	LockPassword      *bool    `json:"lock_passwd,omitempty"`
 	SSHAuthorizedKeys []string `json:"ssh_authorized_keys,omitempty"`
@@ -83,8 +91,9 @@ type ntp struct {
 
 // Render returns the cloud-config document for in. It fails on input that would not bootstrap a
 // node: an unknown kind, no kubeadm file, certificates for a worker, a file without a path or
-// whose content does not match its encoding, a user without a name, a negative verbosity, or
-// a path, command or user field YAML cannot carry unchanged (invalid UTF-8, control characters).
+// whose content does not match its encoding, a user without a name, a device partitioned twice,
+// a mount without a mount point, a negative verbosity, or a path, command, user, disk or mount
+// field YAML cannot carry unchanged (invalid UTF-8, control characters).
 func Render(in Input) ([]byte, error) {
 	command, kubeadmPath, err := kubeadmCommand(in.Kind, in.Verbosity)
 	if err != nil {
@@ -124,6 +133,9 @@ func Render(in Input) ([]byte, error) {
 		return nil, err
 	}
 	doc.RunCmd = slices.Concat(in.PreKubeadmCommands, []string{command}, in.PostKubeadmCommands)
+	if err := addDisksAndBoot(&doc, in); err != nil {
+		return nil, err
+	}
 
 	for i, u := range in.Users {
 		out, err := userFor(u)
@@ -216,11 +228,13 @@ func userFor(u User) (user, error) {
 	if u.Name == "" {
 		return user{}, errors.New("no name")
 	}
-	if err := checkTexts("fields", append([]string{u.Name, u.Groups, u.HomeDir, u.Shell, u.Sudo}, u.SSHAuthorizedKeys...)); err != nil {
+	texts := append([]string{u.Name, u.Gecos, u.Groups, u.HomeDir, u.Shell, u.Passwd, u.PrimaryGroup, u.Sudo}, u.SSHAuthorizedKeys...)
+	if err := checkTexts("fields", texts); err != nil {
 		return user{}, fmt.Errorf("%q: %w", u.Name, err)
 	}
 	return user{
-		Name: u.Name, Groups: u.Groups, HomeDir: u.HomeDir, Shell: u.Shell, Sudo: u.Sudo,
+		Name: u.Name, Gecos: u.Gecos, Groups: u.Groups, HomeDir: u.HomeDir, Inactive: u.Inactive, Shell: u.Shell,
+		Passwd: u.Passwd, PrimaryGroup: u.PrimaryGroup, Sudo: u.Sudo,
 		LockPassword: u.LockPassword, SSHAuthorizedKeys: slices.Clone(u.SSHAuthorizedKeys),
 	}, nil
 }

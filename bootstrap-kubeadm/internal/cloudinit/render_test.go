@@ -86,6 +86,31 @@ func ops() User {
 	}
 }
 
+// auditor uses every user field ops does not.
+func auditor() User {
+	return User{
+		Name: "auditor", Gecos: "Audit Team", PrimaryGroup: "audit", Inactive: ptr.To(true),
+		Passwd: "$6$rounds=4096$salt$hashedpasswordfortests", LockPassword: ptr.To(false),
+	}
+}
+
+// etcdDisk partitions and formats a disk for etcd and mounts it, as upstream's examples do.
+func etcdDisk() (*DiskSetup, [][]string) {
+	return &DiskSetup{
+			Partitions: []Partition{
+				{Device: "/dev/sdb", Layout: true, Overwrite: ptr.To(false), TableType: "gpt"},
+				{Device: "/dev/sdc", Layout: false},
+			},
+			Filesystems: []Filesystem{
+				{Device: "/dev/sdb1", Filesystem: "ext4", Label: "etcd_disk", ExtraOpts: []string{"-E", "lazy_itable_init=1,lazy_journal_init=1"}},
+				{Device: "ephemeral0.1", Filesystem: "ext4", Label: "ephemeral0", Partition: "any", Overwrite: ptr.To(true), ReplaceFS: "ntfs"},
+			},
+		}, [][]string{
+			{"LABEL=etcd_disk", "/var/lib/etcddisk"},
+			{"ephemeral0.1", "/mnt/ephemeral", "ext4", "defaults,nofail", "0", "2"},
+		}
+}
+
 const (
 	initKubeadmConfig = "---\napiVersion: kubeadm.k8s.io/v1beta4\nclusterName: c1\nkind: ClusterConfiguration\nkubernetesVersion: v1.37.2\n" +
 		"---\napiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\nnodeRegistration:\n  name: c1-cp-0\n"
@@ -115,6 +140,18 @@ func TestRender_MatchesGoldenFiles(t *testing.T) {
 				NTP:                 &NTP{Servers: []string{"192.0.2.10"}, Enabled: ptr.To(true)},
 				Verbosity:           ptr.To[int32](5),
 			},
+		},
+		{
+			golden: "init-control-plane-disks.yaml",
+			in: func() Input {
+				disks, mounts := etcdDisk()
+				return Input{
+					Kind: Init, KubeadmConfig: []byte(initKubeadmConfig), Certificates: clusterCertificates(),
+					BootCommands: []string{"cloud-init-per once modprobe modprobe br_netfilter", "echo 'boot: $(date)' >> /var/log/boot.log"},
+					DiskSetup:    disks, Mounts: mounts,
+					Users: []User{ops(), auditor()},
+				}
+			}(),
 		},
 		{
 			golden: "join-control-plane.yaml",
@@ -148,6 +185,33 @@ func TestRender_MatchesGoldenFiles(t *testing.T) {
 			require.Equal(t, string(got), string(again), "rendering the same input twice differs")
 		})
 	}
+}
+
+// TestRender_DisksBootCommandsAndUsersParseBack reads the document back strictly: cloud-init's
+// module names and keys, and every value of the input, in the input's order.
+func TestRender_DisksBootCommandsAndUsersParseBack(t *testing.T) {
+	disks, mounts := etcdDisk()
+	out, err := Render(Input{
+		Kind: JoinWorker, KubeadmConfig: []byte(workerKubeadmConfig),
+		BootCommands: []string{"b1", "b2"}, DiskSetup: disks, Mounts: mounts, Users: []User{auditor()},
+	})
+	require.NoError(t, err)
+	doc, err := parse(out)
+	require.NoError(t, err)
+	require.Equal(t, []string{"b1", "b2"}, doc.BootCmd)
+	require.Equal(t, map[string]diskSetup{
+		"/dev/sdb": {TableType: "gpt", Layout: true, Overwrite: ptr.To(false)},
+		"/dev/sdc": {Layout: false},
+	}, doc.DiskSetup)
+	require.Equal(t, []fsSetup{
+		{Label: "etcd_disk", Filesystem: "ext4", Device: "/dev/sdb1", ExtraOpts: []string{"-E", "lazy_itable_init=1,lazy_journal_init=1"}},
+		{Label: "ephemeral0", Filesystem: "ext4", Device: "ephemeral0.1", Partition: "any", Overwrite: ptr.To(true), ReplaceFS: "ntfs"},
+	}, doc.FSSetup)
+	require.Equal(t, mounts, doc.Mounts)
+	require.Equal(t, []user{{
+		Name: "auditor", Gecos: "Audit Team", PrimaryGroup: "audit", Inactive: ptr.To(true),
+		Passwd: "$6$rounds=4096$salt$hashedpasswordfortests", LockPassword: ptr.To(false),
+	}}, doc.Users)
 }
 
 // TestRender_WriteFilesDecodeToTheInputBytes reads the document back and decodes each write_files
@@ -303,6 +367,33 @@ func TestRender_RejectsInputThatWouldNotBootstrap(t *testing.T) {
 			wantErr: `unknown encoding "zstd": want none, "base64", "gzip" or "gzip+base64"`,
 		},
 		{name: "UserWithoutName", mutate: func(in *Input) { in.Users = []User{{Shell: "/bin/sh"}} }, wantErr: "user 0: no name"},
+		{
+			name:    "UserPasswordNotText",
+			mutate:  func(in *Input) { in.Users = []User{{Name: "a", Passwd: "$6$\x00"}} },
+			wantErr: `user 0: "a": fields: "$6$\x00" is not valid UTF-8 text or holds control characters`,
+		},
+		{
+			name: "DevicePartitionedTwice",
+			mutate: func(in *Input) {
+				in.DiskSetup = &DiskSetup{Partitions: []Partition{{Device: "/dev/sdb", Layout: true}, {Device: "/dev/sdb", TableType: "gpt"}}}
+			},
+			wantErr: `diskSetup.partitions[1]: device "/dev/sdb" is partitioned twice: cloud-init takes one partition table per device; merge the entries`,
+		},
+		{
+			name:    "FilesystemWithoutType",
+			mutate:  func(in *Input) { in.DiskSetup = &DiskSetup{Filesystems: []Filesystem{{Device: "/dev/sdb1"}}} },
+			wantErr: "diskSetup.filesystems[0] needs a device and a filesystem type",
+		},
+		{
+			name:    "MountWithoutMountPoint",
+			mutate:  func(in *Input) { in.Mounts = [][]string{{"/dev/sdb1"}} },
+			wantErr: `mounts[0] is ["/dev/sdb1"]: a mount needs at least a device and a mount point`,
+		},
+		{
+			name:    "BootCommandNotText",
+			mutate:  func(in *Input) { in.BootCommands = []string{"echo \x1b"} },
+			wantErr: `bootCommands: "echo \x1b" is not valid UTF-8 text or holds control characters`,
+		},
 		{name: "NegativeVerbosity", mutate: func(in *Input) { in.Verbosity = ptr.To[int32](-1) }, wantErr: "verbosity -1 is negative"},
 		{
 			name:    "CommandNotUTF8",

@@ -64,33 +64,80 @@ const (
 // is missing; the controller should wait for it rather than render a file that would fail on the node.
 var ErrIncomplete = errors.New("incomplete kubeadm configuration")
 
-// NewClusterConfiguration returns the ClusterConfiguration for spec in cluster c.
+// NewClusterConfiguration returns the ClusterConfiguration for spec in cluster c. A
+// controlPlaneEndpoint set in spec wins over the Cluster's, as upstream.
 func NewClusterConfiguration(spec bootstrapv1.ClusterConfiguration, c Cluster) ClusterConfiguration {
+	endpoint := spec.ControlPlaneEndpoint
+	if endpoint == "" {
+		endpoint = c.ControlPlaneEndpoint
+	}
 	return ClusterConfiguration{
 		TypeMeta: metav1.TypeMeta{APIVersion: APIVersion, Kind: ClusterConfigurationKind},
-		Etcd: Etcd{Local: LocalEtcd{
-			DataDir:   spec.Etcd.Local.DataDir,
-			ExtraArgs: args(spec.Etcd.Local.ExtraArgs),
-		}},
+		Etcd:     etcd(spec.Etcd),
 		Networking: Networking{
 			ServiceSubnet: strings.Join(c.ServiceSubnets, ","),
 			PodSubnet:     strings.Join(c.PodSubnets, ","),
 			DNSDomain:     c.ServiceDomain,
 		},
 		KubernetesVersion:    c.KubernetesVersion,
-		ControlPlaneEndpoint: c.ControlPlaneEndpoint,
+		ControlPlaneEndpoint: endpoint,
 		APIServer: APIServer{
-			ControlPlaneComponent: ControlPlaneComponent{ExtraArgs: args(spec.APIServer.ExtraArgs)},
+			ControlPlaneComponent: component(spec.APIServer.ExtraArgs, spec.APIServer.ExtraVolumes, spec.APIServer.ExtraEnvs),
 			CertSANs:              slices.Clone(spec.APIServer.CertSANs),
 		},
-		ControllerManager: ControlPlaneComponent{ExtraArgs: args(spec.ControllerManager.ExtraArgs)},
-		Scheduler:         ControlPlaneComponent{ExtraArgs: args(spec.Scheduler.ExtraArgs)},
-		DNS:               DNS{ImageRepository: spec.DNS.ImageRepository, ImageTag: spec.DNS.ImageTag},
-		CertificatesDir:   spec.CertificatesDir,
-		ImageRepository:   spec.ImageRepository,
-		FeatureGates:      maps.Clone(spec.FeatureGates),
-		ClusterName:       c.Name,
+		ControllerManager:           component(spec.ControllerManager.ExtraArgs, spec.ControllerManager.ExtraVolumes, spec.ControllerManager.ExtraEnvs),
+		Scheduler:                   component(spec.Scheduler.ExtraArgs, spec.Scheduler.ExtraVolumes, spec.Scheduler.ExtraEnvs),
+		DNS:                         DNS{ImageRepository: spec.DNS.ImageRepository, ImageTag: spec.DNS.ImageTag},
+		CertificatesDir:             spec.CertificatesDir,
+		ImageRepository:             spec.ImageRepository,
+		FeatureGates:                maps.Clone(spec.FeatureGates),
+		ClusterName:                 c.Name,
+		CertificateValidityPeriod:   days(spec.CertificateValidityPeriodDays),
+		CACertificateValidityPeriod: days(spec.CACertificateValidityPeriodDays),
+		EncryptionAlgorithm:         string(spec.EncryptionAlgorithm),
 	}
+}
+
+// etcd returns the local member's settings, or the external cluster when one is set (the API
+// forbids both).
+func etcd(spec bootstrapv1.Etcd) Etcd {
+	if ext := spec.External; ext.IsDefined() {
+		return Etcd{External: &ExternalEtcd{
+			Endpoints: slices.Clone(ext.Endpoints), CAFile: ext.CAFile, CertFile: ext.CertFile, KeyFile: ext.KeyFile,
+		}}
+	}
+	l := spec.Local
+	return Etcd{Local: LocalEtcd{
+		ImageRepository: l.ImageRepository,
+		ImageTag:        l.ImageTag,
+		DataDir:         l.DataDir,
+		ExtraArgs:       args(l.ExtraArgs),
+		ExtraEnvs:       envVars(l.ExtraEnvs),
+		ServerCertSANs:  slices.Clone(l.ServerCertSANs),
+		PeerCertSANs:    slices.Clone(l.PeerCertSANs),
+	}}
+}
+
+func component(extraArgs []bootstrapv1.Arg, volumes []bootstrapv1.HostPathMount, envs *[]bootstrapv1.EnvVar) ControlPlaneComponent {
+	out := ControlPlaneComponent{ExtraArgs: args(extraArgs), ExtraEnvs: envVars(envs)}
+	for _, v := range volumes {
+		out.ExtraVolumes = append(out.ExtraVolumes, HostPathMount{
+			Name: v.Name, HostPath: v.HostPath, MountPath: v.MountPath,
+			ReadOnly: v.ReadOnly != nil && *v.ReadOnly, PathType: v.PathType,
+		})
+	}
+	return out
+}
+
+func envVars(in *[]bootstrapv1.EnvVar) []EnvVar {
+	if in == nil {
+		return nil
+	}
+	out := make([]EnvVar, 0, len(*in))
+	for _, e := range *in {
+		out = append(out, EnvVar{EnvVar: *e.EnvVar.DeepCopy()})
+	}
+	return out
 }
 
 // NewInitConfiguration returns the InitConfiguration for spec.
@@ -126,6 +173,7 @@ func NewJoinConfiguration(spec bootstrapv1.JoinConfiguration, c Cluster, role Ro
 	join := JoinConfiguration{
 		TypeMeta:         metav1.TypeMeta{APIVersion: APIVersion, Kind: JoinConfigurationKind},
 		NodeRegistration: nodeRegistration(spec.NodeRegistration),
+		CACertPath:       spec.CACertPath,
 		SkipPhases:       slices.Clone(spec.SkipPhases),
 		Patches:          Patches(spec.Patches),
 		Timeouts:         timeouts(spec.Timeouts),
@@ -146,7 +194,22 @@ func NewJoinConfiguration(spec bootstrapv1.JoinConfiguration, c Cluster, role Ro
 		return JoinConfiguration{}, fmt.Errorf("unknown join role %q: want %q or %q", role, ControlPlane, Worker)
 	}
 
-	bt := spec.Discovery.BootstrapToken
+	discovery, err := newDiscovery(spec.Discovery, c)
+	if err != nil {
+		return JoinConfiguration{}, err
+	}
+	join.Discovery = discovery
+	return join, nil
+}
+
+// newDiscovery returns the discovery of a joining node: the kubeconfig file when spec names one
+// (respected as is, as upstream), else the bootstrap token, whose endpoint defaults to the
+// Cluster's control plane endpoint.
+func newDiscovery(spec bootstrapv1.Discovery, c Cluster) (Discovery, error) {
+	if spec.File.KubeConfigPath != "" {
+		return Discovery{File: &FileDiscovery{KubeConfigPath: spec.File.KubeConfigPath}, TLSBootstrapToken: spec.TLSBootstrapToken}, nil
+	}
+	bt := spec.BootstrapToken
 	discovery := &BootstrapTokenDiscovery{
 		Token:                    bt.Token,
 		APIServerEndpoint:        bt.APIServerEndpoint,
@@ -167,10 +230,9 @@ func NewJoinConfiguration(spec bootstrapv1.JoinConfiguration, c Cluster, role Ro
 		missing = append(missing, "discovery.bootstrapToken.caCertHashes (or unsafeSkipCAVerification: true)")
 	}
 	if len(missing) > 0 {
-		return JoinConfiguration{}, fmt.Errorf("%w: kubeadm join needs %s", ErrIncomplete, strings.Join(missing, ", "))
+		return Discovery{}, fmt.Errorf("%w: kubeadm join needs %s", ErrIncomplete, strings.Join(missing, ", "))
 	}
-	join.Discovery.BootstrapToken = discovery
-	return join, nil
+	return Discovery{BootstrapToken: discovery, TLSBootstrapToken: spec.TLSBootstrapToken}, nil
 }
 
 func args(in []bootstrapv1.Arg) []Arg {
@@ -191,6 +253,7 @@ func nodeRegistration(in bootstrapv1.NodeRegistrationOptions) NodeRegistrationOp
 		KubeletExtraArgs:      args(in.KubeletExtraArgs),
 		IgnorePreflightErrors: slices.Clone(in.IgnorePreflightErrors),
 		ImagePullPolicy:       in.ImagePullPolicy,
+		ImagePullSerial:       in.ImagePullSerial,
 	}
 	if in.Taints != nil {
 		// Keep an empty list empty rather than nil: for kubeadm it means "no taints at all".
@@ -232,6 +295,14 @@ func seconds(s *int32) *metav1.Duration {
 		return nil
 	}
 	return &metav1.Duration{Duration: time.Duration(*s) * time.Second}
+}
+
+// days returns a duration of d days, nil for 0 (unset).
+func days(d int32) *metav1.Duration {
+	if d == 0 {
+		return nil
+	}
+	return &metav1.Duration{Duration: time.Duration(d) * 24 * time.Hour}
 }
 
 func ptrValue(s *string) string {

@@ -32,6 +32,12 @@ func Init(spec bootstrapv1.KubeadmConfigSpec, c Cluster) ([]byte, error) {
 		// kubeadm would otherwise resolve "stable" over the network, which these nodes cannot reach.
 		return nil, fmt.Errorf("%w: kubeadm init needs the Kubernetes version (the Machine's spec.version)", ErrIncomplete)
 	}
+	for i, t := range spec.InitConfiguration.BootstrapTokens {
+		if !t.Expires.IsZero() {
+			// The API refuses it; an object stored before that rule must not reach the node.
+			return nil, fmt.Errorf("initConfiguration.bootstrapTokens[%d].expires: kubeadm refuses expires in its configuration file; use ttlSeconds", i)
+		}
+	}
 	return Marshal(NewClusterConfiguration(spec.ClusterConfiguration, c), NewInitConfiguration(spec.InitConfiguration))
 }
 

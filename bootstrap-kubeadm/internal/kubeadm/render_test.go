@@ -23,10 +23,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
@@ -55,17 +57,40 @@ func controlPlaneSpec() bootstrapv1.KubeadmConfigSpec {
 	return bootstrapv1.KubeadmConfigSpec{
 		ClusterConfiguration: bootstrapv1.ClusterConfiguration{
 			Etcd: bootstrapv1.Etcd{Local: bootstrapv1.LocalEtcd{
-				DataDir:   "/var/lib/etcd",
-				ExtraArgs: []bootstrapv1.Arg{arg("quota-backend-bytes", "8589934592")},
+				ImageRepository: "registry.example/etcd-mirror",
+				ImageTag:        "3.7.0-0",
+				DataDir:         "/var/lib/etcd",
+				ExtraArgs:       []bootstrapv1.Arg{arg("quota-backend-bytes", "8589934592")},
+				ExtraEnvs:       &[]bootstrapv1.EnvVar{env("GOMAXPROCS", "2")},
+				ServerCertSANs:  []string{"etcd.example"},
+				PeerCertSANs:    []string{"10.0.0.2"},
 			}},
 			APIServer: bootstrapv1.APIServer{
-				ExtraArgs: []bootstrapv1.Arg{arg("v", "2"), arg("profiling", "")},
-				CertSANs:  []string{"localhost", "127.0.0.1", "0.0.0.0"},
+				ExtraArgs: []bootstrapv1.Arg{arg("v", "2"), arg("profiling", ""), arg("audit-policy-file", "/etc/kubernetes/audit-policy.yaml")},
+				ExtraVolumes: []bootstrapv1.HostPathMount{{
+					Name: "audit-policy", HostPath: "/etc/kubernetes/audit-policy.yaml", MountPath: "/etc/kubernetes/audit-policy.yaml",
+					ReadOnly: ptr.To(true), PathType: corev1.HostPathFile,
+				}},
+				ExtraEnvs: &[]bootstrapv1.EnvVar{env("HTTPS_PROXY", ""), {EnvVar: corev1.EnvVar{Name: "NODE_IP", ValueFrom: &corev1.EnvVarSource{
+					FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.hostIP"},
+				}}}},
+				CertSANs: []string{"localhost", "127.0.0.1", "0.0.0.0"},
 			},
-			ControllerManager: bootstrapv1.ControllerManager{ExtraArgs: []bootstrapv1.Arg{arg("bind-address", "0.0.0.0")}},
-			Scheduler:         bootstrapv1.Scheduler{ExtraArgs: []bootstrapv1.Arg{arg("bind-address", "0.0.0.0")}},
-			DNS:               bootstrapv1.DNS{ImageTag: "v1.14.6"},
-			CertificatesDir:   "/etc/kubernetes/pki",
+			ControllerManager: bootstrapv1.ControllerManager{
+				ExtraArgs:    []bootstrapv1.Arg{arg("bind-address", "0.0.0.0")},
+				ExtraVolumes: []bootstrapv1.HostPathMount{{Name: "flex", HostPath: "/opt/flex", MountPath: "/opt/flex", PathType: corev1.HostPathDirectoryOrCreate}},
+				ExtraEnvs:    &[]bootstrapv1.EnvVar{env("GODEBUG", "x509sha1=0")},
+			},
+			Scheduler: bootstrapv1.Scheduler{
+				ExtraArgs:    []bootstrapv1.Arg{arg("bind-address", "0.0.0.0")},
+				ExtraVolumes: []bootstrapv1.HostPathMount{{Name: "scheduler-config", HostPath: "/etc/kubernetes/scheduler", MountPath: "/etc/kubernetes/scheduler", ReadOnly: ptr.To(false)}},
+				ExtraEnvs:    &[]bootstrapv1.EnvVar{env("GOGC", "50")},
+			},
+			DNS:                             bootstrapv1.DNS{ImageRepository: "registry.example/coredns-mirror", ImageTag: "v1.14.6"},
+			CertificatesDir:                 "/etc/kubernetes/pki",
+			CertificateValidityPeriodDays:   180,
+			CACertificateValidityPeriodDays: 7300,
+			EncryptionAlgorithm:             bootstrapv1.EncryptionAlgorithmECDSAP256,
 			// kubeadm v1.37 knows a single feature gate; WaitForAllControlPlaneComponents and
 			// ControlPlaneKubeletLocalMode went GA and were removed, so kubeadm rejects them.
 			FeatureGates: map[string]bool{"RootlessControlPlane": false},
@@ -74,6 +99,8 @@ func controlPlaneSpec() bootstrapv1.KubeadmConfigSpec {
 			BootstrapTokens: []bootstrapv1.BootstrapToken{{
 				Token: "abcdef.0123456789abcdef", Description: "first workers", TTLSeconds: ptr.To[int32](900),
 				Usages: []string{"signing", "authentication"},
+			}, {
+				Token: "ghijkl.0123456789abcdef", Groups: []string{"system:bootstrappers:kubeadm:default-node-token"},
 			}},
 			NodeRegistration: bootstrapv1.NodeRegistrationOptions{
 				Name:                  "c1-cp-0",
@@ -81,6 +108,7 @@ func controlPlaneSpec() bootstrapv1.KubeadmConfigSpec {
 				KubeletExtraArgs:      []bootstrapv1.Arg{arg("node-labels", "tier=cp")},
 				IgnorePreflightErrors: []string{"Swap"},
 				ImagePullPolicy:       corev1.PullNever,
+				ImagePullSerial:       ptr.To(false),
 			},
 			LocalAPIEndpoint: bootstrapv1.APIEndpoint{AdvertiseAddress: "10.0.0.2", BindPort: 6443},
 			SkipPhases:       []string{"addon/kube-proxy"},
@@ -91,12 +119,14 @@ func controlPlaneSpec() bootstrapv1.KubeadmConfigSpec {
 			NodeRegistration: bootstrapv1.NodeRegistrationOptions{
 				Name:            "c1-cp-1",
 				ImagePullPolicy: corev1.PullNever,
+				ImagePullSerial: ptr.To(true),
 				Taints:          &[]corev1.Taint{},
 			},
+			CACertPath: "/etc/kubernetes/pki/ca.crt",
 			Discovery: bootstrapv1.Discovery{BootstrapToken: bootstrapv1.BootstrapTokenDiscovery{
 				Token:        "abcdef.0123456789abcdef",
 				CACertHashes: []string{"sha256:9a0b3c7e6f1d2a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b"},
-			}},
+			}, TLSBootstrapToken: "mnopqr.0123456789abcdef"},
 			ControlPlane: &bootstrapv1.JoinControlPlane{LocalAPIEndpoint: bootstrapv1.APIEndpoint{BindPort: 6443}},
 			Timeouts: bootstrapv1.Timeouts{
 				ControlPlaneComponentHealthCheckSeconds: ptr.To[int32](600), KubernetesAPICallSeconds: ptr.To[int32](30),
@@ -122,6 +152,34 @@ func workerSpec() bootstrapv1.KubeadmConfigSpec {
 	}
 }
 
+func env(name, value string) bootstrapv1.EnvVar {
+	return bootstrapv1.EnvVar{EnvVar: corev1.EnvVar{Name: name, Value: value}}
+}
+
+// externalEtcdSpec is a control plane spec whose API servers use an external etcd cluster.
+func externalEtcdSpec() bootstrapv1.KubeadmConfigSpec {
+	spec := controlPlaneSpec()
+	spec.ClusterConfiguration.Etcd = bootstrapv1.Etcd{External: bootstrapv1.ExternalEtcd{
+		Endpoints: []string{"https://10.0.0.5:2379", "https://10.0.0.6:2379"},
+		CAFile:    "/etc/kubernetes/pki/etcd/ca.crt",
+		CertFile:  "/etc/kubernetes/pki/apiserver-etcd-client.crt",
+		KeyFile:   "/etc/kubernetes/pki/apiserver-etcd-client.key",
+	}}
+	spec.ClusterConfiguration.ControlPlaneEndpoint = "cp.example:6443"
+	return spec
+}
+
+// fileDiscoverySpec is a worker that discovers the cluster from a kubeconfig, with a token for
+// its TLS bootstrap.
+func fileDiscoverySpec() bootstrapv1.KubeadmConfigSpec {
+	spec := workerSpec()
+	spec.JoinConfiguration.Discovery = bootstrapv1.Discovery{
+		File:              bootstrapv1.FileDiscovery{KubeConfigPath: "https://10.0.0.10:8443/cluster-info.kubeconfig"},
+		TLSBootstrapToken: "abcdef.0123456789abcdef",
+	}
+	return spec
+}
+
 // TestRender_MatchesGoldenFiles pins the exact documents for the three kinds of node. Run with
 // -update to rewrite testdata/ after an intended change, then review the diff.
 func TestRender_MatchesGoldenFiles(t *testing.T) {
@@ -132,6 +190,8 @@ func TestRender_MatchesGoldenFiles(t *testing.T) {
 		{golden: "init.yaml", render: func() ([]byte, error) { return Init(controlPlaneSpec(), cluster) }},
 		{golden: "join-control-plane.yaml", render: func() ([]byte, error) { return Join(controlPlaneSpec(), cluster, ControlPlane) }},
 		{golden: "join-worker.yaml", render: func() ([]byte, error) { return Join(workerSpec(), cluster, Worker) }},
+		{golden: "init-external-etcd.yaml", render: func() ([]byte, error) { return Init(externalEtcdSpec(), cluster) }},
+		{golden: "join-worker-file-discovery.yaml", render: func() ([]byte, error) { return Join(fileDiscoverySpec(), cluster, Worker) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -148,12 +208,25 @@ func TestRender_MatchesGoldenFiles(t *testing.T) {
 func TestRender_GoldenFilesPassKubeadmConfigValidate(t *testing.T) {
 	kubeadm, err := k8sbin.Path("kubeadm")
 	require.NoError(t, err)
-	for _, golden := range []string{"init.yaml", "join-control-plane.yaml", "join-worker.yaml"} {
-		t.Run(golden, func(t *testing.T) {
-			out, err := exec.CommandContext(t.Context(), kubeadm, "config", "validate", "--config", filepath.Join("testdata", golden)).CombinedOutput()
+	goldens, err := filepath.Glob(filepath.Join("testdata", "*.yaml"))
+	require.NoError(t, err)
+	require.Len(t, goldens, 5, "every golden file is validated")
+	for _, golden := range goldens {
+		t.Run(filepath.Base(golden), func(t *testing.T) {
+			out, err := exec.CommandContext(t.Context(), kubeadm, "config", "validate", "--config", golden).CombinedOutput()
 			require.NoErrorf(t, err, "kubeadm config validate:\n%s", out)
 		})
 	}
+}
+
+// TestInit_RefusesATokenWithExpires: kubeadm v1.37 defaults ttl and then refuses ttl and expires
+// together, so a configuration with expires can never pass; found with kubeadm config validate.
+func TestInit_RefusesATokenWithExpires(t *testing.T) {
+	spec := controlPlaneSpec()
+	spec.InitConfiguration.BootstrapTokens[1].Expires = metav1.NewTime(time.Date(2036, 3, 9, 9, 0, 0, 0, time.UTC))
+	_, err := Init(spec, cluster)
+	require.ErrorContains(t, err, "initConfiguration.bootstrapTokens[1].expires: kubeadm refuses expires in its configuration file; use ttlSeconds")
+	require.False(t, errors.Is(err, ErrIncomplete), "waiting cannot fix the spec")
 }
 
 func TestInit_RequiresKubernetesVersionSoKubeadmNeverLooksItUp(t *testing.T) {
@@ -341,4 +414,44 @@ func assertGolden(t *testing.T, path string, got []byte) {
 	want, err := os.ReadFile(path)
 	require.NoError(t, err, "run the test with -update to create the golden file")
 	require.Empty(t, cmp.Diff(string(want), string(got)), "%s differs (-golden +got); run with -update after an intended change", path)
+}
+
+func TestNewClusterConfiguration_ControlPlaneEndpointOfTheSpecWinsOverTheClusters(t *testing.T) {
+	got := NewClusterConfiguration(bootstrapv1.ClusterConfiguration{}, cluster)
+	require.Equal(t, "10.0.0.10:6443", got.ControlPlaneEndpoint)
+
+	got = NewClusterConfiguration(bootstrapv1.ClusterConfiguration{ControlPlaneEndpoint: "cp.example:6443"}, cluster)
+	require.Equal(t, "cp.example:6443", got.ControlPlaneEndpoint)
+}
+
+func TestNewClusterConfiguration_ExternalEtcdReplacesTheLocalMember(t *testing.T) {
+	spec := externalEtcdSpec().ClusterConfiguration
+	spec.Etcd.Local = bootstrapv1.LocalEtcd{DataDir: "/ignored"} // the API refuses both; the renderer must not write both
+	got := NewClusterConfiguration(spec, cluster)
+	require.Equal(t, Etcd{External: &ExternalEtcd{
+		Endpoints: []string{"https://10.0.0.5:2379", "https://10.0.0.6:2379"},
+		CAFile:    "/etc/kubernetes/pki/etcd/ca.crt",
+		CertFile:  "/etc/kubernetes/pki/apiserver-etcd-client.crt",
+		KeyFile:   "/etc/kubernetes/pki/apiserver-etcd-client.key",
+	}}, got.Etcd)
+}
+
+// TestNewJoinConfiguration_FileDiscoveryNeedsNoBootstrapToken: with discovery.file the node
+// neither needs a token nor CA hashes, and the Cluster's endpoint is not used, as upstream.
+func TestNewJoinConfiguration_FileDiscoveryNeedsNoBootstrapToken(t *testing.T) {
+	got, err := NewJoinConfiguration(fileDiscoverySpec().JoinConfiguration, Cluster{}, Worker)
+	require.NoError(t, err)
+	require.Equal(t, Discovery{
+		File:              &FileDiscovery{KubeConfigPath: "https://10.0.0.10:8443/cluster-info.kubeconfig"},
+		TLSBootstrapToken: "abcdef.0123456789abcdef",
+	}, got.Discovery)
+}
+
+func TestNewClusterConfiguration_SharesNothingWithTheSpec(t *testing.T) {
+	spec := controlPlaneSpec()
+	got := NewClusterConfiguration(spec.ClusterConfiguration, cluster)
+	got.APIServer.ExtraEnvs[0].Name = "CHANGED"
+	got.APIServer.ExtraVolumes[0].Name = "changed"
+	got.Etcd.Local.ServerCertSANs[0] = "changed"
+	require.Empty(t, cmp.Diff(controlPlaneSpec(), spec), "the spec was modified through the rendered configuration")
 }

@@ -51,17 +51,36 @@ type ClusterConfiguration struct {
 	ImageRepository      string                `json:"imageRepository,omitempty"`
 	FeatureGates         map[string]bool       `json:"featureGates,omitempty"`
 	ClusterName          string                `json:"clusterName,omitempty"`
+
+	CertificateValidityPeriod   *metav1.Duration `json:"certificateValidityPeriod,omitempty"`
+	CACertificateValidityPeriod *metav1.Duration `json:"caCertificateValidityPeriod,omitempty"`
+	EncryptionAlgorithm         string           `json:"encryptionAlgorithm,omitempty"`
 }
 
-// Etcd configures etcd; only the local (stacked) member is supported.
+// Etcd configures etcd: the local (stacked) member or an external cluster.
 type Etcd struct {
-	Local LocalEtcd `json:"local,omitzero"`
+	Local    LocalEtcd     `json:"local,omitzero"`
+	External *ExternalEtcd `json:"external,omitempty"`
 }
 
-// LocalEtcd configures the etcd static Pod on a control plane node.
+// LocalEtcd configures the etcd static Pod on a control plane node. The image fields are
+// kubeadm's inlined ImageMeta.
 type LocalEtcd struct {
-	DataDir   string `json:"dataDir,omitempty"`
-	ExtraArgs []Arg  `json:"extraArgs,omitempty"`
+	ImageRepository string   `json:"imageRepository,omitempty"`
+	ImageTag        string   `json:"imageTag,omitempty"`
+	DataDir         string   `json:"dataDir,omitempty"`
+	ExtraArgs       []Arg    `json:"extraArgs,omitempty"`
+	ExtraEnvs       []EnvVar `json:"extraEnvs,omitempty"`
+	ServerCertSANs  []string `json:"serverCertSANs,omitempty"`
+	PeerCertSANs    []string `json:"peerCertSANs,omitempty"`
+}
+
+// ExternalEtcd is an etcd cluster the API servers connect to; kubeadm runs no member.
+type ExternalEtcd struct {
+	Endpoints []string `json:"endpoints"`
+	CAFile    string   `json:"caFile"`
+	CertFile  string   `json:"certFile"`
+	KeyFile   string   `json:"keyFile"`
 }
 
 // Networking holds the cluster's networks. Dual-stack ranges are comma-separated.
@@ -73,7 +92,23 @@ type Networking struct {
 
 // ControlPlaneComponent holds the settings of a control plane component.
 type ControlPlaneComponent struct {
-	ExtraArgs []Arg `json:"extraArgs,omitempty"`
+	ExtraArgs    []Arg           `json:"extraArgs,omitempty"`
+	ExtraVolumes []HostPathMount `json:"extraVolumes,omitempty"`
+	ExtraEnvs    []EnvVar        `json:"extraEnvs,omitempty"`
+}
+
+// HostPathMount is a host path mounted into a control plane static Pod.
+type HostPathMount struct {
+	Name      string              `json:"name"`
+	HostPath  string              `json:"hostPath"`
+	MountPath string              `json:"mountPath"`
+	ReadOnly  bool                `json:"readOnly,omitempty"`
+	PathType  corev1.HostPathType `json:"pathType,omitempty"`
+}
+
+// EnvVar is an environment variable of a control plane container; kubeadm inlines corev1.EnvVar.
+type EnvVar struct {
+	corev1.EnvVar `json:",inline"`
 }
 
 // APIServer holds the settings of the kube-apiserver.
@@ -126,6 +161,7 @@ type NodeRegistrationOptions struct {
 	KubeletExtraArgs      []Arg             `json:"kubeletExtraArgs,omitempty"`
 	IgnorePreflightErrors []string          `json:"ignorePreflightErrors,omitempty"`
 	ImagePullPolicy       corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+	ImagePullSerial       *bool             `json:"imagePullSerial,omitempty"`
 }
 
 // APIEndpoint is the address and port of one API server instance.
@@ -154,6 +190,7 @@ type JoinConfiguration struct {
 	metav1.TypeMeta `json:",inline"`
 
 	NodeRegistration NodeRegistrationOptions `json:"nodeRegistration,omitzero"`
+	CACertPath       string                  `json:"caCertPath,omitempty"`
 	Discovery        Discovery               `json:"discovery"`
 	ControlPlane     *JoinControlPlane       `json:"controlPlane,omitempty"`
 	SkipPhases       []string                `json:"skipPhases,omitempty"`
@@ -161,9 +198,17 @@ type JoinConfiguration struct {
 	Timeouts         Timeouts                `json:"timeouts,omitzero"`
 }
 
-// Discovery says how a joining node finds and trusts the API server.
+// Discovery says how a joining node finds and trusts the API server: with a bootstrap token or
+// from a kubeconfig file.
 type Discovery struct {
-	BootstrapToken *BootstrapTokenDiscovery `json:"bootstrapToken,omitempty"`
+	BootstrapToken    *BootstrapTokenDiscovery `json:"bootstrapToken,omitempty"`
+	File              *FileDiscovery           `json:"file,omitempty"`
+	TLSBootstrapToken string                   `json:"tlsBootstrapToken,omitempty"`
+}
+
+// FileDiscovery names the kubeconfig file (path or URL) holding the cluster information.
+type FileDiscovery struct {
+	KubeConfigPath string `json:"kubeConfigPath"`
 }
 
 // BootstrapTokenDiscovery configures discovery with a bootstrap token.

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,10 +56,12 @@ type WriteFile struct {
 // SourceLine implements Action.
 func (w *WriteFile) SourceLine() int { return w.Line }
 
-// RunCommand runs Args without a shell. The string form of a runcmd entry becomes
+// RunCommand runs Args without a shell. The string form of a runcmd or bootcmd entry becomes
 // ["/bin/sh", "-c", <string>], as cloud-init runs it.
 type RunCommand struct {
 	Args []string
+	// Boot marks a bootcmd entry: it runs before the files are written, as in cloud-init.
+	Boot bool
 	// Line is the line of the entry in the document.
 	Line int
 }
@@ -68,15 +71,18 @@ func (r *RunCommand) SourceLine() int { return r.Line }
 
 // Ignored is a key the parser skipped.
 type Ignored struct {
-	// Key is the module name ("users") or the path of an entry key ("write_files[2].defer").
+	// Key is the module name ("ntp") or the path of an entry key ("write_files[2].defer").
 	Key string
 	// Line is where the key is.
 	Line int
+	// Reason says why, when the module means something the provider chose not to do.
+	Reason string
 }
 
 // Result is a parsed document.
 type Result struct {
-	// Actions are the file writes, then the commands.
+	// Actions are in cloud-init's order: the bootcmd commands, the file writes (write_files,
+	// then the users' sudo rules), the users' commands, then the runcmd commands.
 	Actions []Action
 	// Ignored are the keys that have no effect in a container, in document order.
 	Ignored []Ignored
@@ -115,7 +121,7 @@ func Parse(data []byte) (*Result, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, errorAt(root, "the document must be a mapping of cloud-init modules, found %s", kindName(root))
 	}
-	var files, commands []Action
+	var boot, files, userFiles, users, commands []Action
 	seen := map[string]int{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, value := root.Content[i], root.Content[i+1]
@@ -132,16 +138,31 @@ func Parse(data []byte) (*Result, error) {
 			files = append(files, f...)
 			res.Ignored = append(res.Ignored, ignored...)
 		case "runcmd":
-			c, err := parseRunCmd(value)
+			c, err := parseCommands(value, "runcmd", false)
 			if err != nil {
 				return nil, err
 			}
 			commands = append(commands, c...)
+		case "bootcmd":
+			c, err := parseCommands(value, "bootcmd", true)
+			if err != nil {
+				return nil, err
+			}
+			boot = append(boot, c...)
+		case "users":
+			c, f, ignored, err := parseUsers(value)
+			if err != nil {
+				return nil, err
+			}
+			users, userFiles = append(users, c...), append(userFiles, f...)
+			res.Ignored = append(res.Ignored, ignored...)
+		case "disk_setup", "fs_setup", "mounts":
+			res.Ignored = append(res.Ignored, Ignored{Key: key.Value, Line: key.Line, Reason: whyDisksAreSkipped})
 		default:
 			res.Ignored = append(res.Ignored, Ignored{Key: key.Value, Line: key.Line})
 		}
 	}
-	res.Actions = append(files, commands...)
+	res.Actions = slices.Concat(boot, files, userFiles, users, commands)
 	return res, nil
 }
 
@@ -380,24 +401,25 @@ func gunzip(raw []byte) ([]byte, error) {
 	return out, nil
 }
 
-func parseRunCmd(n *yaml.Node) ([]Action, error) {
+// parseCommands reads a list of commands (runcmd, bootcmd) of module.
+func parseCommands(n *yaml.Node, module string, boot bool) ([]Action, error) {
 	n = resolve(n)
 	if isNull(n) {
 		return nil, nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		return nil, errorAt(n, "runcmd must be a list of commands, found %s", kindName(n))
+		return nil, errorAt(n, "%s must be a list of commands, found %s", module, kindName(n))
 	}
 	var cmds []Action
 	for i, item := range n.Content {
 		item = resolve(item)
-		where := fmt.Sprintf("runcmd[%d]", i)
+		where := fmt.Sprintf("%s[%d]", module, i)
 		switch item.Kind {
 		case yaml.ScalarNode:
 			if isNull(item) || strings.TrimSpace(item.Value) == "" {
 				return nil, errorAt(item, "%s is empty", where)
 			}
-			cmds = append(cmds, &RunCommand{Args: []string{"/bin/sh", "-c", item.Value}, Line: item.Line})
+			cmds = append(cmds, &RunCommand{Args: []string{"/bin/sh", "-c", item.Value}, Boot: boot, Line: item.Line})
 		case yaml.SequenceNode:
 			if len(item.Content) == 0 {
 				return nil, errorAt(item, "%s is an empty list: write the program and its arguments", where)
@@ -413,7 +435,7 @@ func parseRunCmd(n *yaml.Node) ([]Action, error) {
 			if args[0] == "" {
 				return nil, errorAt(item, "%s has an empty program name", where)
 			}
-			cmds = append(cmds, &RunCommand{Args: args, Line: item.Line})
+			cmds = append(cmds, &RunCommand{Args: args, Boot: boot, Line: item.Line})
 		default:
 			return nil, errorAt(item, "%s must be a string or a list of strings, found %s", where, kindName(item))
 		}

@@ -70,10 +70,12 @@ ntp:
 			&WriteFile{Path: "/etc/gzb64", Content: []byte("compressed\n"), Permissions: 0o755, Owner: "root:root", Line: 19},
 			&WriteFile{Path: "/etc/gzipbase64", Content: []byte("compressed\n"), Permissions: 0o750 | fs.ModeSetuid, Owner: "root:root", Append: true, Line: 23},
 			&WriteFile{Path: "/run/placeholder", Permissions: 0o644, Owner: "root:root", Line: 28},
+			&RunCommand{Args: []string{"/bin/sh", "-c", createUserScript, "sh", "ops", "-m"}, Line: 6},
+			&RunCommand{Args: []string{"usermod", "-L", "ops"}, Line: 6},
 			&RunCommand{Args: []string{"/bin/sh", "-c", "swapoff -a"}, Line: 3},
 			&RunCommand{Args: []string{"kubeadm", "init", "--config", "/run/kubeadm/kubeadm.yaml"}, Line: 4},
 		},
-		Ignored: []Ignored{{Key: "users", Line: 5}, {Key: "write_files[5].defer", Line: 29}, {Key: "ntp", Line: 30}},
+		Ignored: []Ignored{{Key: "write_files[5].defer", Line: 29}, {Key: "ntp", Line: 30}},
 	}
 	require.Empty(t, cmp.Diff(want, got))
 }
@@ -183,8 +185,13 @@ func TestParse_ReadsTheKubeadmRenderersDocuments(t *testing.T) {
 					require.Zero(t, cmds, "file %s after a command", a.Path)
 					files++
 				case *RunCommand:
-					cmds++
+					if !a.Boot { // bootcmd runs before the files, as in cloud-init
+						cmds++
+					}
 				}
+			}
+			for _, ig := range got.Ignored {
+				require.Contains(t, []string{"ntp", "disk_setup", "fs_setup", "mounts"}, ig.Key, "the renderer emits no key the parser does not know")
 			}
 			require.Positive(t, files)
 			require.Positive(t, cmds)
@@ -202,4 +209,93 @@ func joinAll(actions []Action) string {
 		}
 	}
 	return out
+}
+
+// TestParse_BootcmdUsersAndDisksInCloudInitOrder: bootcmd runs first, then the files (the users'
+// sudo rules among them), then the users' commands, then runcmd; disks and mounts are skipped
+// with the reason, as a node container has none.
+func TestParse_BootcmdUsersAndDisksInCloudInitOrder(t *testing.T) {
+	doc := `#cloud-config
+bootcmd:
+- modprobe br_netfilter
+- [sysctl, -w, net.ipv4.ip_forward=1]
+disk_setup:
+  /dev/sdb:
+    layout: true
+fs_setup:
+- device: /dev/sdb1
+  filesystem: ext4
+mounts:
+- - LABEL=etcd_disk
+  - /var/lib/etcddisk
+runcmd:
+- kubeadm join
+users:
+- default
+- name: ops
+  gecos: Operations Team
+  groups: wheel, docker
+  homedir: /srv/ops
+  shell: /bin/bash
+  primary_group: ops
+  passwd: $6$salt$hash
+  lock_passwd: false
+  inactive: true
+  sudo: ALL=(ALL) NOPASSWD:ALL
+  ssh_authorized_keys:
+  - ssh-ed25519 AAAA ops@laptop
+  uid: 1500
+- auditor
+write_files:
+- path: /etc/motd
+  content: hi
+`
+	got, err := Parse([]byte(doc))
+	require.NoError(t, err)
+	want := &Result{
+		Actions: []Action{
+			&RunCommand{Args: []string{"/bin/sh", "-c", "modprobe br_netfilter"}, Boot: true, Line: 3},
+			&RunCommand{Args: []string{"sysctl", "-w", "net.ipv4.ip_forward=1"}, Boot: true, Line: 4},
+			&WriteFile{Path: "/etc/motd", Content: []byte("hi"), Permissions: 0o644, Owner: "root:root", Line: 33},
+			&WriteFile{Path: SudoersPath, Content: []byte("ops ALL=(ALL) NOPASSWD:ALL\n"), Permissions: 0o440, Owner: "root:root", Append: true, Line: 17},
+			&RunCommand{Args: []string{"groupadd", "-f", "ops"}, Line: 18},
+			&RunCommand{Args: []string{"groupadd", "-f", "wheel"}, Line: 18},
+			&RunCommand{Args: []string{"groupadd", "-f", "docker"}, Line: 18},
+			&RunCommand{Args: []string{"/bin/sh", "-c", createUserScript, "sh", "ops", "-m",
+				"-c", "Operations Team", "-d", "/srv/ops", "-s", "/bin/bash", "-g", "ops", "-G", "wheel,docker"}, Line: 18},
+			&RunCommand{Args: []string{"usermod", "-p", "$6$salt$hash", "ops"}, Line: 18},
+			&RunCommand{Args: []string{"usermod", "--expiredate", "1", "ops"}, Line: 18},
+			&RunCommand{Args: []string{"/bin/sh", "-c", authorizedKeysScript, "sh", "ops", "ssh-ed25519 AAAA ops@laptop"}, Line: 18},
+			&RunCommand{Args: []string{"/bin/sh", "-c", createUserScript, "sh", "auditor", "-m"}, Line: 31},
+			&RunCommand{Args: []string{"usermod", "-L", "auditor"}, Line: 31},
+			&RunCommand{Args: []string{"/bin/sh", "-c", "kubeadm join"}, Line: 15},
+		},
+		Ignored: []Ignored{
+			{Key: "disk_setup", Line: 5, Reason: whyDisksAreSkipped},
+			{Key: "fs_setup", Line: 8, Reason: whyDisksAreSkipped},
+			{Key: "mounts", Line: 11, Reason: whyDisksAreSkipped},
+			{Key: "users[0]", Line: 17, Reason: "a node container has no distribution default user"},
+			{Key: "users[1].uid", Line: 30},
+		},
+	}
+	require.Empty(t, cmp.Diff(want, got))
+}
+
+func TestParse_RefusesUsersItCannotCreate(t *testing.T) {
+	tests := []struct {
+		name, doc, wantErr string
+	}{
+		{"NotAList", "#cloud-config\nusers: ops\n", `cloud-config line 2: users must be a list of users, found the value "ops"`},
+		{"NoName", "#cloud-config\nusers:\n- shell: /bin/sh\n", `cloud-config line 3: users[0] has no valid user name (found "")`},
+		{"NameWithColon", "#cloud-config\nusers:\n- name: a:b\n", `users[0] has no valid user name (found "a:b")`},
+		{"LockPasswdNotABool", "#cloud-config\nusers:\n- name: ops\n  lock_passwd: maybe\n", `users[0].lock_passwd: "maybe" is not true or false`},
+		{"KeysNotAList", "#cloud-config\nusers:\n- name: ops\n  ssh_authorized_keys: {a: b}\n", "users[0].ssh_authorized_keys must be a list of strings"},
+		{"BootcmdNotAList", "#cloud-config\nbootcmd: reboot\n", `bootcmd must be a list of commands, found the value "reboot"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.doc))
+			require.ErrorContains(t, err, tt.wantErr)
+		})
+	}
 }

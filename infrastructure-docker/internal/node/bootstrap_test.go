@@ -27,6 +27,32 @@ func TestRunnerScript_WritesTheStagedFilesQuotesArgumentsAndStopsAtTheFirstFailu
 	require.True(t, strings.HasSuffix(got, `record "0 0"`+"\n"), got)
 }
 
+func TestRunnerScript_RunsBootCommandsBeforeTheFilesAndNumbersAllCommandsInOrder(t *testing.T) {
+	got := runnerScript("/a", bootstrapPlan{
+		boot:     [][]string{{"modprobe", "br_netfilter"}},
+		files:    []*cloudinit.WriteFile{{Path: "/etc/motd", Permissions: 0o644, Line: 9}},
+		commands: [][]string{{"useradd", "ops"}, {"kubeadm", "join"}},
+	})
+	boot, put := strings.Index(got, `step 1 'modprobe' 'br_netfilter'`), strings.Index(got, "put 9 ")
+	users, kubeadm := strings.Index(got, `step 2 'useradd' 'ops'`), strings.Index(got, `step 3 'kubeadm' 'join'`)
+	require.True(t, boot >= 0 && put >= 0 && users >= 0 && kubeadm >= 0, got)
+	require.Less(t, boot, put, "bootcmd runs before the files are written")
+	require.Less(t, put, users)
+	require.Less(t, users, kubeadm)
+}
+
+func TestPlanBootstrap_SplitsBootCommandsFromTheOthers(t *testing.T) {
+	plan, err := planBootstrap(t.Context(), []byte("#cloud-config\nbootcmd: [echo boot]\nruncmd: [echo run]\nusers: [ops]\nmounts: [[a, /b]]\n"))
+	require.NoError(t, err)
+	require.Equal(t, [][]string{{"/bin/sh", "-c", "echo boot"}}, plan.boot)
+	require.Equal(t, [][]string{
+		{"/bin/sh", "-c", `u=$1; shift; id -u "$u" >/dev/null 2>&1 || useradd "$@" "$u"`, "sh", "ops", "-m"},
+		{"usermod", "-L", "ops"},
+		{"/bin/sh", "-c", "echo run"},
+	}, plan.commands)
+	require.False(t, plan.kubeadm)
+}
+
 // runStateScript runs bootstrapStateScript with the host's sh on a bootstrap directory of the
 // test's own: the script is plain sh, and what it must survive is files that are not there.
 func runStateScript(t *testing.T, dir string) bootstrapState {

@@ -62,9 +62,11 @@ exit 0`
 	lastCommand = `n=$(sed -n 's/^+ \[\([0-9]*\)\].*/\1/p' "$1/log" 2>/dev/null | tail -n 1)`
 )
 
-// bootstrapPlan is the bootstrap data made ready to run: the files to write (the kubeadm
-// configuration amended for a node container) and the runcmd commands, in order.
+// bootstrapPlan is the bootstrap data made ready to run: the bootcmd commands, the files to
+// write (the kubeadm configuration amended for a node container), then the other commands (the
+// users' and runcmd), in order.
 type bootstrapPlan struct {
+	boot     [][]string
 	files    []*cloudinit.WriteFile
 	commands [][]string
 	// kubeadm: the data writes a kubeadm configuration, so the node needs the endpoint route.
@@ -80,6 +82,10 @@ func planBootstrap(ctx context.Context, data []byte) (bootstrapPlan, error) {
 		return bootstrapPlan{}, fmt.Errorf("the bootstrap data cannot be executed: %w", err)
 	}
 	for _, ig := range parsed.Ignored {
+		if ig.Reason != "" {
+			log.Info("Skipping a cloud-init module", "key", ig.Key, "line", ig.Line, "reason", ig.Reason)
+			continue
+		}
 		log.Info("Ignoring a cloud-init key without effect in a node container", "key", ig.Key, "line", ig.Line)
 	}
 	var plan bootstrapPlan
@@ -97,7 +103,11 @@ func planBootstrap(ctx context.Context, data []byte) (bootstrapPlan, error) {
 			}
 			plan.files = append(plan.files, &f)
 		case *cloudinit.RunCommand:
-			plan.commands = append(plan.commands, a.Args)
+			if a.Boot {
+				plan.boot = append(plan.boot, a.Args)
+			} else {
+				plan.commands = append(plan.commands, a.Args)
+			}
 		}
 	}
 	return plan, nil
@@ -145,7 +155,7 @@ func (p *Provisioner) startBootstrap(ctx context.Context, cluster *clusterv1.Clu
 	case res.ExitCode != 0:
 		return fmt.Errorf("starting the bootstrap commands in %s: %s", c.Name, res)
 	default:
-		log.Info("Started the bootstrap commands", "container", c.Name, "files", len(plan.files), "commands", len(plan.commands))
+		log.Info("Started the bootstrap commands", "container", c.Name, "bootCommands", len(plan.boot), "files", len(plan.files), "commands", len(plan.commands))
 	}
 	return nil
 }
@@ -189,8 +199,9 @@ func (p *Provisioner) shell(ctx context.Context, c *docker.Container, what, scri
 	return nil
 }
 
-// runnerScript is the run of one attempt: it writes the staged files in order (as write_files:
-// parent directories, content or append, mode, owner), then runs the commands in order, each
+// runnerScript is the run of one attempt: it runs the bootcmd commands, writes the staged files
+// in order (as write_files: parent directories, content or append, mode, owner), then runs the
+// other commands in order (commands of both kinds are numbered in one sequence), each
 // without a shell of its own (their arguments are quoted), announcing each as "+ [n] command"
 // and stopping at the first failure, whose exit code and number it records in exit; "0 0"
 // records success, and "succeeded" that the sentinel was there (it is in /run, which a
@@ -207,6 +218,18 @@ func runnerScript(attempt string, plan bootstrapPlan) string {
 	b.WriteString(`put() { mkdir -p "$(dirname "$6")" && if [ "$4" = 1 ]; then cat "$5" >> "$6"; else cat "$5" > "$6"; fi && chmod "$2" "$6" && { [ -z "$3" ] || chown "$3" "$6"; }
   rc=$?; if [ "$rc" -ne 0 ]; then echo "write_files (line $1): writing $6 failed"; record "$rc 0"; exit "$rc"; fi; }` + "\n")
 	b.WriteString(`step() { n=$1; shift; echo "+ [$n] $*"; "$@"; rc=$?; if [ "$rc" -ne 0 ]; then record "$rc $n"; exit "$rc"; fi; }` + "\n")
+	step := 0
+	writeStep := func(args []string) {
+		step++
+		quoted := make([]string, len(args))
+		for j, a := range args {
+			quoted[j] = shellQuote(a)
+		}
+		fmt.Fprintf(&b, "step %d %s\n", step, strings.Join(quoted, " "))
+	}
+	for _, args := range plan.boot {
+		writeStep(args)
+	}
 	for i, f := range plan.files {
 		appendFlag := "0"
 		if f.Append {
@@ -215,12 +238,8 @@ func runnerScript(attempt string, plan bootstrapPlan) string {
 		fmt.Fprintf(&b, "put %d %s %s %s %s %s\n", f.Line, docker.OctalMode(f.Permissions), shellQuote(f.Owner), appendFlag,
 			shellQuote(stagedFile(attempt, i)), shellQuote(f.Path))
 	}
-	for i, args := range plan.commands {
-		quoted := make([]string, len(args))
-		for j, a := range args {
-			quoted[j] = shellQuote(a)
-		}
-		fmt.Fprintf(&b, "step %d %s\n", i+1, strings.Join(quoted, " "))
+	for _, args := range plan.commands {
+		writeStep(args)
 	}
 	fmt.Fprintf(&b, "[ -e %s ] && : > \"$dir/succeeded\"\n", shellQuote(sentinelPath))
 	b.WriteString(`record "0 0"` + "\n")

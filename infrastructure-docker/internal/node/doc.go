@@ -17,7 +17,8 @@
 // Bootstrap: the document is parsed by internal/cloudinit and the kubeadm configuration files
 // are amended (kubelet flags and ignored preflight checks a node container needs here, as
 // upstream CAPD does: see amendKubeadmConfig) before anything is written, so data that cannot be
-// executed is refused with nothing done. The files and the runcmd commands are then executed in
+// executed is refused with nothing done. The bootcmd commands, the files, then the users' and
+// runcmd commands are then executed in
 // the background by a runner script, so that no worker waits minutes on kubeadm. Nothing is
 // written before systemd in the node finished booting (its units set up /run and the runtime the
 // commands use). The sentinel /run/cluster-api/bootstrap-success.complete, written by the

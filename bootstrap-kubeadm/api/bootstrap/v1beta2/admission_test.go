@@ -98,7 +98,7 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 				kc.Spec.Format = "ignition"
 				return kc
 			},
-			wantMessages: []string{`spec.format: Unsupported value: "ignition": supported values: "cloud-config"`},
+			wantMessages: []string{`spec.format: Invalid value: "ignition": format ignition is not supported: Capstan renders cloud-config bootstrap data only`, "remove format or set it to cloud-config"},
 		},
 		{
 			name: "APIServerExtraArgNameTwice",

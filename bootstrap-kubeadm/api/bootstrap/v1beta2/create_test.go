@@ -52,6 +52,15 @@ func TestCreate_ObjectsAreStoredAsSent(t *testing.T) {
 			spec: func(o client.Object) any { return o.(*bootstrapv1.KubeadmConfig).Spec },
 		},
 		{
+			name: "KubeadmConfigExternalEtcdAndFileDiscovery",
+			obj: func(ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec = externalEtcdSpec()
+				return kc
+			},
+			spec: func(o client.Object) any { return o.(*bootstrapv1.KubeadmConfig).Spec },
+		},
+		{
 			name: "KubeadmConfigTemplateMinimal",
 			obj:  func(ns string) client.Object { return newKubeadmConfigTemplate(ns) },
 			spec: func(o client.Object) any { return o.(*bootstrapv1.KubeadmConfigTemplate).Spec },

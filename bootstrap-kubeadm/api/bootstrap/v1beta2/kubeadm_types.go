@@ -27,11 +27,21 @@ import (
 // networking or kubernetesVersion: upstream v1beta2 removed them for the same reason.
 
 // ClusterConfiguration holds the cluster-wide kubeadm settings used by "kubeadm init".
-// +kubebuilder:validation:XValidation:rule="has(self.etcd) || has(self.apiServer) || has(self.controllerManager) || has(self.scheduler) || has(self.dns) || has(self.certificatesDir) || has(self.imageRepository) || has(self.featureGates)",message="must set at least one of etcd, apiServer, controllerManager, scheduler, dns, certificatesDir, imageRepository or featureGates, or be left out instead of written as an empty object ({})"
+// +kubebuilder:validation:XValidation:rule="has(self.etcd) || has(self.controlPlaneEndpoint) || has(self.apiServer) || has(self.controllerManager) || has(self.scheduler) || has(self.dns) || has(self.certificatesDir) || has(self.imageRepository) || has(self.featureGates) || has(self.certificateValidityPeriodDays) || has(self.caCertificateValidityPeriodDays) || has(self.encryptionAlgorithm)",message="must set at least one of etcd, controlPlaneEndpoint, apiServer, controllerManager, scheduler, dns, certificatesDir, imageRepository, featureGates, certificateValidityPeriodDays, caCertificateValidityPeriodDays or encryptionAlgorithm, or be left out instead of written as an empty object ({})"
+// +kubebuilder:validation:XValidation:rule="!has(self.certificateValidityPeriodDays) || self.certificateValidityPeriodDays <= (has(self.caCertificateValidityPeriodDays) ? self.caCertificateValidityPeriodDays : 3650)",fieldPath=".certificateValidityPeriodDays",message="certificateValidityPeriodDays must not exceed the validity of the CA that signs the certificates (caCertificateValidityPeriodDays, 3650 when unset): a certificate cannot outlive its CA; lower it or raise caCertificateValidityPeriodDays"
 type ClusterConfiguration struct {
-	// etcd configures the etcd that kubeadm runs on each control plane node (stacked etcd).
+	// etcd configures etcd: the member kubeadm runs on each control plane node (local, the
+	// default) or an existing cluster the API servers connect to (external).
 	// +optional
 	Etcd Etcd `json:"etcd,omitempty,omitzero"`
+
+	// controlPlaneEndpoint is the address (IP or DNS name, with an optional port) clients and
+	// joining nodes reach the control plane at. Defaults to the Cluster's
+	// spec.controlPlaneEndpoint, which is what it should normally be.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	ControlPlaneEndpoint string `json:"controlPlaneEndpoint,omitempty"`
 
 	// apiServer holds extra settings for the kube-apiserver.
 	// +optional
@@ -68,38 +78,48 @@ type ClusterConfiguration struct {
 	// +optional
 	// +kubebuilder:validation:MaxProperties=64
 	FeatureGates map[string]bool `json:"featureGates,omitempty"`
+
+	// certificateValidityPeriodDays is how long the certificates kubeadm generates (not the CAs)
+	// are valid. kubeadm's default is 365 days.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1095
+	CertificateValidityPeriodDays int32 `json:"certificateValidityPeriodDays,omitempty"`
+
+	// caCertificateValidityPeriodDays is how long the CAs the bootstrap provider generates for a
+	// new cluster are valid. Defaults to 3650 days. It applies when the CAs are created only:
+	// existing CAs keep their validity.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=36500
+	CACertificateValidityPeriodDays int32 `json:"caCertificateValidityPeriodDays,omitempty"`
+
+	// encryptionAlgorithm is the key type of the keys and certificates generated afterwards, by
+	// the bootstrap provider (CAs and the service-account key) and by kubeadm: RSA-2048 (the
+	// default), RSA-3072, RSA-4096, ECDSA-P256 or ECDSA-P384. Existing keys are not rotated.
+	// +optional
+	EncryptionAlgorithm EncryptionAlgorithmType `json:"encryptionAlgorithm,omitempty"`
 }
 
-// Etcd configures etcd.
-// +kubebuilder:validation:XValidation:rule="has(self.local)",message="must set local, or be left out instead of written as an empty object ({})"
-type Etcd struct {
-	// local configures the etcd member kubeadm runs as a static Pod on each control plane node.
-	// +optional
-	Local LocalEtcd `json:"local,omitempty,omitzero"`
-}
+// EncryptionAlgorithmType is the type of the asymmetric keys of certificates.
+// +kubebuilder:validation:Enum=ECDSA-P256;ECDSA-P384;RSA-2048;RSA-3072;RSA-4096
+type EncryptionAlgorithmType string
 
-// LocalEtcd configures the etcd member kubeadm runs on a control plane node.
-// +kubebuilder:validation:XValidation:rule="has(self.dataDir) || has(self.extraArgs)",message="must set at least one of dataDir or extraArgs, or be left out instead of written as an empty object ({})"
-type LocalEtcd struct {
-	// dataDir is the directory etcd stores its data in. Defaults to /var/lib/etcd.
-	// +optional
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=512
-	DataDir string `json:"dataDir,omitempty"`
-
-	// extraArgs are extra etcd flags, without leading dashes; they override kubeadm's defaults.
-	// +optional
-	// +listType=map
-	// +listMapKey=name
-	// +listMapKey=value
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=100
-	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x.name == y.name))",message="extraArgs names must be unique: kubeadm turns each entry into one --name=value flag of the component; keep a single entry per name"
-	ExtraArgs []Arg `json:"extraArgs,omitempty"`
-}
+const (
+	// EncryptionAlgorithmECDSAP256 is ECDSA on curve P-256.
+	EncryptionAlgorithmECDSAP256 EncryptionAlgorithmType = "ECDSA-P256"
+	// EncryptionAlgorithmECDSAP384 is ECDSA on curve P-384.
+	EncryptionAlgorithmECDSAP384 EncryptionAlgorithmType = "ECDSA-P384"
+	// EncryptionAlgorithmRSA2048 is RSA with 2048-bit keys, the default.
+	EncryptionAlgorithmRSA2048 EncryptionAlgorithmType = "RSA-2048"
+	// EncryptionAlgorithmRSA3072 is RSA with 3072-bit keys.
+	EncryptionAlgorithmRSA3072 EncryptionAlgorithmType = "RSA-3072"
+	// EncryptionAlgorithmRSA4096 is RSA with 4096-bit keys.
+	EncryptionAlgorithmRSA4096 EncryptionAlgorithmType = "RSA-4096"
+)
 
 // APIServer holds extra settings for the kube-apiserver.
-// +kubebuilder:validation:XValidation:rule="has(self.extraArgs) || has(self.certSANs)",message="must set at least one of extraArgs or certSANs, or be left out instead of written as an empty object ({})"
+// +kubebuilder:validation:XValidation:rule="has(self.extraArgs) || has(self.extraVolumes) || has(self.extraEnvs) || has(self.certSANs)",message="must set at least one of extraArgs, extraVolumes, extraEnvs or certSANs, or be left out instead of written as an empty object ({})"
 type APIServer struct {
 	// extraArgs are extra kube-apiserver flags, without leading dashes; they override kubeadm's
 	// defaults.
@@ -111,6 +131,21 @@ type APIServer struct {
 	// +kubebuilder:validation:MaxItems=100
 	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x.name == y.name))",message="extraArgs names must be unique: kubeadm turns each entry into one --name=value flag of the component; keep a single entry per name"
 	ExtraArgs []Arg `json:"extraArgs,omitempty"`
+
+	// extraVolumes are extra host directories or files mounted into the kube-apiserver static Pod.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	ExtraVolumes []HostPathMount `json:"extraVolumes,omitempty"`
+
+	// extraEnvs are extra environment variables of the kube-apiserver container; they override the
+	// variables kubeadm sets, including the *_proxy ones it copies from the node.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	ExtraEnvs *[]EnvVar `json:"extraEnvs,omitempty"`
 
 	// certSANs are extra Subject Alternative Names for the API server's serving certificate,
 	// e.g. the names and addresses clients use to reach it through a load balancer.
@@ -124,7 +159,7 @@ type APIServer struct {
 }
 
 // ControllerManager holds extra settings for the kube-controller-manager.
-// +kubebuilder:validation:XValidation:rule="has(self.extraArgs)",message="must set extraArgs, or be left out instead of written as an empty object ({})"
+// +kubebuilder:validation:XValidation:rule="has(self.extraArgs) || has(self.extraVolumes) || has(self.extraEnvs)",message="must set at least one of extraArgs, extraVolumes or extraEnvs, or be left out instead of written as an empty object ({})"
 type ControllerManager struct {
 	// extraArgs are extra kube-controller-manager flags, without leading dashes; they override
 	// kubeadm's defaults.
@@ -136,10 +171,25 @@ type ControllerManager struct {
 	// +kubebuilder:validation:MaxItems=100
 	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x.name == y.name))",message="extraArgs names must be unique: kubeadm turns each entry into one --name=value flag of the component; keep a single entry per name"
 	ExtraArgs []Arg `json:"extraArgs,omitempty"`
+
+	// extraVolumes are extra host directories or files mounted into the kube-controller-manager static Pod.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	ExtraVolumes []HostPathMount `json:"extraVolumes,omitempty"`
+
+	// extraEnvs are extra environment variables of the kube-controller-manager container; they override the
+	// variables kubeadm sets, including the *_proxy ones it copies from the node.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	ExtraEnvs *[]EnvVar `json:"extraEnvs,omitempty"`
 }
 
 // Scheduler holds extra settings for the kube-scheduler.
-// +kubebuilder:validation:XValidation:rule="has(self.extraArgs)",message="must set extraArgs, or be left out instead of written as an empty object ({})"
+// +kubebuilder:validation:XValidation:rule="has(self.extraArgs) || has(self.extraVolumes) || has(self.extraEnvs)",message="must set at least one of extraArgs, extraVolumes or extraEnvs, or be left out instead of written as an empty object ({})"
 type Scheduler struct {
 	// extraArgs are extra kube-scheduler flags, without leading dashes; they override kubeadm's
 	// defaults.
@@ -151,6 +201,21 @@ type Scheduler struct {
 	// +kubebuilder:validation:MaxItems=100
 	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x.name == y.name))",message="extraArgs names must be unique: kubeadm turns each entry into one --name=value flag of the component; keep a single entry per name"
 	ExtraArgs []Arg `json:"extraArgs,omitempty"`
+
+	// extraVolumes are extra host directories or files mounted into the kube-scheduler static Pod.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	ExtraVolumes []HostPathMount `json:"extraVolumes,omitempty"`
+
+	// extraEnvs are extra environment variables of the kube-scheduler container; they override the
+	// variables kubeadm sets, including the *_proxy ones it copies from the node.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	ExtraEnvs *[]EnvVar `json:"extraEnvs,omitempty"`
 }
 
 // DNS configures the image of the cluster DNS add-on.
@@ -188,285 +253,39 @@ type Arg struct {
 	Value *string `json:"value,omitempty"`
 }
 
-// InitConfiguration holds the settings specific to "kubeadm init", run on the first control
-// plane node only.
-// +kubebuilder:validation:XValidation:rule="has(self.bootstrapTokens) || has(self.nodeRegistration) || has(self.localAPIEndpoint) || has(self.skipPhases) || has(self.patches) || has(self.timeouts)",message="must set at least one of bootstrapTokens, nodeRegistration, localAPIEndpoint, skipPhases, patches or timeouts, or be left out instead of written as an empty object ({})"
-type InitConfiguration struct {
-	// bootstrapTokens are bootstrap tokens "kubeadm init" creates. They are not needed for Machines
-	// to join: the bootstrap controller creates its own tokens.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=100
-	BootstrapTokens []BootstrapToken `json:"bootstrapTokens,omitempty"`
-
-	// nodeRegistration configures how the node registers with the cluster. For control plane
-	// nodes keep it consistent with joinConfiguration.nodeRegistration.
-	// +optional
-	NodeRegistration NodeRegistrationOptions `json:"nodeRegistration,omitempty,omitzero"`
-
-	// localAPIEndpoint is the address and port the API server on this node advertises and binds
-	// to; unlike the Cluster's controlPlaneEndpoint it is specific to this node.
-	// +optional
-	LocalAPIEndpoint APIEndpoint `json:"localAPIEndpoint,omitempty,omitzero"`
-
-	// skipPhases lists "kubeadm init" phases to skip, e.g. addon/kube-proxy.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=50
-	// +kubebuilder:validation:items:MinLength=1
-	// +kubebuilder:validation:items:MaxLength=256
-	SkipPhases []string `json:"skipPhases,omitempty"`
-
-	// patches configures kubeadm patches applied to the static Pod manifests it writes.
-	// +optional
-	Patches Patches `json:"patches,omitempty,omitzero"`
-
-	// timeouts bounds the steps of "kubeadm init".
-	// +optional
-	Timeouts Timeouts `json:"timeouts,omitempty,omitzero"`
+// EnvVar is an environment variable of a control plane container, as in a Pod spec.
+type EnvVar struct {
+	corev1.EnvVar `json:",inline"`
 }
 
-// JoinConfiguration holds the settings of "kubeadm join", run on every node but the first
-// control plane node.
-// +kubebuilder:validation:XValidation:rule="has(self.nodeRegistration) || has(self.discovery) || has(self.controlPlane) || has(self.skipPhases) || has(self.patches) || has(self.timeouts)",message="must set at least one of nodeRegistration, discovery, controlPlane, skipPhases, patches or timeouts, or be left out instead of written as an empty object ({})"
-type JoinConfiguration struct {
-	// nodeRegistration configures how the node registers with the cluster.
-	// +optional
-	NodeRegistration NodeRegistrationOptions `json:"nodeRegistration,omitempty,omitzero"`
-
-	// discovery says how the joining node finds and trusts the cluster's API server. The
-	// bootstrap controller fills in the token, the endpoint and the CA hashes when they are unset.
-	// +optional
-	Discovery Discovery `json:"discovery,omitempty,omitzero"`
-
-	// controlPlane, when set, makes the node join as an additional control plane node. It must be
-	// unset for workers.
-	// +optional
-	ControlPlane *JoinControlPlane `json:"controlPlane,omitempty"`
-
-	// skipPhases lists "kubeadm join" phases to skip.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=50
-	// +kubebuilder:validation:items:MinLength=1
-	// +kubebuilder:validation:items:MaxLength=256
-	SkipPhases []string `json:"skipPhases,omitempty"`
-
-	// patches configures kubeadm patches applied to the static Pod manifests it writes.
-	// +optional
-	Patches Patches `json:"patches,omitempty,omitzero"`
-
-	// timeouts bounds the steps of "kubeadm join".
-	// +optional
-	Timeouts Timeouts `json:"timeouts,omitempty,omitzero"`
-}
-
-// JoinControlPlane configures the control plane instance of a joining control plane node.
-type JoinControlPlane struct {
-	// localAPIEndpoint is the address and port the API server on this node advertises and binds to.
-	// +optional
-	LocalAPIEndpoint APIEndpoint `json:"localAPIEndpoint,omitempty,omitzero"`
-}
-
-// APIEndpoint is the address and port of one API server instance.
-// +kubebuilder:validation:XValidation:rule="has(self.advertiseAddress) || has(self.bindPort)",message="must set at least one of advertiseAddress or bindPort, or be left out instead of written as an empty object ({})"
-type APIEndpoint struct {
-	// advertiseAddress is the IP address the API server advertises.
-	// +optional
+// HostPathMount is a host path mounted into a control plane static Pod.
+type HostPathMount struct {
+	// name of the volume in the Pod.
+	// +required
 	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=39
-	AdvertiseAddress string `json:"advertiseAddress,omitempty"`
-
-	// bindPort is the port the API server listens on. Defaults to 6443.
-	// +optional
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=65535
-	BindPort int32 `json:"bindPort,omitempty"`
-}
-
-// NodeRegistrationOptions configures how a node registers with the cluster, for both
-// "kubeadm init" and "kubeadm join".
-// +kubebuilder:validation:XValidation:rule="has(self.name) || has(self.criSocket) || has(self.taints) || has(self.kubeletExtraArgs) || has(self.ignorePreflightErrors) || has(self.imagePullPolicy)",message="must set at least one of name, criSocket, taints, kubeletExtraArgs, ignorePreflightErrors or imagePullPolicy, or be left out instead of written as an empty object ({})"
-type NodeRegistrationOptions struct {
-	// name of the Node object; also the common name of the kubelet's client certificate.
-	// Defaults to the node's hostname.
-	// +optional
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:MaxLength=512
 	Name string `json:"name,omitempty"`
 
-	// criSocket is the container runtime's socket, e.g. unix:///var/run/containerd/containerd.sock.
-	// +optional
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=512
-	CRISocket string `json:"criSocket,omitempty"`
-
-	// taints the Node registers with. Unset means kubeadm's default: the control-plane taint on
-	// control plane nodes, none on workers. An empty list means no taints at all.
-	// +optional
-	// +kubebuilder:validation:MinItems=0
-	// +kubebuilder:validation:MaxItems=100
-	Taints *[]corev1.Taint `json:"taints,omitempty"`
-
-	// kubeletExtraArgs are extra kubelet flags for this node, without leading dashes.
-	// +optional
-	// +listType=map
-	// +listMapKey=name
-	// +listMapKey=value
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=100
-	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x.name == y.name))",message="kubeletExtraArgs names must be unique: kubeadm turns each entry into one --name=value kubelet flag; keep a single entry per name"
-	KubeletExtraArgs []Arg `json:"kubeletExtraArgs,omitempty"`
-
-	// ignorePreflightErrors lists kubeadm preflight checks whose errors are ignored on this node,
-	// e.g. Swap; "all" ignores every check.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=50
-	// +kubebuilder:validation:items:MinLength=1
-	// +kubebuilder:validation:items:MaxLength=512
-	IgnorePreflightErrors []string `json:"ignorePreflightErrors,omitempty"`
-
-	// imagePullPolicy is how kubeadm pulls images during init and join: Always, IfNotPresent
-	// (kubeadm's default) or Never.
-	// +optional
-	// +kubebuilder:validation:Enum=Always;IfNotPresent;Never
-	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
-}
-
-// BootstrapToken is a bootstrap token "kubeadm init" creates.
-type BootstrapToken struct {
-	// token is the token itself, "<6 characters>.<16 characters>" of [a-z0-9].
+	// hostPath is the path on the node.
 	// +required
-	// +kubebuilder:validation:MaxLength=23
-	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]{6}[.][a-z0-9]{16}$')",message="token must be 6 characters of a-z and 0-9, a dot, then 16 characters of a-z and 0-9 (e.g. abcdef.0123456789abcdef, as \"kubeadm token generate\" prints); or leave bootstrapTokens out and kubeadm creates one"
-	Token string `json:"token,omitempty"`
-
-	// description says why the token exists, for other administrators.
-	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
-	Description string `json:"description,omitempty"`
+	HostPath string `json:"hostPath,omitempty"`
 
-	// ttlSeconds is how long the token is valid. Defaults to 24 hours.
-	// +optional
-	// +kubebuilder:validation:Minimum=0
-	TTLSeconds *int32 `json:"ttlSeconds,omitempty"`
-
-	// usages are the ways the token may be used, e.g. signing and authentication.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=100
-	// +kubebuilder:validation:items:MinLength=1
-	// +kubebuilder:validation:items:MaxLength=256
-	Usages []string `json:"usages,omitempty"`
-
-	// groups are the extra groups the token authenticates as.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=100
-	// +kubebuilder:validation:items:MinLength=1
-	// +kubebuilder:validation:items:MaxLength=256
-	Groups []string `json:"groups,omitempty"`
-}
-
-// Discovery says how a joining node finds and trusts the cluster's API server.
-// +kubebuilder:validation:XValidation:rule="has(self.bootstrapToken)",message="must set bootstrapToken, or be left out instead of written as an empty object ({})"
-type Discovery struct {
-	// bootstrapToken configures discovery with a bootstrap token.
-	// +optional
-	BootstrapToken BootstrapTokenDiscovery `json:"bootstrapToken,omitempty,omitzero"`
-}
-
-// BootstrapTokenDiscovery configures discovery with a bootstrap token.
-// +kubebuilder:validation:XValidation:rule="has(self.token) || has(self.apiServerEndpoint) || has(self.caCertHashes) || has(self.unsafeSkipCAVerification)",message="must set at least one of token, apiServerEndpoint, caCertHashes or unsafeSkipCAVerification, or be left out instead of written as an empty object ({})"
-type BootstrapTokenDiscovery struct {
-	// token authenticates the joining node and validates the cluster information it fetches.
-	// When unset, the bootstrap controller creates a token and writes it here (see the
-	// bootstrap.cluster.x-k8s.io/managed-bootstrap-token annotation), keeps it valid while the
-	// owner has not joined, and replaces it before it expires for a MachinePool whose
-	// infrastructure is provisioned. A token set by the user is used as is.
-	// +optional
+	// mountPath is where hostPath appears in the container.
+	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
-	Token string `json:"token,omitempty"`
+	MountPath string `json:"mountPath,omitempty"`
 
-	// apiServerEndpoint is the host:port the cluster information is fetched from. Defaults to the
-	// Cluster's controlPlaneEndpoint.
+	// readOnly mounts the volume read-only.
 	// +optional
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=512
-	APIServerEndpoint string `json:"apiServerEndpoint,omitempty"`
+	ReadOnly *bool `json:"readOnly,omitempty"`
 
-	// caCertHashes pin the cluster CA's public key, each "sha256:<hex>". When unset, the bootstrap
-	// controller computes them from the cluster CA.
+	// pathType is the type of hostPath the kubelet checks for or creates: DirectoryOrCreate,
+	// Directory, FileOrCreate, File, Socket, CharDevice or BlockDevice; unset (or "") means no
+	// check. The kubelet refuses a static Pod with any other value, so the schema does too.
 	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=100
-	// +kubebuilder:validation:items:MinLength=1
-	// +kubebuilder:validation:items:MaxLength=512
-	CACertHashes []string `json:"caCertHashes,omitempty"`
-
-	// unsafeSkipCAVerification lets discovery proceed without caCertHashes, so that any server
-	// presenting the token is trusted.
-	// +optional
-	UnsafeSkipCAVerification *bool `json:"unsafeSkipCAVerification,omitempty"`
-}
-
-// Patches configures kubeadm patches.
-// +kubebuilder:validation:XValidation:rule="has(self.directory)",message="must set directory, or be left out instead of written as an empty object ({})"
-type Patches struct {
-	// directory holds patch files named "target[suffix][+patchtype].extension", e.g.
-	// kube-apiserver0+merge.yaml; targets are kube-apiserver, kube-controller-manager,
-	// kube-scheduler, etcd and kubeletconfiguration. Write the files with spec.files.
-	// +optional
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=512
-	Directory string `json:"directory,omitempty"`
-}
-
-// Timeouts bounds the steps of kubeadm commands. Unset fields keep kubeadm's defaults.
-// +kubebuilder:validation:XValidation:rule="has(self.controlPlaneComponentHealthCheckSeconds) || has(self.kubeletHealthCheckSeconds) || has(self.kubernetesAPICallSeconds) || has(self.etcdAPICallSeconds) || has(self.tlsBootstrapSeconds) || has(self.discoverySeconds)",message="must set at least one of controlPlaneComponentHealthCheckSeconds, kubeletHealthCheckSeconds, kubernetesAPICallSeconds, etcdAPICallSeconds, tlsBootstrapSeconds or discoverySeconds, or be left out instead of written as an empty object ({})"
-type Timeouts struct {
-	// controlPlaneComponentHealthCheckSeconds bounds the wait for control plane components
-	// (e.g. the API server) to become healthy. kubeadm's default is 240.
-	// +optional
-	// +kubebuilder:validation:Minimum=0
-	ControlPlaneComponentHealthCheckSeconds *int32 `json:"controlPlaneComponentHealthCheckSeconds,omitempty"`
-
-	// kubeletHealthCheckSeconds bounds the wait for the kubelet to become healthy. kubeadm's
-	// default is 240.
-	// +optional
-	// +kubebuilder:validation:Minimum=0
-	KubeletHealthCheckSeconds *int32 `json:"kubeletHealthCheckSeconds,omitempty"`
-
-	// kubernetesAPICallSeconds bounds each request kubeadm makes to the API server. kubeadm's
-	// default is 60.
-	// +optional
-	// +kubebuilder:validation:Minimum=0
-	KubernetesAPICallSeconds *int32 `json:"kubernetesAPICallSeconds,omitempty"`
-
-	// etcdAPICallSeconds bounds each request kubeadm makes to etcd. kubeadm's default is 120.
-	// +optional
-	// +kubebuilder:validation:Minimum=0
-	EtcdAPICallSeconds *int32 `json:"etcdAPICallSeconds,omitempty"`
-
-	// tlsBootstrapSeconds bounds the kubelet's TLS bootstrap on a joining node. kubeadm's default
-	// is 300.
-	// +optional
-	// +kubebuilder:validation:Minimum=0
-	TLSBootstrapSeconds *int32 `json:"tlsBootstrapSeconds,omitempty"`
-
-	// discoverySeconds bounds the validation of the API server's identity on a joining node.
-	// kubeadm's default is 300.
-	// +optional
-	// +kubebuilder:validation:Minimum=0
-	DiscoverySeconds *int32 `json:"discoverySeconds,omitempty"`
+	// +kubebuilder:validation:Enum="";DirectoryOrCreate;Directory;FileOrCreate;File;Socket;CharDevice;BlockDevice
+	PathType corev1.HostPathType `json:"pathType,omitempty"`
 }

@@ -20,14 +20,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Format is the format of the bootstrap data.
-// +kubebuilder:validation:Enum=cloud-config
+// Format is the format of the bootstrap data. The schema knows upstream's two values so that
+// ignition is refused with a message saying why rather than as an unknown value.
+// +kubebuilder:validation:Enum=cloud-config;ignition
+// +kubebuilder:validation:XValidation:rule="self != 'ignition'",message="format ignition is not supported: Capstan renders cloud-config bootstrap data only (upstream offers Ignition behind an alpha feature gate); remove format or set it to cloud-config, and express Ignition-only settings as files and commands"
 type Format string
 
 const (
 	// CloudConfig makes the bootstrap data a cloud-init #cloud-config document. It is the only
-	// format Capstan produces; upstream's ignition is not implemented.
+	// format Capstan produces.
 	CloudConfig Format = "cloud-config"
+
+	// Ignition is upstream's Ignition format, which Capstan refuses at admission.
+	Ignition Format = "ignition"
 )
 
 // ManagedBootstrapTokenAnnotation is set by the KubeadmConfig controller on a KubeadmConfig whose
@@ -39,23 +44,10 @@ const (
 // together with the token in the spec.
 const ManagedBootstrapTokenAnnotation = "bootstrap.cluster.x-k8s.io/managed-bootstrap-token"
 
-// Encoding says how the content of a file is encoded; the node decodes it before writing the file.
-// +kubebuilder:validation:Enum=base64;gzip;gzip+base64
-type Encoding string
-
-const (
-	// Base64 means the content is base64 text.
-	Base64 Encoding = "base64"
-	// Gzip means the content is gzip-compressed bytes.
-	Gzip Encoding = "gzip"
-	// GzipBase64 means the content is gzip-compressed bytes, then base64-encoded.
-	GzipBase64 Encoding = "gzip+base64"
-)
-
 // KubeadmConfigSpec is the desired bootstrap configuration of a Machine. A Machine runs either
 // "kubeadm init" (clusterConfiguration + initConfiguration) or "kubeadm join"
 // (joinConfiguration); KubeadmControlPlane embeds this type and sets all three.
-// +kubebuilder:validation:XValidation:rule="has(self.clusterConfiguration) || has(self.initConfiguration) || has(self.joinConfiguration) || has(self.files) || has(self.preKubeadmCommands) || has(self.postKubeadmCommands) || has(self.users) || has(self.ntp) || has(self.format) || has(self.verbosity)",message="must set at least one of clusterConfiguration, initConfiguration, joinConfiguration, files, preKubeadmCommands, postKubeadmCommands, users, ntp, format or verbosity, or be left out instead of written as an empty object ({})"
+// +kubebuilder:validation:XValidation:rule="has(self.clusterConfiguration) || has(self.initConfiguration) || has(self.joinConfiguration) || has(self.files) || has(self.diskSetup) || has(self.mounts) || has(self.bootCommands) || has(self.preKubeadmCommands) || has(self.postKubeadmCommands) || has(self.users) || has(self.ntp) || has(self.format) || has(self.verbosity)",message="must set at least one of clusterConfiguration, initConfiguration, joinConfiguration, files, diskSetup, mounts, bootCommands, preKubeadmCommands, postKubeadmCommands, users, ntp, format or verbosity, or be left out instead of written as an empty object ({})"
 type KubeadmConfigSpec struct {
 	// clusterConfiguration holds the cluster-wide kubeadm settings used by "kubeadm init".
 	// +optional
@@ -77,6 +69,30 @@ type KubeadmConfigSpec struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=200
 	Files []File `json:"files,omitempty"`
+
+	// diskSetup partitions disks and creates file systems (cloud-init disk_setup and fs_setup)
+	// before the files are written.
+	// +optional
+	DiskSetup DiskSetup `json:"diskSetup,omitempty,omitzero"`
+
+	// mounts are mount points to set up (cloud-init mounts), each the fields of an fstab line:
+	// device, mount point, then optionally file system type, options, dump and pass, e.g.
+	// ["LABEL=etcd_disk", "/var/lib/etcddisk"].
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	Mounts []MountPoints `json:"mounts,omitempty"`
+
+	// bootCommands are shell commands run very early in the boot (cloud-init bootcmd), on every
+	// boot; wrap a command in cloud-init-per to run it once.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=1000
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=10240
+	BootCommands []string `json:"bootCommands,omitempty"`
 
 	// preKubeadmCommands are shell commands run before kubeadm, in this order.
 	// +optional
@@ -107,7 +123,8 @@ type KubeadmConfigSpec struct {
 	// +optional
 	NTP NTP `json:"ntp,omitempty,omitzero"`
 
-	// format of the bootstrap data. Only cloud-config, the default, is supported.
+	// format of the bootstrap data. Only cloud-config, the default, is supported: ignition is
+	// refused.
 	// +optional
 	Format Format `json:"format,omitempty"`
 
@@ -116,135 +133,6 @@ type KubeadmConfigSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10
 	Verbosity *int32 `json:"verbosity,omitempty"`
-}
-
-// File is a file to write on the node. Its content comes either inline from content or from a
-// Secret through contentFrom; a file with neither is written empty.
-// +kubebuilder:validation:XValidation:rule="!(has(self.content) && has(self.contentFrom))",messageExpression="'file \"' + self.path + '\" sets both content and contentFrom: a file takes its content from exactly one source; remove one of them'"
-type File struct {
-	// path is where the file is written on the node, e.g. /etc/kubernetes/audit-policy.yaml.
-	// +required
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=512
-	Path string `json:"path,omitempty"`
-
-	// owner of the file as "user:group", e.g. root:root.
-	// +optional
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=256
-	Owner string `json:"owner,omitempty"`
-
-	// permissions of the file in octal, e.g. "0640".
-	// +optional
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=16
-	Permissions string `json:"permissions,omitempty"`
-
-	// encoding of the content: base64, gzip or gzip+base64. Unset means plain text.
-	// +optional
-	Encoding Encoding `json:"encoding,omitempty"`
-
-	// append adds the content to the end of an existing file instead of replacing it.
-	// +optional
-	Append *bool `json:"append,omitempty"`
-
-	// content of the file, encoded as encoding says.
-	// +optional
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=10240
-	Content string `json:"content,omitempty"`
-
-	// contentFrom takes the content of the file from a Secret, encoded as encoding says.
-	// +optional
-	ContentFrom FileSource `json:"contentFrom,omitempty,omitzero"`
-}
-
-// FileSource says where the content of a file comes from.
-type FileSource struct {
-	// secret takes the content from a key of a Secret in the KubeadmConfig's namespace.
-	// +required
-	Secret SecretFileSource `json:"secret,omitempty,omitzero"`
-}
-
-// IsDefined reports whether any source is set.
-func (s *FileSource) IsDefined() bool {
-	return s != nil && (s.Secret.Name != "" || s.Secret.Key != "")
-}
-
-// SecretFileSource names a key of a Secret in the KubeadmConfig's namespace.
-type SecretFileSource struct {
-	// name of the Secret.
-	// +required
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=253
-	Name string `json:"name,omitempty"`
-
-	// key in the Secret's data whose value is the file's content.
-	// +required
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=256
-	Key string `json:"key,omitempty"`
-}
-
-// User is an operating-system user to create on the node.
-type User struct {
-	// name of the user.
-	// +required
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=256
-	Name string `json:"name,omitempty"`
-
-	// groups the user belongs to besides its primary group, comma-separated, e.g. "wheel,docker".
-	// +optional
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=256
-	Groups string `json:"groups,omitempty"`
-
-	// homeDir is the user's home directory.
-	// +optional
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=256
-	HomeDir string `json:"homeDir,omitempty"`
-
-	// shell is the user's login shell, e.g. /bin/bash.
-	// +optional
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=256
-	Shell string `json:"shell,omitempty"`
-
-	// sudo is the user's sudoers rule, e.g. "ALL=(ALL) NOPASSWD:ALL".
-	// +optional
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=256
-	Sudo string `json:"sudo,omitempty"`
-
-	// lockPassword disables password login for the user.
-	// +optional
-	LockPassword *bool `json:"lockPassword,omitempty"`
-
-	// sshAuthorizedKeys are the public keys allowed to log in as the user over SSH.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=100
-	// +kubebuilder:validation:items:MinLength=1
-	// +kubebuilder:validation:items:MaxLength=2048
-	SSHAuthorizedKeys []string `json:"sshAuthorizedKeys,omitempty"`
-}
-
-// NTP configures time synchronisation on the node.
-// +kubebuilder:validation:XValidation:rule="has(self.servers) || has(self.enabled)",message="must set at least one of servers or enabled, or be left out instead of written as an empty object ({})"
-type NTP struct {
-	// servers are the NTP servers to use, most preferred first.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=100
-	// +kubebuilder:validation:items:MinLength=1
-	// +kubebuilder:validation:items:MaxLength=512
-	Servers []string `json:"servers,omitempty"`
-
-	// enabled turns NTP on or off.
-	// +optional
-	Enabled *bool `json:"enabled,omitempty"`
 }
 
 // KubeadmConfigStatus is the observed state of a KubeadmConfig.

@@ -59,19 +59,36 @@ func fullSpec() bootstrapv1.KubeadmConfigSpec {
 	return bootstrapv1.KubeadmConfigSpec{
 		ClusterConfiguration: bootstrapv1.ClusterConfiguration{
 			Etcd: bootstrapv1.Etcd{Local: bootstrapv1.LocalEtcd{
-				DataDir:   "/var/lib/etcd-data",
-				ExtraArgs: []bootstrapv1.Arg{arg("quota-backend-bytes", "8589934592")},
+				ImageRepository: "mirror.test/etcd",
+				ImageTag:        "3.7.0-0",
+				DataDir:         "/var/lib/etcd-data",
+				ExtraArgs:       []bootstrapv1.Arg{arg("quota-backend-bytes", "8589934592")},
+				ExtraEnvs:       &[]bootstrapv1.EnvVar{envVar("GOMAXPROCS", "2")},
+				ServerCertSANs:  []string{"etcd.test"},
+				PeerCertSANs:    []string{"10.0.0.2"},
 			}},
+			ControlPlaneEndpoint: "cp.test:6443",
 			APIServer: bootstrapv1.APIServer{
-				ExtraArgs: []bootstrapv1.Arg{arg("v", "2"), arg("enable-admission-plugins", "")},
-				CertSANs:  []string{"localhost", "127.0.0.1"},
+				ExtraArgs:    []bootstrapv1.Arg{arg("v", "2"), arg("enable-admission-plugins", "")},
+				ExtraVolumes: []bootstrapv1.HostPathMount{hostPath("audit")},
+				ExtraEnvs:    &[]bootstrapv1.EnvVar{envVar("HTTPS_PROXY", "http://proxy.test:3128")},
+				CertSANs:     []string{"localhost", "127.0.0.1"},
 			},
-			ControllerManager: bootstrapv1.ControllerManager{ExtraArgs: []bootstrapv1.Arg{arg("bind-address", "0.0.0.0")}},
-			Scheduler:         bootstrapv1.Scheduler{ExtraArgs: []bootstrapv1.Arg{arg("bind-address", "0.0.0.0")}},
-			DNS:               bootstrapv1.DNS{ImageRepository: "mirror.test/coredns", ImageTag: "v1.14.6"},
-			CertificatesDir:   "/etc/kubernetes/pki",
-			ImageRepository:   "mirror.test",
-			FeatureGates:      map[string]bool{"WaitForAllControlPlaneComponents": true},
+			ControllerManager: bootstrapv1.ControllerManager{
+				ExtraArgs: []bootstrapv1.Arg{arg("bind-address", "0.0.0.0")}, ExtraVolumes: []bootstrapv1.HostPathMount{hostPath("flex")},
+				ExtraEnvs: &[]bootstrapv1.EnvVar{envVar("GOGC", "50")},
+			},
+			Scheduler: bootstrapv1.Scheduler{
+				ExtraArgs: []bootstrapv1.Arg{arg("bind-address", "0.0.0.0")}, ExtraVolumes: []bootstrapv1.HostPathMount{hostPath("config")},
+				ExtraEnvs: &[]bootstrapv1.EnvVar{envVar("GOGC", "50")},
+			},
+			DNS:                             bootstrapv1.DNS{ImageRepository: "mirror.test/coredns", ImageTag: "v1.14.6"},
+			CertificatesDir:                 "/etc/kubernetes/pki",
+			ImageRepository:                 "mirror.test",
+			FeatureGates:                    map[string]bool{"WaitForAllControlPlaneComponents": true},
+			CertificateValidityPeriodDays:   365,
+			CACertificateValidityPeriodDays: 3650,
+			EncryptionAlgorithm:             bootstrapv1.EncryptionAlgorithmECDSAP384,
 		},
 		InitConfiguration: bootstrapv1.InitConfiguration{
 			BootstrapTokens: []bootstrapv1.BootstrapToken{{
@@ -85,6 +102,7 @@ func fullSpec() bootstrapv1.KubeadmConfigSpec {
 				KubeletExtraArgs:      []bootstrapv1.Arg{arg("eviction-hard", "nodefs.available<0%")},
 				IgnorePreflightErrors: []string{"SystemVerification", "Swap"},
 				ImagePullPolicy:       corev1.PullNever,
+				ImagePullSerial:       ptr.To(false),
 			},
 			LocalAPIEndpoint: bootstrapv1.APIEndpoint{AdvertiseAddress: "10.0.0.2", BindPort: 6443},
 			SkipPhases:       []string{"addon/kube-proxy"},
@@ -96,12 +114,13 @@ func fullSpec() bootstrapv1.KubeadmConfigSpec {
 				Name:   "cp-1",
 				Taints: &[]corev1.Taint{{Key: "dedicated", Value: "etcd", Effect: corev1.TaintEffectNoSchedule}},
 			},
+			CACertPath: "/etc/kubernetes/pki/ca.crt",
 			Discovery: bootstrapv1.Discovery{BootstrapToken: bootstrapv1.BootstrapTokenDiscovery{
 				Token:                    "abcdef.0123456789abcdef",
 				APIServerEndpoint:        "10.0.0.10:6443",
 				CACertHashes:             []string{"sha256:0123"},
 				UnsafeSkipCAVerification: ptr.To(false),
-			}},
+			}, TLSBootstrapToken: "ghijkl.0123456789abcdef"},
 			ControlPlane: &bootstrapv1.JoinControlPlane{LocalAPIEndpoint: bootstrapv1.APIEndpoint{BindPort: 6444}},
 			SkipPhases:   []string{"preflight"},
 			Patches:      bootstrapv1.Patches{Directory: "/etc/kubernetes/patches"},
@@ -119,15 +138,63 @@ func fullSpec() bootstrapv1.KubeadmConfigSpec {
 			}},
 			{Path: "/etc/empty"},
 		},
+		DiskSetup: bootstrapv1.DiskSetup{
+			Partitions: []bootstrapv1.Partition{{Device: "/dev/sdb", Layout: ptr.To(true), Overwrite: ptr.To(false), TableType: "gpt"}},
+			Filesystems: []bootstrapv1.Filesystem{{
+				Device: "/dev/sdb1", Filesystem: "ext4", Label: "etcd_disk", Partition: "auto", Overwrite: ptr.To(false),
+				ReplaceFS: "ntfs", ExtraOpts: []string{"-E", "lazy_itable_init=1"},
+			}},
+		},
+		Mounts:              []bootstrapv1.MountPoints{{"LABEL=etcd_disk", "/var/lib/etcddisk"}},
+		BootCommands:        []string{"echo boot"},
 		PreKubeadmCommands:  []string{"echo pre"},
 		PostKubeadmCommands: []string{"echo post"},
 		Users: []bootstrapv1.User{{
 			Name: "ops", Groups: "wheel,docker", HomeDir: "/home/ops", Shell: "/bin/bash",
 			Sudo: "ALL=(ALL) NOPASSWD:ALL", LockPassword: ptr.To(true), SSHAuthorizedKeys: []string{"ssh-ed25519 AAAA ops"},
+			Gecos: "Operations", Inactive: ptr.To(false), Passwd: "$6$salt$hash", PrimaryGroup: "ops",
+		}, {
+			Name: "audit", PasswdFrom: bootstrapv1.PasswdSource{Secret: bootstrapv1.SecretPasswdSource{Name: "passwords", Key: "audit"}},
 		}},
 		NTP:       bootstrapv1.NTP{Servers: []string{"192.0.2.10", "192.0.2.11"}, Enabled: ptr.To(true)},
 		Format:    bootstrapv1.CloudConfig,
 		Verbosity: ptr.To[int32](5),
+	}
+}
+
+// externalEtcdSpec is fullSpec with the fields that exclude others: an external etcd instead of
+// the local member, and discovery from a generated kubeconfig instead of a bootstrap token.
+func externalEtcdSpec() bootstrapv1.KubeadmConfigSpec {
+	spec := fullSpec()
+	spec.ClusterConfiguration.Etcd = bootstrapv1.Etcd{External: bootstrapv1.ExternalEtcd{
+		Endpoints: []string{"https://10.0.0.5:2379"}, CAFile: "/etc/etcd/ca.pem", CertFile: "/etc/etcd/client.pem", KeyFile: "/etc/etcd/client-key.pem",
+	}}
+	spec.JoinConfiguration.Discovery = bootstrapv1.Discovery{
+		File: bootstrapv1.FileDiscovery{
+			KubeConfigPath: "/etc/kubernetes/discovery.conf",
+			KubeConfig: bootstrapv1.FileDiscoveryKubeConfig{
+				Cluster: bootstrapv1.KubeConfigCluster{
+					Server: "https://cp.test:6443", TLSServerName: "cp.test", InsecureSkipTLSVerify: ptr.To(false),
+					CertificateAuthorityData: []byte("-----BEGIN CERTIFICATE-----\n"), ProxyURL: "socks5://proxy.test:1080",
+				},
+				User: bootstrapv1.KubeConfigUser{Exec: bootstrapv1.KubeConfigAuthExec{
+					Command: "/usr/local/bin/token", Args: []string{"--audience", "k8s"}, APIVersion: "client.authentication.k8s.io/v1",
+					Env: []bootstrapv1.KubeConfigAuthExecEnv{{Name: "REGION", Value: "eu"}}, ProvideClusterInfo: ptr.To(true),
+				}},
+			},
+		},
+		TLSBootstrapToken: "ghijkl.0123456789abcdef",
+	}
+	return spec
+}
+
+func envVar(name, value string) bootstrapv1.EnvVar {
+	return bootstrapv1.EnvVar{EnvVar: corev1.EnvVar{Name: name, Value: value}}
+}
+
+func hostPath(name string) bootstrapv1.HostPathMount {
+	return bootstrapv1.HostPathMount{
+		Name: name, HostPath: "/etc/" + name, MountPath: "/etc/" + name, ReadOnly: ptr.To(true), PathType: corev1.HostPathDirectoryOrCreate,
 	}
 }
 

@@ -31,7 +31,7 @@ import (
 )
 
 const (
-	evenReplicasMessage = "replicas must be odd (1, 3, 5...): each control plane Machine runs an etcd member, and an even member count tolerates no more failures than one member fewer; use the next odd number"
+	evenReplicasMessage = "replicas must be odd (1, 3, 5...) with stacked etcd: each control plane Machine runs an etcd member, and an even member count tolerates no more failures than one member fewer; use the next odd number (even numbers are allowed with clusterConfiguration.etcd.external)"
 	maxSurgeMessage     = "maxSurge must be the number 0 or 1: a control plane is replaced one Machine at a time, either creating the new Machine first (1, the default) or deleting the old one first (0)"
 
 	oneReplicaMaxSurgeZeroMessage = "maxSurge 0 needs at least 3 replicas: with maxSurge 0 a Machine is deleted before its replacement exists, and with a single replica that leaves no control plane to join, so an upgrade could never proceed; set maxSurge to 1, or replicas to 3 or more"
@@ -55,7 +55,7 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 				kcp.Spec.Replicas = ptr.To[int32](2)
 				return kcp
 			},
-			wantMessages: []string{"spec.replicas: Invalid value: 2: " + evenReplicasMessage},
+			wantMessages: []string{"spec.replicas: Invalid value: " + evenReplicasMessage},
 		},
 		{
 			name: "ReplicasZero",

@@ -71,11 +71,13 @@ func TestCreate_ObjectsAreStoredAsSent(t *testing.T) {
 							ObjectMeta: full.MachineTemplate.ObjectMeta,
 							Spec: controlplanev1.KubeadmControlPlaneTemplateMachineTemplateSpec{
 								Deletion: full.MachineTemplate.Spec.Deletion,
+								Taints:   full.MachineTemplate.Spec.Taints,
 							},
 						},
 						KubeadmConfigSpec: full.KubeadmConfigSpec,
 						Rollout:           full.Rollout,
 						Remediation:       full.Remediation,
+						MachineNaming:     full.MachineNaming,
 					},
 				}
 				return kcpt

@@ -66,16 +66,18 @@ const (
 // ones upstream's KubeadmControlPlane webhook enforces, as admission rules.
 // +kubebuilder:validation:XValidation:rule="!has(self.rollout) || !has(self.rollout.strategy) || !has(self.rollout.strategy.rollingUpdate) || !has(self.rollout.strategy.rollingUpdate.maxSurge) || type(self.rollout.strategy.rollingUpdate.maxSurge) != int || self.rollout.strategy.rollingUpdate.maxSurge != 0 || !has(self.replicas) || self.replicas >= 3",fieldPath=".rollout.strategy.rollingUpdate.maxSurge",message="maxSurge 0 needs at least 3 replicas: with maxSurge 0 a Machine is deleted before its replacement exists, and with a single replica that leaves no control plane to join, so an upgrade could never proceed; set maxSurge to 1, or replicas to 3 or more"
 // +kubebuilder:validation:XValidation:rule="(has(self.kubeadmConfigSpec) && has(self.kubeadmConfigSpec.clusterConfiguration) && has(self.kubeadmConfigSpec.clusterConfiguration.certificatesDir) ? self.kubeadmConfigSpec.clusterConfiguration.certificatesDir : \"\") == (has(oldSelf.kubeadmConfigSpec) && has(oldSelf.kubeadmConfigSpec.clusterConfiguration) && has(oldSelf.kubeadmConfigSpec.clusterConfiguration.certificatesDir) ? oldSelf.kubeadmConfigSpec.clusterConfiguration.certificatesDir : \"\")",fieldPath=".kubeadmConfigSpec.clusterConfiguration.certificatesDir",message="certificatesDir cannot be changed: the existing Machines keep their certificates where the cluster was created, and joining Machines look for them there; keep the old value (create a new cluster to use another directory)"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas % 2 == 1 || (has(self.kubeadmConfigSpec) && has(self.kubeadmConfigSpec.clusterConfiguration) && has(self.kubeadmConfigSpec.clusterConfiguration.etcd) && has(self.kubeadmConfigSpec.clusterConfiguration.etcd.external))",fieldPath=".replicas",message="replicas must be odd (1, 3, 5...) with stacked etcd: each control plane Machine runs an etcd member, and an even member count tolerates no more failures than one member fewer; use the next odd number (even numbers are allowed with clusterConfiguration.etcd.external)"
+// +kubebuilder:validation:XValidation:rule="(has(self.kubeadmConfigSpec) && has(self.kubeadmConfigSpec.clusterConfiguration) && has(self.kubeadmConfigSpec.clusterConfiguration.caCertificateValidityPeriodDays) ? self.kubeadmConfigSpec.clusterConfiguration.caCertificateValidityPeriodDays : 0) == (has(oldSelf.kubeadmConfigSpec) && has(oldSelf.kubeadmConfigSpec.clusterConfiguration) && has(oldSelf.kubeadmConfigSpec.clusterConfiguration.caCertificateValidityPeriodDays) ? oldSelf.kubeadmConfigSpec.clusterConfiguration.caCertificateValidityPeriodDays : 0)",fieldPath=".kubeadmConfigSpec.clusterConfiguration.caCertificateValidityPeriodDays",message="caCertificateValidityPeriodDays cannot be changed: the cluster CAs were generated with the validity it had when the cluster was created, and a new value would not reach them; keep the old value"
 type KubeadmControlPlaneSpec struct {
-	// replicas is the number of control plane Machines. Etcd runs stacked on each of them, so the
-	// number must be odd: an even member count tolerates no more failures than one member fewer.
+	// replicas is the number of control plane Machines. With stacked etcd (the default) an etcd
+	// member runs on each of them, so the number must be odd: an even member count tolerates no
+	// more failures than one member fewer. With external etcd any number is allowed.
 	// Defaults to 1. The odd-number rule uses a fixed message because the apiserver refuses
-	// string(<int>) in a messageExpression for cost; it prefixes the rejected value itself.
+	// string(<int>) in a messageExpression for cost.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=99
-	// +kubebuilder:validation:XValidation:rule="self % 2 == 1",message="replicas must be odd (1, 3, 5...): each control plane Machine runs an etcd member, and an even member count tolerates no more failures than one member fewer; use the next odd number"
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// version is the Kubernetes version of the control plane, vMAJOR.MINOR.PATCH (e.g. v1.37.2).
@@ -107,6 +109,26 @@ type KubeadmControlPlaneSpec struct {
 	// remediation configures how unhealthy control plane Machines are remediated.
 	// +optional
 	Remediation KubeadmControlPlaneRemediationSpec `json:"remediation,omitempty,omitzero"`
+
+	// machineNaming sets how new control plane Machines are named; their InfraMachines and
+	// KubeadmConfigs get the same names.
+	// +optional
+	MachineNaming MachineNamingSpec `json:"machineNaming,omitempty,omitzero"`
+}
+
+// MachineNamingSpec sets how new Machines are named.
+// +kubebuilder:validation:XValidation:rule="has(self.template)",message="must set template, or be left out instead of written as an empty object ({})"
+type MachineNamingSpec struct {
+	// template is a Go template of the names of new Machines. It may use {{ .cluster.name }},
+	// {{ .kubeadmControlPlane.name }} and must use {{ .random }} (5 random lowercase letters and
+	// digits, no vowels). Defaults to "{{ .kubeadmControlPlane.name }}-{{ .random }}". A name
+	// longer than 63 characters is cut to 58 and given a random 5-character suffix.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self.contains('{{ .random }}')",messageExpression="'template \"' + self + '\" does not contain {{ .random }}: without it every Machine would get the same name; add it, e.g. {{ .kubeadmControlPlane.name }}-{{ .random }}'"
+	// +kubebuilder:validation:XValidation:rule="self.replace('{{ .cluster.name }}', 'c').replace('{{.cluster.name}}', 'c').replace('{{ .kubeadmControlPlane.name }}', 'k').replace('{{.kubeadmControlPlane.name}}', 'k').replace('{{ .random }}', 'r').replace('{{.random}}', 'r').matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",messageExpression="'template \"' + self + '\" does not give valid Machine names: outside {{ .cluster.name }}, {{ .kubeadmControlPlane.name }} and {{ .random }} use only lowercase letters, digits, \"-\" and \".\", starting and ending with a letter or digit'"
+	Template string `json:"template,omitempty"`
 }
 
 // KubeadmControlPlaneMachineTemplate describes the control plane Machines.
@@ -129,9 +151,29 @@ type KubeadmControlPlaneMachineTemplateSpec struct {
 	// +required
 	InfrastructureRef clusterv1.ContractVersionedObjectReference `json:"infrastructureRef,omitempty,omitzero"`
 
+	// readinessGates are extra conditions of the Machines that must be true (or false, for
+	// negative polarity) for a control plane Machine to be Ready, e.g. set by a controller that
+	// checks special hardware. They are copied to the Machines in place, without a rollout.
+	// +optional
+	// +listType=map
+	// +listMapKey=conditionType
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	ReadinessGates []clusterv1.MachineReadinessGate `json:"readinessGates,omitempty"`
+
 	// deletion bounds the time spent on each step of a control plane Machine's deletion.
 	// +optional
 	Deletion KubeadmControlPlaneMachineTemplateDeletionSpec `json:"deletion,omitempty,omitzero"`
+
+	// taints are the Node taints Cluster API manages on the control plane Nodes, at most 64. They
+	// are copied to the Machines' spec.taints in place, without a rollout.
+	// +optional
+	// +listType=map
+	// +listMapKey=key
+	// +listMapKey=effect
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Taints []clusterv1.MachineTaint `json:"taints,omitempty"`
 }
 
 // KubeadmControlPlaneMachineTemplateDeletionSpec bounds the time spent on each step of a

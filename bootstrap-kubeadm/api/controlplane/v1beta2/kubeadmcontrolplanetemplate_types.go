@@ -46,7 +46,7 @@ type KubeadmControlPlaneTemplateResource struct {
 // KubeadmControlPlaneTemplateResourceSpec is KubeadmControlPlaneSpec without replicas, version
 // and machineTemplate.spec.infrastructureRef, which whoever creates the KubeadmControlPlane from
 // the template sets.
-// +kubebuilder:validation:XValidation:rule="has(self.machineTemplate) || has(self.kubeadmConfigSpec) || has(self.rollout) || has(self.remediation)",message="must set at least one of machineTemplate, kubeadmConfigSpec, rollout or remediation, or be left out instead of written as an empty object ({})"
+// +kubebuilder:validation:XValidation:rule="has(self.machineTemplate) || has(self.kubeadmConfigSpec) || has(self.rollout) || has(self.remediation) || has(self.machineNaming)",message="must set at least one of machineTemplate, kubeadmConfigSpec, rollout, remediation or machineNaming, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneTemplateResourceSpec struct {
 	// machineTemplate describes the control plane Machines.
 	// +optional
@@ -65,6 +65,10 @@ type KubeadmControlPlaneTemplateResourceSpec struct {
 	// remediation configures how unhealthy control plane Machines are remediated.
 	// +optional
 	Remediation KubeadmControlPlaneRemediationSpec `json:"remediation,omitempty,omitzero"`
+
+	// machineNaming sets how new control plane Machines are named.
+	// +optional
+	MachineNaming MachineNamingSpec `json:"machineNaming,omitempty,omitzero"`
 }
 
 // KubeadmControlPlaneTemplateMachineTemplate describes the control plane Machines of a template.
@@ -80,11 +84,20 @@ type KubeadmControlPlaneTemplateMachineTemplate struct {
 }
 
 // KubeadmControlPlaneTemplateMachineTemplateSpec describes the control plane Machines of a template.
-// +kubebuilder:validation:XValidation:rule="has(self.deletion)",message="must set deletion, or be left out instead of written as an empty object ({})"
+// +kubebuilder:validation:XValidation:rule="has(self.deletion) || has(self.taints)",message="must set at least one of deletion or taints, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneTemplateMachineTemplateSpec struct {
 	// deletion bounds the time spent on each step of a control plane Machine's deletion.
 	// +optional
 	Deletion KubeadmControlPlaneMachineTemplateDeletionSpec `json:"deletion,omitempty,omitzero"`
+
+	// taints are the Node taints Cluster API manages on the control plane Nodes, at most 64.
+	// +optional
+	// +listType=map
+	// +listMapKey=key
+	// +listMapKey=effect
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Taints []clusterv1.MachineTaint `json:"taints,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -19,6 +19,7 @@ package v1beta2_test
 import (
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -101,5 +102,18 @@ func everyField(spec *controlplanev1.KubeadmControlPlaneSpec) {
 	}
 	spec.Remediation = controlplanev1.KubeadmControlPlaneRemediationSpec{
 		MaxRetry: ptr.To[int32](3), RetryPeriodSeconds: ptr.To[int32](300), MinHealthyPeriodSeconds: ptr.To[int32](3600),
+	}
+	spec.MachineNaming = controlplanev1.MachineNamingSpec{Template: "{{ .cluster.name }}-cp-{{ .random }}"}
+	spec.MachineTemplate.Spec.ReadinessGates = []clusterv1.MachineReadinessGate{
+		{ConditionType: "example.com/GPUReady"}, {ConditionType: "DiskPressure", Polarity: clusterv1.NegativePolarityCondition},
+	}
+	spec.MachineTemplate.Spec.Taints = taints()
+}
+
+// taints are one taint of each propagation.
+func taints() []clusterv1.MachineTaint {
+	return []clusterv1.MachineTaint{
+		{Key: "example.com/dedicated", Value: "control-plane", Effect: corev1.TaintEffectNoSchedule, Propagation: clusterv1.MachineTaintPropagationAlways},
+		{Key: "bootstrapping", Effect: corev1.TaintEffectNoExecute, Propagation: clusterv1.MachineTaintPropagationOnInitialization},
 	}
 }

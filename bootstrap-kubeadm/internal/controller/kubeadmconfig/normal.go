@@ -17,6 +17,7 @@ limitations under the License.
 package kubeadmconfig
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	"capstan.dev/bootstrap-kubeadm/internal/certs"
 	"capstan.dev/bootstrap-kubeadm/internal/cloudinit"
 	"capstan.dev/bootstrap-kubeadm/internal/kubeadm"
@@ -100,74 +102,68 @@ func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (ctrl.Result, 
 	}
 	ctrl.LoggerFrom(ctx).Info("Holding the init lock: rendering kubeadm init data", "Machine", m.Name)
 
-	set, err := certs.LookupOrGenerate(ctx, r.APIReader, r.Client, clusterKey(c), owner.ClusterReference(c), time.Now())
-	if err != nil {
-		s.certs = &certsResult{err: err}
-		return ctrl.Result{}, err
+	cc := s.config.Spec.ClusterConfiguration
+	set, err := certs.LookupOrGenerate(ctx, r.APIReader, r.Client, clusterKey(c), owner.ClusterReference(c), time.Now(), certs.PlanFor(cc))
+	if result, done, err := s.certificatesMissing(err, r.WaitRequeue, cc); done {
+		return result, err
 	}
-	s.certs = &certsResult{}
 	kubeadmFile, err := kubeadm.Init(s.config.Spec, kubeadmCluster(c, m.Spec.Version))
 	if err != nil {
 		return r.incomplete(s, err)
 	}
-	return r.renderAndStore(ctx, s, cloudinit.Init, kubeadmFile, set.Files(s.config.Spec.ClusterConfiguration.CertificatesDir))
+	return r.renderAndStore(ctx, s, cloudinit.Init, kubeadmFile, set.Files(cc))
+}
+
+// certificatesMissing records the outcome of reading the cluster certificates: a missing Secret
+// is waited for (the first control plane Machine generates the CAs; the user creates those of an
+// external etcd); done says the caller must return result and err.
+func (s *scope) certificatesMissing(err error, requeue time.Duration, cc bootstrapv1.ClusterConfiguration) (result ctrl.Result, done bool, _ error) {
+	var missing *certs.MissingError
+	switch {
+	case errors.As(err, &missing):
+		s.certs = &certsResult{missing: missing.Names}
+		if cc.Etcd.External.IsDefined() {
+			s.wait("Waiting for the cluster certificates %v: with clusterConfiguration.etcd.external, create Secret %s with the etcd CA certificate (tls.crt) and Secret %s with the API server's etcd client certificate and key (tls.crt, tls.key); the first control plane Machine generates the others",
+				missing.Names, secret.Name(s.cluster.Name, secret.EtcdCA), secret.Name(s.cluster.Name, secret.APIServerEtcdClient))
+		} else {
+			s.wait("Waiting for the cluster certificates %v, which the first control plane Machine generates", missing.Names)
+		}
+		return ctrl.Result{RequeueAfter: requeue}, true, nil
+	case err != nil:
+		s.certs = &certsResult{err: err}
+		return ctrl.Result{}, true, err
+	}
+	s.certs = &certsResult{}
+	return ctrl.Result{}, false, nil
 }
 
 // reconcileJoin renders "kubeadm join" data: control plane Machines get the certificates,
 // workers (Machines and MachinePools) only the CA's pin.
 func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, role kubeadm.Role) (ctrl.Result, error) {
 	cfg, c := s.config, s.cluster
-	purposes := []secret.Purpose{secret.ClusterCA}
+	var set certs.Set
+	var err error
 	if role == kubeadm.ControlPlane {
-		purposes = secret.CertificatePurposes
+		set, err = certs.LookupAll(ctx, r.APIReader, clusterKey(c), certs.PlanFor(cfg.Spec.ClusterConfiguration))
+	} else {
+		set, err = certs.Lookup(ctx, r.APIReader, clusterKey(c), secret.ClusterCA)
 	}
-	set, err := certs.Lookup(ctx, r.APIReader, clusterKey(c), purposes...)
-	var missing *certs.MissingError
-	switch {
-	case errors.As(err, &missing):
-		s.certs = &certsResult{missing: missing.Names}
-		s.wait("Waiting for the cluster certificates %v, which the first control plane Machine generates", missing.Names)
-		return ctrl.Result{RequeueAfter: r.WaitRequeue}, nil
-	case err != nil:
-		s.certs = &certsResult{err: err}
-		return ctrl.Result{}, err
+	if result, done, err := s.certificatesMissing(err, r.WaitRequeue, cfg.Spec.ClusterConfiguration); done {
+		return result, err
 	}
-	s.certs = &certsResult{}
 
-	// Render from a copy: only the token is written back to the spec (see below).
+	// Render from a copy: only the token is written back to the spec (see tokenDiscovery).
 	spec := cfg.Spec.DeepCopy()
-	discovery := &spec.JoinConfiguration.Discovery.BootstrapToken
-	if discovery.APIServerEndpoint == "" && !c.Spec.ControlPlaneEndpoint.IsValid() {
-		s.wait("Waiting for Cluster %s to have spec.controlPlaneEndpoint, the address joining nodes discover the cluster at", c.Name)
-		return ctrl.Result{}, nil // the Cluster watch brings us back
-	}
-	if len(discovery.CACertHashes) == 0 && !ptr.Deref(discovery.UnsafeSkipCAVerification, false) {
-		hash, err := certs.CACertHash(set[secret.ClusterCA].Cert)
-		if err != nil {
-			s.certs = &certsResult{err: fmt.Errorf("Secret %s: %w", secret.Name(c.Name, secret.ClusterCA), err)}
-			s.wait("Waiting for a valid cluster CA in Secret %s: %v", secret.Name(c.Name, secret.ClusterCA), err)
-			return ctrl.Result{}, nil // a broken CA does not heal by retrying
+	var extraFiles []cloudinit.File
+	if file := spec.JoinConfiguration.Discovery.File; file.KubeConfigPath != "" {
+		f, wait, err := discoveryKubeconfig(file, c, set[secret.ClusterCA].Cert)
+		if err != nil || wait != "" {
+			s.wait("%s", cmp.Or(wait, fmt.Sprintf("The discovery kubeconfig cannot be generated: %v", err)))
+			return ctrl.Result{}, nil // a change to the KubeadmConfig or the Cluster brings us back
 		}
-		discovery.CACertHashes = []string{hash}
-	}
-	if discovery.Token == "" {
-		token, err := r.createBootstrapToken(ctx, c)
-		if errors.Is(err, remote.ErrClusterNotConnected) {
-			s.wait("Waiting for the connection to the workload cluster of Cluster %s (through Secret %s) to create a bootstrap token",
-				c.Name, secret.Name(c.Name, secret.Kubeconfig))
-			return ctrl.Result{}, nil // the ClusterCache's source brings us back on connect
-		}
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		// The token is kept in the spec, as upstream does, and written before any data refers
-		// to it: the deferred patch stores it (guarded by resourceVersion, so a reconcile that
-		// read a stale KubeadmConfig cannot store a second token), and the update brings us
-		// back to render with it. Rendering in the same reconcile would compute the status
-		// for a generation the spec write is about to replace.
-		setManagedToken(cfg, token)
-		s.wait("Created a bootstrap token in the workload cluster of Cluster %s: writing the bootstrap data next", c.Name)
-		return ctrl.Result{}, nil
+		extraFiles = append(extraFiles, f...)
+	} else if result, done, err := r.tokenDiscovery(ctx, s, spec, set); done {
+		return result, err
 	}
 
 	kubeadmFile, err := kubeadm.Join(*spec, kubeadmCluster(c, s.owner.spec().Version), role)
@@ -176,9 +172,51 @@ func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, role kubeadm.R
 	}
 	kind, files := cloudinit.JoinWorker, []cloudinit.Certificate(nil)
 	if role == kubeadm.ControlPlane {
-		kind, files = cloudinit.JoinControlPlane, set.Files(spec.ClusterConfiguration.CertificatesDir)
+		kind, files = cloudinit.JoinControlPlane, set.Files(spec.ClusterConfiguration)
 	}
-	return r.renderAndStore(ctx, s, kind, kubeadmFile, files)
+	return r.renderAndStore(ctx, s, kind, kubeadmFile, files, extraFiles...)
+}
+
+// tokenDiscovery completes bootstrap token discovery in spec (a copy of the KubeadmConfig's):
+// the CA pin from the cluster CA and, when the spec has no token, a new bootstrap token, which
+// is written back to the KubeadmConfig before any data refers to it. done says the caller must
+// return result and err.
+func (r *Reconciler) tokenDiscovery(ctx context.Context, s *scope, spec *bootstrapv1.KubeadmConfigSpec, set certs.Set) (result ctrl.Result, done bool, _ error) {
+	cfg, c := s.config, s.cluster
+	discovery := &spec.JoinConfiguration.Discovery.BootstrapToken
+	if discovery.APIServerEndpoint == "" && !c.Spec.ControlPlaneEndpoint.IsValid() {
+		s.wait("Waiting for Cluster %s to have spec.controlPlaneEndpoint, the address joining nodes discover the cluster at", c.Name)
+		return ctrl.Result{}, true, nil // the Cluster watch brings us back
+	}
+	if len(discovery.CACertHashes) == 0 && !ptr.Deref(discovery.UnsafeSkipCAVerification, false) {
+		hash, err := certs.CACertHash(set[secret.ClusterCA].Cert)
+		if err != nil {
+			s.certs = &certsResult{err: fmt.Errorf("Secret %s: %w", secret.Name(c.Name, secret.ClusterCA), err)}
+			s.wait("Waiting for a valid cluster CA in Secret %s: %v", secret.Name(c.Name, secret.ClusterCA), err)
+			return ctrl.Result{}, true, nil // a broken CA does not heal by retrying
+		}
+		discovery.CACertHashes = []string{hash}
+	}
+	if discovery.Token == "" {
+		token, err := r.createBootstrapToken(ctx, c)
+		if errors.Is(err, remote.ErrClusterNotConnected) {
+			s.wait("Waiting for the connection to the workload cluster of Cluster %s (through Secret %s) to create a bootstrap token",
+				c.Name, secret.Name(c.Name, secret.Kubeconfig))
+			return ctrl.Result{}, true, nil // the ClusterCache's source brings us back on connect
+		}
+		if err != nil {
+			return ctrl.Result{}, true, err
+		}
+		// The token is kept in the spec, as upstream does, and written before any data refers
+		// to it: the deferred patch stores it (guarded by resourceVersion, so a reconcile that
+		// read a stale KubeadmConfig cannot store a second token), and the update brings us
+		// back to render with it. Rendering in the same reconcile would compute the status
+		// for a generation the spec write is about to replace.
+		setManagedToken(cfg, token)
+		s.wait("Created a bootstrap token in the workload cluster of Cluster %s: writing the bootstrap data next", c.Name)
+		return ctrl.Result{}, true, nil
+	}
+	return ctrl.Result{}, false, nil
 }
 
 // incomplete turns a kubeadm error into a wait when it names a missing value (the user or
@@ -193,8 +231,8 @@ func (r *Reconciler) incomplete(s *scope, err error) (ctrl.Result, error) {
 }
 
 // renderAndStore renders the cloud-config and stores it in the data Secret.
-func (r *Reconciler) renderAndStore(ctx context.Context, s *scope, kind cloudinit.Kind, kubeadmFile []byte, certificates []cloudinit.Certificate) (ctrl.Result, error) {
-	in, missing, err := r.cloudInitInput(ctx, s.config, kind, kubeadmFile, certificates)
+func (r *Reconciler) renderAndStore(ctx context.Context, s *scope, kind cloudinit.Kind, kubeadmFile []byte, certificates []cloudinit.Certificate, extraFiles ...cloudinit.File) (ctrl.Result, error) {
+	in, missing, err := r.cloudInitInput(ctx, s.config, kind, kubeadmFile, certificates, extraFiles...)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -73,6 +73,6 @@ func waitLockReleased(t *testing.T, f *fixture) {
 func (f *fixture) generateCertificates(t *testing.T) {
 	t.Helper()
 	_, err := certs.LookupOrGenerate(context.Background(), env.Client, env.Client, client.ObjectKeyFromObject(f.cluster),
-		owner.ClusterReference(f.cluster), time.Now())
+		owner.ClusterReference(f.cluster), time.Now(), certs.Plan{})
 	require.NoError(t, err)
 }

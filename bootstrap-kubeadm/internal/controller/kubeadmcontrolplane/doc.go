@@ -68,7 +68,13 @@ limitations under the License.
 // controller keeps its own; the KubeadmControlPlane aggregates them in
 // ControlPlaneComponentsHealthy and EtcdClusterHealthy. The preflight checks require every other
 // Machine's etcd member to be healthy (upstream's preflight on EtcdMemberHealthy); static Pod
-// health is reported but does not block.
+// health is reported but does not block. With clusterConfiguration.etcd.external none of the etcd
+// work happens, as upstream: no member is read, reconciled, removed or guarded, the Machines get
+// no etcd conditions, and EtcdClusterHealthy is True saying that etcd is external.
+//
+// Machines are named by spec.machineNaming.template (naming.go) and get
+// machineTemplate.spec.readinessGates and taints, which are then kept in place like the
+// template's metadata and deletion timeouts (metadata.go), without a rollout.
 //
 // Remediation: a Machine a MachineHealthCheck marked (HealthCheckSucceeded=False and
 // OwnerRemediated=False) is deleted, oldest first and one at a time (its etcd member goes at its

@@ -264,3 +264,10 @@ func membersMessage(members []etcd.Member) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// etcdManaged reports whether etcd runs stacked on the control plane Machines, so that the
+// controller reconciles its members and guards its quorum; with clusterConfiguration.etcd.external
+// it does neither, as upstream.
+func (s *scope) etcdManaged() bool {
+	return !s.kcp.Spec.KubeadmConfigSpec.ClusterConfiguration.Etcd.External.IsDefined()
+}

@@ -75,18 +75,22 @@ func (r *Reconciler) reconcileHealth(ctx context.Context, s *scope) (ctrl.Result
 	s.health = map[string][]metav1.Condition{}
 	for _, m := range s.machines {
 		if hasNode(m) {
-			s.health[m.Name] = podConditions(ctx, wc, m.Status.NodeRef.Name)
+			s.health[m.Name] = podConditions(ctx, wc, m.Status.NodeRef.Name, s.etcdManaged())
 		}
 	}
-	res, err := r.reconcileEtcdMembers(ctx, s)
-	if err != nil {
-		return ctrl.Result{}, false, err
+	var res ctrl.Result
+	if s.etcdManaged() {
+		if res, err = r.reconcileEtcdMembers(ctx, s); err != nil {
+			return ctrl.Result{}, false, err
+		}
 	}
 	for _, m := range s.machines {
 		if !hasNode(m) {
 			continue
 		}
-		s.health[m.Name] = append(s.health[m.Name], etcdMemberCondition(s, m))
+		if s.etcdManaged() {
+			s.health[m.Name] = append(s.health[m.Name], etcdMemberCondition(s, m))
+		}
 		for _, c := range s.health[m.Name] {
 			if c.Status != metav1.ConditionTrue {
 				// Nothing watches Pods or etcd in a workload cluster: look again while unhealthy.
@@ -97,10 +101,14 @@ func (r *Reconciler) reconcileHealth(ctx context.Context, s *scope) (ctrl.Result
 	return res, false, r.applyMachineHealth(ctx, s)
 }
 
-// podConditions reads the four static Pods of node and turns each into its condition.
-func podConditions(ctx context.Context, wc client.Reader, node string) []metav1.Condition {
+// podConditions reads the static Pods of node and turns each into its condition; the etcd Pod
+// only when etcd runs on the control plane nodes (withEtcd).
+func podConditions(ctx context.Context, wc client.Reader, node string, withEtcd bool) []metav1.Condition {
 	out := make([]metav1.Condition, 0, len(staticPods))
 	for _, sp := range staticPods {
+		if sp.component == "etcd" && !withEtcd {
+			continue
+		}
 		key := client.ObjectKey{Namespace: metav1.NamespaceSystem, Name: sp.prefix + node}
 		pod := &corev1.Pod{}
 		err := wc.Get(ctx, key, pod)

@@ -29,7 +29,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
-	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -102,7 +101,10 @@ func failureDomainForScaleUp(c *clusterv1.Cluster, upToDate []*clusterv1.Machine
 func (r *Reconciler) createMachine(ctx context.Context, s *scope, failureDomain string, init bool) (*clusterv1.Machine, error) {
 	kcp, c := s.kcp, s.cluster
 	tmpl := &kcp.Spec.MachineTemplate
-	name := kcp.Name + "-" + utilrand.String(5)
+	name, err := machineName(kcp, c.Name)
+	if err != nil {
+		return nil, err
+	}
 	log := ctrl.LoggerFrom(ctx).WithValues("Machine", klog.KRef(kcp.Namespace, name))
 	machineLabels := map[string]string{}
 	for k, v := range tmpl.ObjectMeta.Labels {
@@ -177,6 +179,8 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, failureDomain 
 				APIGroup: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig", Name: name,
 			}},
 			InfrastructureRef: external.RefTo(infra),
+			ReadinessGates:    slices.Clone(tmpl.Spec.ReadinessGates),
+			Taints:            slices.Clone(tmpl.Spec.Taints),
 			Deletion: clusterv1.MachineDeletionSpec{
 				NodeDrainTimeoutSeconds:        tmpl.Spec.Deletion.NodeDrainTimeoutSeconds,
 				NodeVolumeDetachTimeoutSeconds: tmpl.Spec.Deletion.NodeVolumeDetachTimeoutSeconds,

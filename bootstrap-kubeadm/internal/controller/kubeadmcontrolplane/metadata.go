@@ -85,8 +85,8 @@ func withTemplateMetadata(obj client.Object, meta clusterv1.ObjectMeta) (labels,
 }
 
 // syncMachines brings spec.machineTemplate.metadata onto the Machines, their KubeadmConfigs and
-// InfraMachines, and spec.machineTemplate.spec.deletion onto the Machines, in place: as upstream,
-// neither needs a new Machine. Deleting Machines are left alone. Only objects that differ are
+// InfraMachines, and spec.machineTemplate.spec.{deletion,readinessGates,taints} onto the Machines,
+// in place: as upstream, none needs a new Machine. Deleting Machines are left alone. Only objects that differ are
 // written.
 func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	var errs []error
@@ -123,10 +123,20 @@ func (r *Reconciler) syncMetadata(ctx context.Context, kcp *controlplanev1.Kubea
 	return nil
 }
 
-// syncMachine patches m's metadata and deletion timeouts to the template's, when they differ. A
-// timeout the template leaves unset keeps the Machine's value: the Machine API defaults some.
+// syncMachine patches m's metadata, deletion timeouts, readiness gates and taints to the
+// template's, when they differ. A timeout the template leaves unset keeps the Machine's value: the
+// Machine API defaults some. Readiness gates and taints are the template's exactly: the
+// KubeadmControlPlane owns its Machines' specs.
 func (r *Reconciler) syncMachine(ctx context.Context, kcp *controlplanev1.KubeadmControlPlane, m *clusterv1.Machine) error {
 	labels, annotations, changed := withTemplateMetadata(m, kcp.Spec.MachineTemplate.ObjectMeta)
+	tmpl := kcp.Spec.MachineTemplate.Spec
+	gates, taints := m.Spec.ReadinessGates, m.Spec.Taints
+	if !slices.Equal(gates, tmpl.ReadinessGates) {
+		gates, changed = slices.Clone(tmpl.ReadinessGates), true
+	}
+	if !slices.Equal(taints, tmpl.Taints) {
+		taints, changed = slices.Clone(tmpl.Taints), true
+	}
 	want, have := kcp.Spec.MachineTemplate.Spec.Deletion, m.Spec.Deletion
 	deletion := have
 	for _, f := range []struct{ want, have **int32 }{
@@ -146,6 +156,7 @@ func (r *Reconciler) syncMachine(ctx context.Context, kcp *controlplanev1.Kubead
 	m.SetLabels(labels)
 	m.SetAnnotations(annotations)
 	m.Spec.Deletion = deletion
+	m.Spec.ReadinessGates, m.Spec.Taints = gates, taints
 	ctrl.LoggerFrom(ctx).Info("Updating Machine from spec.machineTemplate in place", "Machine", klog.KObj(m))
 	if err := r.Client.Patch(ctx, m, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("updating Machine %s from spec.machineTemplate: %w", m.Name, err)

@@ -100,11 +100,12 @@ func (r *Reconciler) waitForCluster(_ context.Context, s *scope) (ctrl.Result, b
 func (r *Reconciler) reconcileCertificates(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	c := s.cluster
 	key := client.ObjectKeyFromObject(c)
+	plan := certs.PlanFor(s.kcp.Spec.KubeadmConfigSpec.ClusterConfiguration)
 	var err error
 	if !initialized(s) {
-		_, err = certs.LookupOrGenerate(ctx, r.APIReader, r.Client, key, owner.ClusterReference(c), s.now)
+		_, err = certs.LookupOrGenerate(ctx, r.APIReader, r.Client, key, owner.ClusterReference(c), s.now, plan)
 	} else {
-		_, err = certs.Lookup(ctx, r.APIReader, key, secret.CertificatePurposes...)
+		_, err = certs.LookupAll(ctx, r.APIReader, key, plan)
 	}
 	var missing *certs.MissingError
 	switch {

@@ -96,6 +96,30 @@ func TestKubeadmConfigDiffers(t *testing.T) {
 		{"an empty joinConfiguration.controlPlane is the one the controller adds", false, func(k *controlplanev1.KubeadmControlPlane, _ *bootstrapv1.KubeadmConfig) {
 			k.Spec.KubeadmConfigSpec.JoinConfiguration.ControlPlane = &bootstrapv1.JoinControlPlane{}
 		}, ""},
+		// The fields taken over from upstream's schema take part like every other field.
+		{"an apiServer extraVolume", false, func(k *controlplanev1.KubeadmControlPlane, _ *bootstrapv1.KubeadmConfig) {
+			k.Spec.KubeadmConfigSpec.ClusterConfiguration.APIServer.ExtraVolumes = []bootstrapv1.HostPathMount{{Name: "a", HostPath: "/a", MountPath: "/a"}}
+		}, "KubeadmConfig cp-abcde differs in spec.kubeadmConfigSpec.clusterConfiguration.apiServer.extraVolumes"},
+		{"a scheduler extraEnv", true, func(k *controlplanev1.KubeadmControlPlane, _ *bootstrapv1.KubeadmConfig) {
+			k.Spec.KubeadmConfigSpec.ClusterConfiguration.Scheduler.ExtraEnvs = &[]bootstrapv1.EnvVar{{EnvVar: corev1.EnvVar{Name: "GOGC", Value: "50"}}}
+		}, "KubeadmConfig cp-abcde differs in spec.kubeadmConfigSpec.clusterConfiguration.scheduler.extraEnvs"},
+		{"the etcd image tag", false, func(k *controlplanev1.KubeadmControlPlane, _ *bootstrapv1.KubeadmConfig) {
+			k.Spec.KubeadmConfigSpec.ClusterConfiguration.Etcd.Local.ImageTag = "3.7.1-0"
+		}, "KubeadmConfig cp-abcde differs in spec.kubeadmConfigSpec.clusterConfiguration.etcd.local.imageTag"},
+		{"disks, mounts, boot commands and users", true, func(k *controlplanev1.KubeadmControlPlane, _ *bootstrapv1.KubeadmConfig) {
+			k.Spec.KubeadmConfigSpec.DiskSetup.Filesystems = []bootstrapv1.Filesystem{{Device: "/dev/sdb", Filesystem: "ext4"}}
+			k.Spec.KubeadmConfigSpec.Mounts = []bootstrapv1.MountPoints{{"/dev/sdb", "/data"}}
+			k.Spec.KubeadmConfigSpec.BootCommands = []string{"echo boot"}
+			k.Spec.KubeadmConfigSpec.Users = []bootstrapv1.User{{Name: "ops", Gecos: "Ops"}}
+		}, "KubeadmConfig cp-abcde differs in spec.kubeadmConfigSpec.bootCommands, spec.kubeadmConfigSpec.diskSetup.filesystems, spec.kubeadmConfigSpec.mounts and 1 more"},
+		{"imagePullSerial and caCertPath of a joined Machine", false, func(k *controlplanev1.KubeadmControlPlane, _ *bootstrapv1.KubeadmConfig) {
+			k.Spec.KubeadmConfigSpec.JoinConfiguration.NodeRegistration.ImagePullSerial = ptr.To(false)
+			k.Spec.KubeadmConfigSpec.JoinConfiguration.CACertPath = "/etc/pki/ca.crt"
+		}, "KubeadmConfig cp-abcde differs in spec.kubeadmConfigSpec.joinConfiguration.caCertPath, spec.kubeadmConfigSpec.joinConfiguration.nodeRegistration.imagePullSerial"},
+		{"the discovery file and tlsBootstrapToken, as upstream ignores discovery", false, func(k *controlplanev1.KubeadmControlPlane, _ *bootstrapv1.KubeadmConfig) {
+			k.Spec.KubeadmConfigSpec.JoinConfiguration.Discovery.File = bootstrapv1.FileDiscovery{KubeConfigPath: "/d.conf"}
+			k.Spec.KubeadmConfigSpec.JoinConfiguration.Discovery.TLSBootstrapToken = "abcdef.0123456789abcdef"
+		}, ""},
 		{"taints: [] is not unset taints", true, func(k *controlplanev1.KubeadmControlPlane, _ *bootstrapv1.KubeadmConfig) {
 			k.Spec.KubeadmConfigSpec.InitConfiguration.NodeRegistration.Taints = &[]corev1.Taint{}
 		}, "KubeadmConfig cp-abcde differs in spec.kubeadmConfigSpec.initConfiguration.nodeRegistration.taints"},

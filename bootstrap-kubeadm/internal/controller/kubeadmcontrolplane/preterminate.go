@@ -53,7 +53,7 @@ func (r *Reconciler) reconcilePreTerminateHook(ctx context.Context, s *scope) (c
 		s.preTerminateWait = why
 		return ctrl.Result{}, false, nil // the core's update of the Machine's conditions brings us back
 	}
-	if hasNode(m) && len(s.machines) > 1 {
+	if hasNode(m) && len(s.machines) > 1 && s.etcdManaged() {
 		why, err := r.removeDeletingMachineEtcdMember(ctx, s, m)
 		if err != nil {
 			s.preTerminateWait = fmt.Sprintf("Removing the etcd member of Machine %s failed: %v", m.Name, err)

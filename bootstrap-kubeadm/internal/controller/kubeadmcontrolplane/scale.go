@@ -190,7 +190,7 @@ func preflight(s *scope, exclude *clusterv1.Machine) string {
 			deletingOthers = append(deletingOthers, m)
 		case !hasNode(m):
 			withoutNode = append(withoutNode, m)
-		case s.etcd != nil && s.etcd.err == nil:
+		case s.etcdManaged() && s.etcd != nil && s.etcd.err == nil:
 			if ok, why := s.etcd.memberHealthy(m.Status.NodeRef.Name); !ok {
 				unhealthyMembers = append(unhealthyMembers, fmt.Sprintf("Machine %s: %s", m.Name, why))
 			}
@@ -206,6 +206,8 @@ func preflight(s *scope, exclude *clusterv1.Machine) string {
 		return ""
 	case s.workloadWait != "":
 		return s.workloadWait
+	case !s.etcdManaged():
+		return "" // an external etcd is not the control plane's to protect
 	case s.etcd == nil:
 		return "The etcd members were not read"
 	case s.etcd.err != nil:
@@ -222,6 +224,8 @@ func preflight(s *scope, exclude *clusterv1.Machine) string {
 // quorum of those left. Empty when it keeps quorum, or when m has no member to lose.
 func machineRemovalBlocked(s *scope, m *clusterv1.Machine, what string, healthy func(etcd.Member) bool) string {
 	switch {
+	case !s.etcdManaged():
+		return "" // etcd is external: no member goes with the Machine
 	case !initialized(s) || !hasNode(m):
 		return "" // no etcd member of its own to lose yet
 	case s.workloadWait != "":

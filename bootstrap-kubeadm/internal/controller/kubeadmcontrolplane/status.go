@@ -288,6 +288,11 @@ func setEtcdClusterHealthy(s *scope) {
 	}
 	e, p := s.etcd, s.etcdPlan
 	switch {
+	case !s.etcdManaged():
+		// As upstream: the control plane reports an external etcd healthy, since it neither runs
+		// nor watches it.
+		conditions.Set(s.kcp, conditions.True(t, controlplanev1.KubeadmControlPlaneHealthyReason,
+			"etcd is external (spec.kubeadmConfigSpec.clusterConfiguration.etcd.external): the control plane neither runs nor manages its members"))
 	case e == nil:
 		return
 	case e.err != nil:

@@ -123,6 +123,8 @@ type fixtureOptions struct {
 	replicas       int32
 	failureDomains []clusterv1.FailureDomain
 	pausedCluster  bool
+	// kcp changes the KubeadmControlPlane before it is created.
+	kcp func(*controlplanev1.KubeadmControlPlane)
 }
 
 func newFixture(t *testing.T, opts ...func(*fixtureOptions)) *fixture {
@@ -180,6 +182,9 @@ func newFixture(t *testing.T, opts ...func(*fixtureOptions)) *fixture {
 				PreKubeadmCommands: []string{"echo pre"},
 			},
 		},
+	}
+	if o.kcp != nil {
+		o.kcp(f.kcp)
 	}
 	if !o.noOwner {
 		f.kcp.OwnerReferences = []metav1.OwnerReference{{

@@ -102,6 +102,12 @@ const (
 	// labels later removed from the Machine can be removed from the Node too.
 	LabelsFromMachineAnnotation = "cluster.x-k8s.io/labels-from-machine"
 
+	// TaintsFromMachineAnnotation lists, as "key:effect,...", the Node taints of propagation
+	// Always that were put there from the Machine's spec.taints, so that those later removed from
+	// the Machine can be removed from the Node too. Its presence, even empty, also records that
+	// the OnInitialization taints were added: they are added once, when it is first written.
+	TaintsFromMachineAnnotation = "cluster.x-k8s.io/taints-from-machine"
+
 	// AnnotationsFromMachineAnnotation lists the Node annotations that were copied from the Machine.
 	AnnotationsFromMachineAnnotation = "cluster.x-k8s.io/annotations-from-machine"
 )
@@ -128,6 +134,51 @@ var NodeOutdatedRevisionTaint = corev1.Taint{
 	Key:    "node.cluster.x-k8s.io/outdated-revision",
 	Effect: corev1.TaintEffectPreferNoSchedule,
 }
+
+// MachineTaint is a Node taint that Cluster API manages: corev1.Taint plus when it is put on the
+// Node. Only taints listed on the Machine are added or removed by Cluster API; other components
+// may manage other taints on the same Node.
+type MachineTaint struct {
+	// key of the taint: a qualified name (at most 63 characters) with an optional DNS subdomain
+	// prefix (at most 253 characters) and "/", e.g. example.com/dedicated.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`
+	// +kubebuilder:validation:XValidation:rule="self != 'node.cluster.x-k8s.io/uninitialized' && self != 'node.cluster.x-k8s.io/outdated-revision'",messageExpression="'taint key \"' + self + '\" is managed by Cluster API itself and cannot be set on a Machine; use another key'"
+	// +kubebuilder:validation:XValidation:rule="self.contains('/') ? (self.split('/')[0].size() <= 253 && self.split('/')[1].size() <= 63 && self.split('/').size() == 2) : self.size() <= 63",messageExpression="'taint key \"' + self + '\" is too long: the name after the optional \"prefix/\" may have at most 63 characters and the prefix at most 253'"
+	Key string `json:"key,omitempty"`
+
+	// value of the taint: a label value (at most 63 characters).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`
+	Value string `json:"value,omitempty"`
+
+	// effect of the taint on Pods that do not tolerate it: NoSchedule, PreferNoSchedule or NoExecute.
+	// +required
+	// +kubebuilder:validation:Enum=NoSchedule;PreferNoSchedule;NoExecute
+	Effect corev1.TaintEffect `json:"effect,omitempty"`
+
+	// propagation says when the taint is put on the Node: Always keeps it there (re-added if
+	// removed, removed when it leaves the Machine); OnInitialization adds it once, when the Node
+	// joins, and leaves it alone afterwards.
+	// +required
+	Propagation MachineTaintPropagation `json:"propagation,omitempty"`
+}
+
+// MachineTaintPropagation says when a taint is put on the Node.
+// +kubebuilder:validation:Enum=Always;OnInitialization
+type MachineTaintPropagation string
+
+const (
+	// MachineTaintPropagationAlways keeps the taint on the Node for as long as the Machine lists it.
+	MachineTaintPropagationAlways MachineTaintPropagation = "Always"
+
+	// MachineTaintPropagationOnInitialization adds the taint when the Node joins, and never again.
+	MachineTaintPropagationOnInitialization MachineTaintPropagation = "OnInitialization"
+)
 
 // ConditionPolarity says whether a condition is healthy when True (Positive) or when False (Negative).
 // +kubebuilder:validation:Enum=Positive;Negative

@@ -367,6 +367,18 @@ type MachineSpec struct {
 	// deletion bounds the time spent on each step of Machine deletion.
 	// +optional
 	Deletion MachineDeletionSpec `json:"deletion,omitempty,omitzero"`
+
+	// taints are the Node taints Cluster API manages for this Machine, at most 64, one per key
+	// and effect. Other components may add or remove other taints on the Node (e.g. the node
+	// controller's node.kubernetes.io/not-ready). A list map: each entry may have its own field
+	// manager.
+	// +optional
+	// +listType=map
+	// +listMapKey=key
+	// +listMapKey=effect
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Taints []MachineTaint `json:"taints,omitempty"`
 }
 
 // MachineDeletionSpec bounds the time spent on each step of Machine deletion.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -82,8 +83,10 @@ func nodeByProviderID(ctx context.Context, c client.Client, providerID string) (
 }
 
 // syncNode puts the Machine's managed labels on the Node (removing those it put
-// there before and the Machine no longer has) and removes the uninitialized taint
-// a bootstrap provider may have set. Nothing is written when nothing changes.
+// there before and the Machine no longer has), removes the uninitialized taint
+// a bootstrap provider may have set and propagates the Machine's spec.taints
+// (syncTaints). Nothing is written when nothing changes; a write is guarded by the
+// Node's resourceVersion, since taints are one atomic list other controllers write too.
 func syncNode(ctx context.Context, c client.Client, m *clusterv1.Machine, node *corev1.Node) error {
 	desired := managedLabels(m.Labels)
 	updated := node.DeepCopy()
@@ -112,12 +115,13 @@ func syncNode(ctx context.Context, c client.Client, m *clusterv1.Machine, node *
 		}
 	}
 	updated.Spec.Taints = taints
+	syncTaints(m, updated)
 
 	if equalNode(node, updated) {
 		return nil
 	}
 	ctrl.LoggerFrom(ctx).Info("Updating Node labels and taints", "Node", node.Name)
-	if err := c.Patch(ctx, updated, client.MergeFrom(node)); err != nil {
+	if err := c.Patch(ctx, updated, client.MergeFromWithOptions(node, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("updating Node %s: %w", node.Name, err)
 	}
 	return nil
@@ -148,7 +152,8 @@ func isManagedLabel(key string) bool {
 func equalNode(a, b *corev1.Node) bool {
 	return equality.Semantic.DeepEqual(a.Labels, b.Labels) &&
 		equality.Semantic.DeepEqual(a.Spec.Taints, b.Spec.Taints) &&
-		a.Annotations[clusterv1.LabelsFromMachineAnnotation] == b.Annotations[clusterv1.LabelsFromMachineAnnotation]
+		a.Annotations[clusterv1.LabelsFromMachineAnnotation] == b.Annotations[clusterv1.LabelsFromMachineAnnotation] &&
+		maps.Equal(annotationEntry(a, clusterv1.TaintsFromMachineAnnotation), annotationEntry(b, clusterv1.TaintsFromMachineAnnotation))
 }
 
 // nodeToMachines maps a workload Node to the Machines with its providerID.

@@ -2,11 +2,13 @@ package machinedeployment
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
@@ -167,15 +169,18 @@ func TestMachineDeployment_ReplicasOnlyChangeKeepsTheMachineSetAndMachines(t *te
 	noNewMachineSet()
 
 	// In-place fields change the MachineSet and its Machines, not the revision.
+	taints := []clusterv1.MachineTaint{{Key: "gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule, Propagation: clusterv1.MachineTaintPropagationAlways}}
 	f.update(md, func() {
 		md.Spec.Template.Labels["tier"] = "frontend"
 		md.Spec.Template.Spec.MinReadySeconds = ptr.To[int32](5)
+		md.Spec.Template.Spec.Taints = taints
 	})
 	envtest.WaitFor(t, timeout, "in-place fields on the MachineSet and its Machine", func() (bool, error) {
 		ms := f.machineSets(md)[msName]
 		m := f.machines()[now[0]]
 		return ms != nil && ms.Spec.Template.Labels["tier"] == "frontend" && ptr.Deref(ms.Spec.Template.Spec.MinReadySeconds, 0) == 5 &&
-			m != nil && m.Labels["tier"] == "frontend" && ptr.Deref(m.Spec.MinReadySeconds, 0) == 5, nil
+			slices.Equal(ms.Spec.Template.Spec.Taints, taints) &&
+			m != nil && m.Labels["tier"] == "frontend" && ptr.Deref(m.Spec.MinReadySeconds, 0) == 5 && slices.Equal(m.Spec.Taints, taints), nil
 	})
 	require.Equal(t, now, f.machinesOf(msName), "the same Machine, changed in place")
 	f.get(md)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
@@ -42,6 +43,9 @@ func TestTemplateHash_ChangesOnlyWithRolloutFields(t *testing.T) {
 		},
 		"deletion": func(t *clusterv1.MachineTemplateSpec) {
 			t.Spec.Deletion.NodeDrainTimeoutSeconds = ptr.To[int32](60)
+		},
+		"taints": func(t *clusterv1.MachineTemplateSpec) {
+			t.Spec.Taints = []clusterv1.MachineTaint{{Key: "gpu", Effect: corev1.TaintEffectNoSchedule, Propagation: clusterv1.MachineTaintPropagationAlways}}
 		},
 	}
 	for name, change := range inPlace {

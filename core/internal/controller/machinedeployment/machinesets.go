@@ -266,6 +266,7 @@ func syncInPlace(md *clusterv1.MachineDeployment, ms *clusterv1.MachineSet) {
 	ms.Spec.Template.Spec.MinReadySeconds = md.Spec.Template.Spec.MinReadySeconds
 	ms.Spec.Template.Spec.ReadinessGates = md.Spec.Template.Spec.ReadinessGates
 	ms.Spec.Template.Spec.Deletion = md.Spec.Template.Spec.Deletion
+	ms.Spec.Template.Spec.Taints = md.Spec.Template.Spec.Taints
 }
 
 // createMachineSet creates ms. A MachineSet of that name may already exist when the cache has not

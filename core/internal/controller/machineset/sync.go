@@ -57,6 +57,7 @@ func (r *Reconciler) syncInPlaceFields(ctx context.Context, ms *clusterv1.Machin
 	m.Spec.MinReadySeconds = tmpl.Spec.MinReadySeconds
 	m.Spec.ReadinessGates = tmpl.Spec.ReadinessGates
 	m.Spec.Deletion = tmpl.Spec.Deletion
+	m.Spec.Taints = tmpl.Spec.Taints
 	if equality.Semantic.DeepEqual(base.Labels, m.Labels) && equality.Semantic.DeepEqual(base.Annotations, m.Annotations) &&
 		equality.Semantic.DeepEqual(base.Spec, m.Spec) {
 		return nil
