@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/discovery"
 
 	"capstan.dev/core/internal/capstanctl/components"
 	"capstan.dev/core/internal/capstanctl/install"
@@ -126,6 +127,13 @@ func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
 	}
 	cl, err := g.cluster.New()
 	if err != nil {
+		return err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("connecting to the management cluster at %s: %w", cfg.Host, err)
+	}
+	if err := install.CheckServer(dc); err != nil {
 		return err
 	}
 	out := c.OutOrStdout()
