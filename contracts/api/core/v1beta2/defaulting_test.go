@@ -53,6 +53,12 @@ const machineTemplateYAML = `
         name: workers
 `
 
+// withTemplate is an upstream-style object of kind with the given metadata lines (indented by
+// two spaces), spec.clusterName c1 and machineTemplateYAML.
+func withTemplate(kind, metadata string) string {
+	return "apiVersion: cluster.x-k8s.io/v1beta2\nkind: " + kind + "\nmetadata:\n" + metadata + "\nspec:\n  clusterName: c1" + machineTemplateYAML
+}
+
 // create sends doc (YAML of one object, without namespace) to the API server in ns and reads
 // what was stored into into.
 func create(t *testing.T, ns, doc string, into client.Object) {
@@ -64,26 +70,38 @@ func create(t *testing.T, ns, doc string, into client.Object) {
 	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(u), into))
 }
 
-func TestDefaulting_MachineDeploymentWithoutSelectorGetsClusterAndDeploymentNameLabels(t *testing.T) {
-	md := &clusterv1.MachineDeployment{}
-	create(t, env.CreateNamespace(t, "defaults"), `
-apiVersion: cluster.x-k8s.io/v1beta2
-kind: MachineDeployment
-metadata:
-  name: md-0
-spec:
-  clusterName: c1
-`+machineTemplateYAML, md)
-
-	want := map[string]string{clusterv1.ClusterNameLabel: "c1", clusterv1.MachineDeploymentNameLabel: "md-0"}
-	require.Equal(t, want, md.Spec.Selector.MatchLabels)
-	require.Equal(t, want, md.Spec.Template.Labels)
-	require.Equal(t, "c1", md.Labels[clusterv1.ClusterNameLabel])
-	require.Equal(t, ptr.To[int32](1), md.Spec.Replicas)
-	require.Equal(t, "v1.37.2", md.Spec.Template.Spec.Version)
-	require.Equal(t, clusterv1.RollingUpdateMachineDeploymentStrategyType, md.Spec.Rollout.Strategy.Type)
-	require.Equal(t, 1, md.Spec.Rollout.Strategy.RollingUpdate.MaxSurge.IntValue())
-	require.Equal(t, 0, md.Spec.Rollout.Strategy.RollingUpdate.MaxUnavailable.IntValue())
+// A MachineDeployment or MachineSet without a selector selects its own objects by the cluster-name
+// label and a label of its own name, as upstream's webhooks default it (the rollout strategy of a
+// MachineDeployment is a CRD default, see TestMachineDeployment_DefaultsRollout*).
+func TestDefaulting_WithoutSelectorGetsClusterAndOwnNameLabels(t *testing.T) {
+	ns := env.CreateNamespace(t, "defaults")
+	for _, tc := range []struct {
+		kind, nameLabel string
+		obj             client.Object
+		parts           func(client.Object) (clusterv1.LabelSelector, clusterv1.MachineTemplateSpec, *int32)
+	}{
+		{"MachineDeployment", clusterv1.MachineDeploymentNameLabel, &clusterv1.MachineDeployment{},
+			func(o client.Object) (clusterv1.LabelSelector, clusterv1.MachineTemplateSpec, *int32) {
+				md := o.(*clusterv1.MachineDeployment)
+				return md.Spec.Selector, md.Spec.Template, md.Spec.Replicas
+			}},
+		{"MachineSet", clusterv1.MachineSetNameLabel, &clusterv1.MachineSet{},
+			func(o client.Object) (clusterv1.LabelSelector, clusterv1.MachineTemplateSpec, *int32) {
+				ms := o.(*clusterv1.MachineSet)
+				return ms.Spec.Selector, ms.Spec.Template, ms.Spec.Replicas
+			}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			create(t, ns, withTemplate(tc.kind, "  name: workers-0"), tc.obj)
+			selector, template, replicas := tc.parts(tc.obj)
+			want := map[string]string{clusterv1.ClusterNameLabel: "c1", tc.nameLabel: "workers-0"}
+			require.Equal(t, want, selector.MatchLabels)
+			require.Equal(t, want, template.Labels)
+			require.Equal(t, "c1", tc.obj.GetLabels()[clusterv1.ClusterNameLabel])
+			require.Equal(t, ptr.To[int32](1), replicas)
+			require.Equal(t, "v1.37.2", template.Spec.Version)
+		})
+	}
 }
 
 func TestDefaulting_MachineDeploymentWithSelectorGetsOnlyTheClusterNameLabel(t *testing.T) {
@@ -125,14 +143,7 @@ spec:
 func TestDefaulting_MachineDeploymentWithALongNameKeepsAnEmptySelector(t *testing.T) {
 	name := "md-" + strings.Repeat("x", 70)
 	md := &clusterv1.MachineDeployment{}
-	create(t, env.CreateNamespace(t, "defaults"), `
-apiVersion: cluster.x-k8s.io/v1beta2
-kind: MachineDeployment
-metadata:
-  name: `+name+`
-spec:
-  clusterName: c1
-`+machineTemplateYAML, md)
+	create(t, env.CreateNamespace(t, "defaults"), withTemplate("MachineDeployment", "  name: "+name), md)
 
 	require.True(t, md.Spec.Selector.IsEmpty(), "selector %+v", md.Spec.Selector)
 	require.Equal(t, map[string]string{clusterv1.ClusterNameLabel: "c1"}, md.Spec.Template.Labels)
@@ -143,17 +154,10 @@ spec:
 func TestDefaulting_ReplicasFollowTheAutoscalerAnnotations(t *testing.T) {
 	ctx := context.Background()
 	md := &clusterv1.MachineDeployment{}
-	create(t, env.CreateNamespace(t, "defaults"), `
-apiVersion: cluster.x-k8s.io/v1beta2
-kind: MachineDeployment
-metadata:
-  name: md-0
+	create(t, env.CreateNamespace(t, "defaults"), withTemplate("MachineDeployment", `  name: md-0
   annotations:
     `+minSizeAnnotation+`: "2"
-    `+maxSizeAnnotation+`: "5"
-spec:
-  clusterName: c1
-`+machineTemplateYAML, md)
+    `+maxSizeAnnotation+`: "5"`), md)
 	require.Equal(t, ptr.To[int32](2), md.Spec.Replicas, "a new MachineDeployment starts at the minimum size")
 
 	for _, tt := range []struct{ old, want int32 }{{7, 5}, {3, 3}, {1, 2}} {
@@ -165,35 +169,9 @@ spec:
 	}
 }
 
-func TestDefaulting_MachineSetWithoutSelectorGetsClusterAndSetNameLabels(t *testing.T) {
-	ms := &clusterv1.MachineSet{}
-	create(t, env.CreateNamespace(t, "defaults"), `
-apiVersion: cluster.x-k8s.io/v1beta2
-kind: MachineSet
-metadata:
-  name: ms-0
-spec:
-  clusterName: c1
-`+machineTemplateYAML, ms)
-
-	want := map[string]string{clusterv1.ClusterNameLabel: "c1", clusterv1.MachineSetNameLabel: "ms-0"}
-	require.Equal(t, want, ms.Spec.Selector.MatchLabels)
-	require.Equal(t, want, ms.Spec.Template.Labels)
-	require.Equal(t, "c1", ms.Labels[clusterv1.ClusterNameLabel])
-	require.Equal(t, ptr.To[int32](1), ms.Spec.Replicas)
-	require.Equal(t, "v1.37.2", ms.Spec.Template.Spec.Version)
-}
-
 func TestDefaulting_MachinePoolGetsLabelsReplicasDeletionTimeoutAndVersion(t *testing.T) {
 	mp := &clusterv1.MachinePool{}
-	create(t, env.CreateNamespace(t, "defaults"), `
-apiVersion: cluster.x-k8s.io/v1beta2
-kind: MachinePool
-metadata:
-  name: mp-0
-spec:
-  clusterName: c1
-`+machineTemplateYAML, mp)
+	create(t, env.CreateNamespace(t, "defaults"), withTemplate("MachinePool", "  name: mp-0"), mp)
 
 	require.Equal(t, "c1", mp.Labels[clusterv1.ClusterNameLabel])
 	require.Equal(t, map[string]string{clusterv1.ClusterNameLabel: "c1"}, mp.Spec.Template.Labels)
@@ -317,14 +295,7 @@ metadata:
 // name it finds) instead of upstream's deployment-name label with an empty value.
 func TestDefaulting_MachineDeploymentWithGenerateNameKeepsAnEmptySelector(t *testing.T) {
 	md := &clusterv1.MachineDeployment{}
-	create(t, env.CreateNamespace(t, "defaults"), `
-apiVersion: cluster.x-k8s.io/v1beta2
-kind: MachineDeployment
-metadata:
-  generateName: md-
-spec:
-  clusterName: c1
-`+machineTemplateYAML, md)
+	create(t, env.CreateNamespace(t, "defaults"), withTemplate("MachineDeployment", "  generateName: md-"), md)
 	require.True(t, md.Spec.Selector.IsEmpty(), "selector %+v", md.Spec.Selector)
 	require.Equal(t, map[string]string{clusterv1.ClusterNameLabel: "c1"}, md.Spec.Template.Labels)
 }
