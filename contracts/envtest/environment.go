@@ -30,9 +30,16 @@ type Options struct {
 	// "../../../config/crd/bases" from a controller package. The core CRDs embedded in
 	// capstan.dev/contracts are always installed and need not be listed. A listed
 	// directory that does not exist is an error, so a wrong path never passes silently.
+	// The admission policies of a module whose config/crd/bases is listed
+	// (<module>/config/admission) are installed with its CRDs.
 	CRDDirectoryPaths []string
 	// CRDs are further CRDs to install, e.g. contracts' generic test providers.
 	CRDs []*apiextensionsv1.CustomResourceDefinition
+	// AdmissionPolicyDirs are further config/admission directories: MutatingAdmissionPolicies
+	// that default kinds at admission, installed as `capstanctl init` installs them. The
+	// core's, embedded in capstan.dev/contracts, are always installed. A listed directory that
+	// does not exist is an error.
+	AdmissionPolicyDirs []string
 	// Scheme is used by Client. Defaults to client-go's types, apiextensions/v1 and
 	// the core and addons v1beta2 types.
 	Scheme *runtime.Scheme
@@ -140,6 +147,9 @@ func Start(opts Options) (*Environment, error) {
 	env.CRDs = te.CRDs
 	if env.Client, err = client.NewWithWatch(cfg, client.Options{Scheme: scheme}); err != nil {
 		return nil, errors.Join(fmt.Errorf("building client: %w", err), env.Stop())
+	}
+	if err := installAdmissionPolicies(env.Client, admissionDirs(opts)); err != nil {
+		return nil, errors.Join(err, env.Stop())
 	}
 	return env, nil
 }

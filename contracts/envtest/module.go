@@ -3,6 +3,7 @@ package envtest
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,8 +24,9 @@ func DefaultSchemeWith(addToScheme ...func(*runtime.Scheme) error) (*runtime.Sch
 }
 
 // RunWithModuleCRDs is TestMain's body for a provider package: the API server gets
-// the core CRDs plus those in crdDir (the provider's config/crd/bases), and the
-// client's scheme the provider's groups.
+// the core CRDs plus those in crdDir (the provider's config/crd/bases) with the admission
+// policies of both (see Options.CRDDirectoryPaths), and the client's scheme the provider's
+// groups.
 func RunWithModuleCRDs(m *testing.M, env **Environment, crdDir string, addToScheme ...func(*runtime.Scheme) error) int {
 	scheme, err := DefaultSchemeWith(addToScheme...)
 	if err != nil {
@@ -32,4 +34,18 @@ func RunWithModuleCRDs(m *testing.M, env **Environment, crdDir string, addToSche
 		return 1
 	}
 	return Run(m, Options{CRDDirectoryPaths: []string{crdDir}, Scheme: scheme}, env)
+}
+
+// moduleAdmissionDir returns the config/admission directory of the module whose
+// config/crd/bases is crdDir, or "" when it has none: a provider's defaulting policies live
+// beside its CRDs.
+func moduleAdmissionDir(crdDir string) string {
+	if filepath.Base(filepath.Clean(crdDir)) != "bases" {
+		return ""
+	}
+	dir := filepath.Join(crdDir, "..", "..", "admission")
+	if _, err := os.Stat(dir); err != nil {
+		return ""
+	}
+	return dir
 }

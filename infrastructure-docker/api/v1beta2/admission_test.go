@@ -174,7 +174,16 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 				dc.Spec.LoadBalancer.ImageRepository = "capstan/haproxy:latest"
 				return dc
 			},
-			wantMessages: []string{`spec.loadBalancer.imageRepository`, `imageRepository "capstan/haproxy:latest" must be a repository without tag or digest`},
+			wantMessages: []string{`spec.loadBalancer.imageRepository`, `imageRepository "capstan/haproxy:latest" must be a registry and/or repository path without image name, tag or digest`},
+		},
+		{
+			name: "LoadBalancerRepositoryWithDigest",
+			obj: func(_ *testing.T, ns string) client.Object {
+				dc := newDockerCluster(ns)
+				dc.Spec.LoadBalancer.ImageRepository = "kindest@sha256:0123"
+				return dc
+			},
+			wantMessages: []string{`imageRepository "kindest@sha256:0123" must be a registry and/or repository path`},
 		},
 		{
 			name: "LoadBalancerTagMalformed",

@@ -60,18 +60,22 @@ type DockerClusterSpec struct {
 // DockerLoadBalancer configures the <cluster>-lb container.
 // +kubebuilder:validation:XValidation:rule="has(self.imageRepository) || has(self.imageTag)",message="loadBalancer must not be empty: set imageRepository or imageTag (e.g. imageTag: latest), or leave loadBalancer out to run capstan/haproxy:latest"
 type DockerLoadBalancer struct {
-	// ImageMeta names the load balancer's image; unset parts default to capstan/haproxy:latest.
+	// ImageMeta names the load balancer's image, <imageRepository>/haproxy:<imageTag>;
+	// capstan/haproxy:latest (what `make lb-image` builds) when both are unset.
 	ImageMeta `json:",inline"`
 }
 
-// ImageMeta names a container image by repository and tag.
+// ImageMeta names the load balancer's image as upstream's Docker provider does: a registry
+// and/or repository path that the image name haproxy is appended to, and a tag.
 type ImageMeta struct {
-	// imageRepository is the image's repository, e.g. capstan/haproxy. The image must exist on
-	// the Docker Engine: the provider never pulls.
+	// imageRepository is where the haproxy image comes from: the image is
+	// <imageRepository>/haproxy:<imageTag>, so kindest means kindest/haproxy and
+	// registry.local:5000/mirror means registry.local:5000/mirror/haproxy. Defaults to capstan.
+	// The image must exist on the Docker Engine: the provider never pulls.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
-	// +kubebuilder:validation:XValidation:rule="!self.contains(':') && !self.contains('@') && !self.contains(' ')",messageExpression="'imageRepository \"' + self + '\" must be a repository without tag or digest, e.g. capstan/haproxy; put the tag in imageTag'"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)*$')",messageExpression="'imageRepository \"' + self + '\" must be a registry and/or repository path without image name, tag or digest, e.g. kindest or registry.local:5000/mirror: the image is <imageRepository>/haproxy:<imageTag>'"
 	ImageRepository string `json:"imageRepository,omitempty"`
 
 	// imageTag is the image's tag, e.g. latest.

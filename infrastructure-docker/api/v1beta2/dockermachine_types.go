@@ -50,9 +50,9 @@ type DockerMachineSpec struct {
 	// (namespace k8s.io) before bootstrapping, e.g. an application image built locally. Each is
 	// imported once per node. Nothing is pulled: while an image is not on the engine, the
 	// bootstrap waits and the BootstrapExecSucceeded condition names it.
+	// An empty list is accepted and means the same as leaving the field out, as upstream.
 	// +optional
 	// +listType=set
-	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=100
 	// +kubebuilder:validation:items:MinLength=1
 	// +kubebuilder:validation:items:MaxLength=512
@@ -60,10 +60,10 @@ type DockerMachineSpec struct {
 
 	// extraMounts are host paths or volumes mounted into the node container, in addition to the
 	// volume the provider mounts at /var.
+	// An empty list is accepted and means the same as leaving the field out, as upstream.
 	// +optional
 	// +listType=map
 	// +listMapKey=containerPath
-	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=100
 	ExtraMounts []Mount `json:"extraMounts,omitempty"`
 

@@ -69,9 +69,9 @@ type DockerMachinePoolMachineTemplate struct {
 	// (namespace k8s.io) before bootstrapping it, e.g. an application image built locally. Each
 	// is imported once per instance. Nothing is pulled: while an image is not on the engine, the
 	// instances' bootstrap waits and the ReplicasReady condition names it.
+	// An empty list is accepted and means the same as leaving the field out, as upstream.
 	// +optional
 	// +listType=set
-	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=100
 	// +kubebuilder:validation:items:MinLength=1
 	// +kubebuilder:validation:items:MaxLength=512
@@ -79,10 +79,10 @@ type DockerMachinePoolMachineTemplate struct {
 
 	// extraMounts are host paths or volumes mounted into each node container, in addition to
 	// the volume the provider mounts at /var.
+	// An empty list is accepted and means the same as leaving the field out, as upstream.
 	// +optional
 	// +listType=map
 	// +listMapKey=containerPath
-	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=100
 	ExtraMounts []Mount `json:"extraMounts,omitempty"`
 }

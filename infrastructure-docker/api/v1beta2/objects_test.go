@@ -66,7 +66,7 @@ func fullClusterSpec() infrav1.DockerClusterSpec {
 			{Name: "fd-a", ControlPlane: ptr.To(true), Attributes: map[string]string{"rack": "1"}},
 			{Name: "fd-b", ControlPlane: ptr.To(false)},
 		},
-		LoadBalancer: infrav1.DockerLoadBalancer{ImageMeta: infrav1.ImageMeta{ImageRepository: "capstan/haproxy", ImageTag: "2.6.12-1_deb12u4"}},
+		LoadBalancer: infrav1.DockerLoadBalancer{ImageMeta: infrav1.ImageMeta{ImageRepository: "registry.local:5000/capstan", ImageTag: "2.6.12-1_deb12u4"}},
 	}
 }
 

@@ -140,13 +140,14 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 			wantMessages: []string{`spec.rollout.strategy.type: Unsupported value: "OnDelete": supported values: "RollingUpdate"`},
 		},
 		{
-			name: "VersionWithoutLeadingV",
+			// "1.37.2" gets its "v" at admission (TestDefaulting_*); "1.37" is no version either way.
+			name: "VersionWithoutLeadingVOrPatch",
 			obj: func(_ *testing.T, ns string) client.Object {
 				kcp := newKubeadmControlPlane(ns)
-				kcp.Spec.Version = "1.37.2"
+				kcp.Spec.Version = "1.37"
 				return kcp
 			},
-			wantMessages: []string{`spec.version: Invalid value: "1.37.2": version "1.37.2" is not a Kubernetes version: write it as vMAJOR.MINOR.PATCH, e.g. v1.37.2`},
+			wantMessages: []string{`spec.version: Invalid value: "1.37": version "1.37" is not a Kubernetes version: write it as vMAJOR.MINOR.PATCH, e.g. v1.37.2`},
 		},
 		{
 			name: "VersionWithoutPatch",

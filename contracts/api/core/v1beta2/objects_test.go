@@ -40,11 +40,17 @@ func machineSpec() clusterv1.MachineSpec {
 	}
 }
 
+// machineTemplate and the selectors below carry the cluster-name label, as the admission
+// policies would add it, so that these objects are complete as sent.
 func machineTemplate() clusterv1.MachineTemplateSpec {
 	return clusterv1.MachineTemplateSpec{
-		ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+		ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"app": "web", clusterv1.ClusterNameLabel: clusterName}},
 		Spec:       machineSpec(),
 	}
+}
+
+func selector() clusterv1.LabelSelector {
+	return clusterv1.LabelSelector{MatchLabels: map[string]string{"app": "web", clusterv1.ClusterNameLabel: clusterName}}
 }
 
 func newCluster(ns string) *clusterv1.Cluster {
@@ -72,7 +78,7 @@ func newMachineSet(ns string) *clusterv1.MachineSet {
 		Spec: clusterv1.MachineSetSpec{
 			ClusterName: clusterName,
 			Replicas:    ptr.To[int32](1),
-			Selector:    clusterv1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Selector:    selector(),
 			Template:    machineTemplate(),
 		},
 	}
@@ -84,7 +90,7 @@ func newMachineDeployment(ns string) *clusterv1.MachineDeployment {
 		Spec: clusterv1.MachineDeploymentSpec{
 			ClusterName: clusterName,
 			Replicas:    ptr.To[int32](1),
-			Selector:    clusterv1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Selector:    selector(),
 			Template:    machineTemplate(),
 		},
 	}
@@ -101,7 +107,7 @@ func newMachineHealthCheck(ns string) *clusterv1.MachineHealthCheck {
 }
 
 func newMachinePool(ns string) *clusterv1.MachinePool {
-	return &clusterv1.MachinePool{
+	mp := &clusterv1.MachinePool{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mp1"},
 		Spec: clusterv1.MachinePoolSpec{
 			ClusterName: clusterName,
@@ -109,4 +115,6 @@ func newMachinePool(ns string) *clusterv1.MachinePool {
 			Template:    machineTemplate(),
 		},
 	}
+	mp.Spec.Template.Spec.Deletion.NodeDeletionTimeoutSeconds = ptr.To[int32](10)
+	return mp
 }

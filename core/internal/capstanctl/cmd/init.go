@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/discovery"
 
 	"capstan.dev/core/internal/capstanctl/components"
 	"capstan.dev/core/internal/capstanctl/install"
@@ -34,11 +35,13 @@ func newInitCommand(g *globalOptions) *cobra.Command {
 	o := &initOptions{}
 	c := &cobra.Command{
 		Use:   "init",
-		Short: "Install the providers' CRDs, RBAC and managers into a management cluster",
+		Short: "Install the providers' CRDs, RBAC, admission policies and managers into a management cluster",
 		Long: `Install Capstan's providers into the management cluster: for each provider its namespace, CRDs
 (waiting until they are Established), ServiceAccount, ClusterRole and leader-election Role with
-their bindings, and its manager Deployment, exactly as 'kustomize build <provider>/config/default'
-renders them. Objects are server-side applied with field manager capstanctl, so running init
+their bindings, the MutatingAdmissionPolicies that default its objects (waiting until they are in
+effect), and its manager Deployment, exactly as 'kustomize build <provider>/config/default'
+renders them. The management cluster must run Kubernetes 1.36 or newer, which serves those
+policies; init refuses an older one. Objects are server-side applied with field manager capstanctl, so running init
 again changes nothing, and after an upgrade of capstanctl updates what changed.
 
 The Deployments run the images 'make images' builds (capstan/<provider>-manager:<tag>); no
@@ -126,6 +129,13 @@ func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
 	}
 	cl, err := g.cluster.New()
 	if err != nil {
+		return err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("connecting to the management cluster at %s: %w", cfg.Host, err)
+	}
+	if err := install.CheckServer(dc); err != nil {
 		return err
 	}
 	out := c.OutOrStdout()

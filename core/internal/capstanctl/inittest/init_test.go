@@ -104,6 +104,8 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 		"envtest installed the core CRDs without the labels config/default adds")
 	require.Contains(t, r.stdout, "CustomResourceDefinition kubeadmconfigs.bootstrap.cluster.x-k8s.io created\n")
 	require.Contains(t, r.stdout, "18 CustomResourceDefinitions established\n")
+	require.Contains(t, r.stdout, "MutatingAdmissionPolicy cluster-api-machinedeployment-defaults created\n")
+	require.Contains(t, r.stdout, "8 MutatingAdmissionPolicies in effect\n")
 	require.Contains(t, r.stdout, "Deployment capstan-docker-system/infrastructure-docker-controller-manager created\n")
 	require.Less(t, strings.Index(r.stdout, "Namespace capstan-docker-system created"),
 		strings.Index(r.stdout, "CustomResourceDefinition clusters.cluster.x-k8s.io"), "namespaces first")
@@ -119,7 +121,8 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 		require.Equal(t, "capstanctl", managerOf(o), "%s %s is applied by capstanctl", o.GetKind(), o.GetName())
 	}
 	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 18, "ServiceAccount": 3, "ClusterRole": 3,
-		"ClusterRoleBinding": 3, "Role": 3, "RoleBinding": 3, "Deployment": 3}, kinds)
+		"ClusterRoleBinding": 3, "Role": 3, "RoleBinding": 3, "Deployment": 3,
+		"MutatingAdmissionPolicy": 8, "MutatingAdmissionPolicyBinding": 8}, kinds)
 
 	crds := &apiextensionsv1.CustomResourceDefinitionList{}
 	require.NoError(t, env.Client.List(ctx, crds, client.HasLabels{"cluster.x-k8s.io/provider"}))
@@ -160,7 +163,8 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 	r = run(t, "init", "--kubeconfig", kc, "--image-tag", "t1")
 	require.Equal(t, 0, r.code, r.stderr)
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-		if strings.HasPrefix(line, "Installing") || strings.HasSuffix(line, "established") || strings.HasPrefix(line, "Managers deployed") {
+		if strings.HasPrefix(line, "Installing") || strings.HasSuffix(line, "established") || strings.HasSuffix(line, "in effect") ||
+			strings.HasPrefix(line, "Managers deployed") {
 			continue
 		}
 		require.True(t, strings.HasSuffix(line, " unchanged"), "second run: %q", line)

@@ -73,6 +73,9 @@ type Applier struct {
 	CRDTimeout time.Duration
 	// PollInterval is how often waits re-read the cluster; a second when zero.
 	PollInterval time.Duration
+	// PolicyTimeout bounds the wait for admission policies to be in effect;
+	// DefaultPolicyTimeout when zero.
+	PolicyTimeout time.Duration
 }
 
 func (a *Applier) out() io.Writer {
@@ -90,8 +93,10 @@ func (a *Applier) interval() time.Duration {
 }
 
 // Apply applies the plan in order: the namespaces, then the CRDs (and waits until each is
-// Established, so nothing later is refused for an unknown kind), then the rest. The objects
-// in the plan are not modified.
+// Established, so nothing later is refused for an unknown kind), then the rest, and waits until
+// the admission policies among them are in effect (so that nothing created next is refused
+// while the API server loads them, or left without its defaults). The objects in the plan are
+// not modified.
 func (a *Applier) Apply(ctx context.Context, plan components.Plan) ([]Change, error) {
 	var changes []Change
 	for _, step := range [][]*unstructured.Unstructured{plan.Namespaces, plan.CRDs} {
@@ -105,7 +110,11 @@ func (a *Applier) Apply(ctx context.Context, plan components.Plan) ([]Change, er
 		return changes, err
 	}
 	cs, err := a.applyAll(ctx, plan.Rest)
-	return append(changes, cs...), err
+	changes = append(changes, cs...)
+	if err != nil {
+		return changes, err
+	}
+	return changes, a.waitPolicies(ctx, plan.Rest)
 }
 
 func (a *Applier) applyAll(ctx context.Context, objs []*unstructured.Unstructured) ([]Change, error) {

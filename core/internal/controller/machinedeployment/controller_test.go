@@ -272,7 +272,9 @@ func TestMachineDeployment_ScaleSubresourceScalesLikeKubectlScale(t *testing.T) 
 		if err := env.Client.SubResource("scale").Get(f.ctx, md, s); err != nil {
 			return false, err
 		}
-		return s.Spec.Replicas == 3 && s.Status.Replicas == 3 && s.Status.Selector == "app=workers", nil
+		// The cluster-name label is in the selector since admission added it.
+		return s.Spec.Replicas == 3 && s.Status.Replicas == 3 &&
+			s.Status.Selector == "app=workers,"+clusterv1.ClusterNameLabel+"="+clusterName, nil
 	})
 	require.Len(t, f.machineSets(md), 1)
 }

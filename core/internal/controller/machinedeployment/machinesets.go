@@ -241,6 +241,9 @@ func syncInPlace(md *clusterv1.MachineDeployment, ms *clusterv1.MachineSet) {
 		labels[k] = v
 	}
 	labels[clusterv1.MachineDeploymentNameLabel] = machineset.LabelValue(md.Name)
+	// The MachineSet's admission policy adds the cluster-name label to its template; writing it
+	// here too keeps the two agreeing for a MachineDeployment stored without it.
+	labels[clusterv1.ClusterNameLabel] = md.Spec.ClusterName
 	if hash != "" {
 		labels[clusterv1.MachineDeploymentUniqueLabel] = hash
 	}

@@ -69,7 +69,7 @@ func TestMachineSet_CreatesMachinesFromClonedTemplates(t *testing.T) {
 
 	envtest.WaitFor(t, timeout, "status to count the Machines", func() (bool, error) {
 		f.get(ms)
-		return ptr.Deref(ms.Status.Replicas, -1) == 2 && ms.Status.Selector == "app=web" &&
+		return ptr.Deref(ms.Status.Replicas, -1) == 2 && ms.Status.Selector == webSelector &&
 			ms.Status.ObservedGeneration == ms.Generation &&
 			conditions.Get(ms, clusterv1.MachineSetScalingUpCondition) != nil &&
 			conditions.Get(ms, clusterv1.MachineSetScalingUpCondition).Status == metav1.ConditionFalse, nil
@@ -86,6 +86,10 @@ func TestMachineSet_CreatesMachinesFromClonedTemplates(t *testing.T) {
 			ptr.Deref(ms.Status.UpToDateReplicas, -1) == 2, nil
 	})
 }
+
+// webSelector is the status selector of a MachineSet selecting app=web: admission adds the
+// cluster-name label to the selector.
+const webSelector = "app=web," + clusterv1.ClusterNameLabel + "=" + clusterName
 
 func TestMachineSet_ScaleSubresourceScalesLikeKubectlScale(t *testing.T) {
 	f := newFixture(t)
@@ -105,7 +109,7 @@ func TestMachineSet_ScaleSubresourceScalesLikeKubectlScale(t *testing.T) {
 		if err := env.Client.SubResource("scale").Get(f.ctx, ms, s); err != nil {
 			return false, err
 		}
-		return s.Spec.Replicas == 3 && s.Status.Replicas == 3 && s.Status.Selector == "app=web", nil
+		return s.Spec.Replicas == 3 && s.Status.Replicas == 3 && s.Status.Selector == webSelector, nil
 	})
 
 	scale(0)

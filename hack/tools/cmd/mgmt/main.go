@@ -1,7 +1,7 @@
 // Command mgmt runs Capstan's embedded management plane (etcd + kube-apiserver on
 // 127.0.0.1, built from source by `make k8s-binaries`):
 //
-//	mgmt up      start it (idempotent), install CRDs, write <dir>/kubeconfig
+//	mgmt up      start it (idempotent), install CRDs and admission policies, write <dir>/kubeconfig
 //	mgmt down    stop it; the data stays, so `up` again keeps every object
 //	mgmt status  print which components run
 //	mgmt serve   up, then stay in the foreground until SIGTERM/Ctrl-C, then down (Tilt's serve_cmd)
@@ -11,9 +11,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,8 +26,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"capstan.dev/contracts/admissionpolicy"
+	"capstan.dev/hack/tools/internal/components"
 	"capstan.dev/hack/tools/internal/mgmt"
 )
 
@@ -46,6 +53,14 @@ func main() {
 	}
 	crdDirs, _ := filepath.Glob(filepath.Join(*repo, "*", "config", "crd", "bases"))
 	p := &mgmt.Plane{Dir: *dir, CRDDirs: crdDirs, Namespaces: splitList(*namespaces), Log: os.Stdout}
+	if fs.Arg(0) == "up" || fs.Arg(0) == "serve" {
+		policies, err := providerPolicies(*repo)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mgmt:", err)
+			os.Exit(1)
+		}
+		p.Policies = policies
+	}
 
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
@@ -81,6 +96,35 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mgmt:", err)
 		os.Exit(1)
 	}
+}
+
+// providerPolicies are the admission policies of every provider's config/default, as
+// `capstanctl init` installs them (same names, so init finds them in place).
+func providerPolicies(repo string) (admissionpolicy.Set, error) {
+	var set admissionpolicy.Set
+	for _, provider := range components.Providers {
+		data, err := components.Build(repo, provider)
+		if err != nil {
+			return set, err
+		}
+		var objs []*unstructured.Unstructured
+		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		for {
+			u := &unstructured.Unstructured{}
+			if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				return set, fmt.Errorf("decoding %s's components: %w", provider, err)
+			}
+			objs = append(objs, u)
+		}
+		s, err := admissionpolicy.FromUnstructured(objs)
+		if err != nil {
+			return set, fmt.Errorf("%s: %w", provider, err)
+		}
+		set = set.Merge(s)
+	}
+	return set, nil
 }
 
 func splitList(s string) []string {

@@ -10,10 +10,28 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	crenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"capstan.dev/contracts/admissionpolicy"
 	"capstan.dev/contracts/envtest"
 )
+
+// installPolicies applies the admission policies and waits until they are in effect.
+func installPolicies(ctx context.Context, cfg *rest.Config, set admissionpolicy.Set, logf func(string, ...any)) error {
+	if len(set.Policies) == 0 {
+		return nil
+	}
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		return err
+	}
+	if err := admissionpolicy.Install(ctx, c, set, admissionpolicy.WaitOptions{}); err != nil {
+		return fmt.Errorf("installing admission policies: %w", err)
+	}
+	logf("Installed %d admission policies", len(set.Policies))
+	return nil
+}
 
 // installCRDs creates or updates the core CRDs and those in dirs, and waits until
 // every one is Established.

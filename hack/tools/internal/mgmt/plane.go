@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"capstan.dev/contracts/admissionpolicy"
 	"capstan.dev/contracts/k8sbin"
 )
 
@@ -30,6 +31,9 @@ type Plane struct {
 	CRDDirs []string
 	// Namespaces are created on Up (the providers' leader-election namespaces).
 	Namespaces []string
+	// Policies are the providers' admission policies, installed on Up after the CRDs (as
+	// `capstanctl init` installs them, so that init finds them in place).
+	Policies admissionpolicy.Set
 	// Log receives one line per step; nil discards.
 	Log io.Writer
 }
@@ -62,8 +66,9 @@ func (p *Plane) logf(format string, args ...any) {
 }
 
 // Up starts whatever is not running, waits until the API server is ready, writes
-// the kubeconfig, installs the CRDs (waiting until Established) and creates the
-// namespaces. Running it again on a healthy plane only re-applies CRDs and namespaces.
+// the kubeconfig, installs the CRDs (waiting until Established), creates the namespaces and
+// installs the admission policies (waiting until they are in effect). Running it again on a
+// healthy plane only re-applies CRDs, namespaces and policies.
 func (p *Plane) Up(ctx context.Context) error {
 	bins, err := k8sbin.Require(etcdName, apiName)
 	if err != nil {
@@ -134,6 +139,9 @@ func (p *Plane) Up(ctx context.Context) error {
 		return err
 	}
 	if err := ensureNamespaces(ctx, cfg, p.Namespaces); err != nil {
+		return err
+	}
+	if err := installPolicies(ctx, cfg, p.Policies, p.logf); err != nil {
 		return err
 	}
 	p.logf("Management plane ready: KUBECONFIG=%s", p.KubeconfigPath())

@@ -30,8 +30,19 @@ import (
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=dockermachines,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
 
-// DefaultLoadBalancerImage is the load balancer's image when spec.loadBalancer leaves it unset.
-const DefaultLoadBalancerImage = "capstan/haproxy:latest"
+// The load balancer's image is <imageRepository>/haproxy:<imageTag>, as in upstream's Docker
+// provider (whose defaults are kindest and a kindest/haproxy tag); Capstan's own image, built by
+// `make lb-image`, is the default.
+const (
+	// DefaultLoadBalancerImageRepository is spec.loadBalancer.imageRepository when unset.
+	DefaultLoadBalancerImageRepository = "capstan"
+	// LoadBalancerImageName is the image name appended to the repository.
+	LoadBalancerImageName = "haproxy"
+	// DefaultLoadBalancerImageTag is spec.loadBalancer.imageTag when unset.
+	DefaultLoadBalancerImageTag = "latest"
+	// DefaultLoadBalancerImage is the load balancer's image when spec.loadBalancer leaves it unset.
+	DefaultLoadBalancerImage = DefaultLoadBalancerImageRepository + "/" + LoadBalancerImageName + ":" + DefaultLoadBalancerImageTag
+)
 
 // Reconciler reconciles DockerClusters.
 type Reconciler struct {

@@ -265,10 +265,10 @@ func TestDockerCluster_MissingImageIsReported(t *testing.T) {
 	startController(t, env.Config, rt)
 	ns := env.CreateNamespace(t, "dc")
 	_, dc := newCluster(t, rt, ns, "noimg", func(dc *infrav1.DockerCluster) {
-		dc.Spec.LoadBalancer.ImageRepository = "capstan/does-not-exist"
+		dc.Spec.LoadBalancer.ImageRepository = "capstan-does-not-exist"
 	})
 	waitCondition(t, dc, infrav1.DockerClusterLoadBalancerAvailableCondition, metav1.ConditionFalse, infrav1.DockerClusterLoadBalancerNotAvailableReason,
-		"Image capstan/does-not-exist:latest is not on the Docker Engine and is never pulled")
+		"Image capstan-does-not-exist/haproxy:latest is not on the Docker Engine and is never pulled")
 	require.Empty(t, loadBalancers(t, rt, ns, "noimg"))
 }
 

@@ -184,16 +184,17 @@ func backendNames(bs []backend) string {
 	return strings.Join(names, ",")
 }
 
-// loadBalancerImage is spec.loadBalancer's image with the defaults filled in.
+// loadBalancerImage is spec.loadBalancer's image, <imageRepository>/haproxy:<imageTag>, with the
+// defaults filled in.
 func loadBalancerImage(dc *infrav1.DockerCluster) string {
-	repo, tag, _ := strings.Cut(DefaultLoadBalancerImage, ":")
+	repo, tag := DefaultLoadBalancerImageRepository, DefaultLoadBalancerImageTag
 	if lb := dc.Spec.LoadBalancer; lb.ImageRepository != "" {
 		repo = lb.ImageRepository
 	}
 	if lb := dc.Spec.LoadBalancer; lb.ImageTag != "" {
 		tag = lb.ImageTag
 	}
-	return repo + ":" + tag
+	return repo + "/" + LoadBalancerImageName + ":" + tag
 }
 
 // endpointPort is the host port to publish on when (re)creating the load balancer: the port of

@@ -1,0 +1,99 @@
+package template
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+)
+
+// Everything Capstan generates or ships must be complete as written, so that a management
+// cluster without Capstan's admission policies (upstream's core driving Capstan's providers)
+// reconciles it unchanged: a MachineDeployment selects its own Machines by the cluster-name
+// label, its template carries the selector's labels, it names a rollout strategy, and every
+// version has its "v".
+func TestRender_EveryFlavorIsCompleteWithoutDefaulting(t *testing.T) {
+	for _, flavor := range Flavors() {
+		t.Run(flavor, func(t *testing.T) {
+			raw, err := Load(flavor)
+			require.NoError(t, err)
+			rendered, err := Render(raw, Values{Flags: quickstartFlags, Env: noEnv, FlagDefaults: flagDefaults})
+			require.NoError(t, err)
+			objs, err := Objects(rendered)
+			require.NoError(t, err)
+			requireComplete(t, objs)
+		})
+	}
+}
+
+func TestExamples_AreCompleteWithoutDefaulting(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(repoRoot(t), "examples", "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			require.NoError(t, err)
+			objs, err := Objects(data)
+			require.NoError(t, err)
+			requireComplete(t, objs)
+		})
+	}
+}
+
+func requireComplete(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
+	for _, o := range objs {
+		what := o.GetKind() + " " + o.GetName()
+		if o.GroupVersionKind().Group == clusterv1.GroupVersion.Group {
+			require.Equal(t, clusterv1.GroupVersion.Version, o.GroupVersionKind().Version, what)
+		}
+		if v, ok, _ := unstructured.NestedString(o.Object, "spec", "version"); ok {
+			require.True(t, strings.HasPrefix(v, "v"), "%s: spec.version %q has no v", what, v)
+		}
+		if o.GetKind() != "MachineDeployment" {
+			continue
+		}
+		md := &clusterv1.MachineDeployment{}
+		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o.Object, md, true), what)
+		require.Empty(t, machineDeploymentGaps(md), what)
+	}
+}
+
+// machineDeploymentGaps lists what upstream's defaulting webhook would have to add to md.
+func machineDeploymentGaps(md *clusterv1.MachineDeployment) []string {
+	var gaps []string
+	cluster := md.Spec.ClusterName
+	if md.Labels[clusterv1.ClusterNameLabel] != cluster {
+		gaps = append(gaps, fmt.Sprintf("metadata.labels lacks %s: %s", clusterv1.ClusterNameLabel, cluster))
+	}
+	if md.Spec.Selector.MatchLabels[clusterv1.ClusterNameLabel] != cluster {
+		gaps = append(gaps, fmt.Sprintf("spec.selector.matchLabels lacks %s: %s", clusterv1.ClusterNameLabel, cluster))
+	}
+	if !labels.SelectorFromSet(md.Spec.Selector.MatchLabels).Matches(labels.Set(md.Spec.Template.Labels)) {
+		gaps = append(gaps, "spec.template.metadata.labels do not carry spec.selector.matchLabels")
+	}
+	if md.Spec.Replicas == nil {
+		gaps = append(gaps, "spec.replicas is unset")
+	}
+	strategy := md.Spec.Rollout.Strategy
+	if strategy.Type == "" {
+		gaps = append(gaps, "spec.rollout.strategy.type is unset")
+	}
+	if strategy.Type == clusterv1.RollingUpdateMachineDeploymentStrategyType &&
+		(strategy.RollingUpdate.MaxSurge == nil || strategy.RollingUpdate.MaxUnavailable == nil) {
+		gaps = append(gaps, "spec.rollout.strategy.rollingUpdate lacks maxSurge or maxUnavailable")
+	}
+	if v := md.Spec.Template.Spec.Version; v != "" && !strings.HasPrefix(v, "v") {
+		gaps = append(gaps, "spec.template.spec.version has no v")
+	}
+	return gaps
+}
