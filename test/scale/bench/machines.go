@@ -80,11 +80,7 @@ func (r *run) machines(ctx context.Context) (time.Time, error) {
 // reportWrites adds the scenario's time and the core's writes per object, split by
 // verb and resource, and the provider's writes, counted over [from, to).
 func (r *run) reportWrites(scenario, per string, n int, from, to time.Time, took time.Duration) error {
-	core, err := r.audit.between(from, to, coreUsers...)
-	if err != nil {
-		return err
-	}
-	providerWrites, err := r.audit.between(from, to, UserProvider)
+	core, providerWrites, err := r.writes(from, to)
 	if err != nil {
 		return err
 	}
@@ -109,6 +105,15 @@ func (r *run) reportWrites(scenario, per string, n int, from, to time.Time, took
 	r.report.add(Figure{Scenario: scenario, Name: "  of which conflicts (409)", Value: float64(conflicts) / float64(n)})
 	r.report.add(Figure{Scenario: scenario, Name: "scale provider writes per " + per, Value: float64(len(providerWrites)) / float64(n)})
 	return nil
+}
+
+// writes are the core's and the scale provider's writes completed in [from, to).
+func (r *run) writes(from, to time.Time) (core, provider []write, err error) {
+	if core, err = r.audit.between(from, to, coreUsers...); err != nil {
+		return nil, nil, err
+	}
+	provider, err = r.audit.between(from, to, UserProvider)
+	return core, provider, err
 }
 
 // observer caches Machines and MachineDeployments of a namespace for the harness's

@@ -25,11 +25,7 @@ func (r *run) steady(ctx context.Context, settled time.Time) error {
 	if err != nil {
 		return err
 	}
-	core, err := r.audit.between(from, to, coreUsers...)
-	if err != nil {
-		return err
-	}
-	providerWrites, err := r.audit.between(from, to, UserProvider)
+	core, providerWrites, err := r.writes(from, to)
 	if err != nil {
 		return err
 	}

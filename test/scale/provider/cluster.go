@@ -34,19 +34,24 @@ func newObject(gvk schema.GroupVersionKind) *unstructured.Unstructured {
 	return u
 }
 
-// ownedObject reads the object of req and its owner of ownerKind. It returns nil
-// when there is nothing to do yet: the object is gone or deleting (nothing to
-// release), or its owner reference has not arrived (its arrival is an update event).
-func (p *scaleProvider) ownedObject(ctx context.Context, gvk schema.GroupVersionKind, req ctrl.Request, ownerKind string) (*unstructured.Unstructured, metav1.OwnerReference, error) {
+// dueObject reads the object of req and its owner of ownerKind, when it is due for
+// provisioning. It returns a nil object when there is nothing to do yet: the object
+// is gone or deleting (nothing to release), its owner reference has not arrived
+// (its arrival is an update event), or ProvisionDelay has not passed (the result
+// requeues for then).
+func (p *scaleProvider) dueObject(ctx context.Context, gvk schema.GroupVersionKind, req ctrl.Request, ownerKind string) (*unstructured.Unstructured, metav1.OwnerReference, ctrl.Result, error) {
 	obj, err := p.getGeneric(ctx, gvk, req.NamespacedName)
 	if err != nil || obj == nil || !obj.GetDeletionTimestamp().IsZero() {
-		return nil, metav1.OwnerReference{}, err
+		return nil, metav1.OwnerReference{}, ctrl.Result{}, err
 	}
 	ref, ok := ownerOfKind(obj, ownerKind)
 	if !ok {
-		return nil, metav1.OwnerReference{}, nil
+		return nil, metav1.OwnerReference{}, ctrl.Result{}, nil
 	}
-	return obj, ref, nil
+	if wait := p.waitBeforeProvisioning(obj, time.Now()); wait > 0 {
+		return nil, ref, ctrl.Result{RequeueAfter: wait}, nil
+	}
+	return obj, ref, ctrl.Result{}, nil
 }
 
 // patchGeneric applies mutate to obj and writes what changed (nothing when the object
@@ -65,12 +70,9 @@ func (p *scaleProvider) patchGeneric(ctx context.Context, obj *unstructured.Unst
 // reconcileInfraCluster provisions a GenericInfrastructureCluster owned by a Cluster:
 // the Cluster's kubeconfig Secret first, then the endpoint and the provisioned signal.
 func (p *scaleProvider) reconcileInfraCluster(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	obj, cluster, err := p.ownedObject(ctx, infraClusterGVK, req, "Cluster")
-	if err != nil || obj == nil {
-		return ctrl.Result{}, err
-	}
-	if wait := p.waitBeforeProvisioning(obj, time.Now()); wait > 0 {
-		return ctrl.Result{RequeueAfter: wait}, nil
+	obj, cluster, res, err := p.dueObject(ctx, infraClusterGVK, req, "Cluster")
+	if obj == nil {
+		return res, err
 	}
 	if err := p.ensureKubeconfig(ctx, obj.GetNamespace(), cluster); err != nil {
 		return ctrl.Result{}, err
@@ -103,12 +105,9 @@ func (p *scaleProvider) ensureKubeconfig(ctx context.Context, namespace string, 
 
 // reconcileControlPlane initializes a GenericControlPlane owned by a Cluster.
 func (p *scaleProvider) reconcileControlPlane(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	obj, _, err := p.ownedObject(ctx, controlPlaneGVK, req, "Cluster")
-	if err != nil || obj == nil {
-		return ctrl.Result{}, err
-	}
-	if wait := p.waitBeforeProvisioning(obj, time.Now()); wait > 0 {
-		return ctrl.Result{RequeueAfter: wait}, nil
+	obj, _, res, err := p.dueObject(ctx, controlPlaneGVK, req, "Cluster")
+	if obj == nil {
+		return res, err
 	}
 	return ctrl.Result{}, p.patchGeneric(ctx, obj, func(o *unstructured.Unstructured) error {
 		return contract.ControlPlane().Initialized(contract.V1Beta2).Set(o, true)

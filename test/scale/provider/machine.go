@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -18,12 +17,9 @@ import (
 // reconcileBootstrapConfig reports the data of a GenericBootstrapConfig owned by a
 // Machine as created, named after the config.
 func (p *scaleProvider) reconcileBootstrapConfig(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	obj, _, err := p.ownedObject(ctx, bootstrapConfigGVK, req, "Machine")
-	if err != nil || obj == nil {
-		return ctrl.Result{}, err
-	}
-	if wait := p.waitBeforeProvisioning(obj, time.Now()); wait > 0 {
-		return ctrl.Result{RequeueAfter: wait}, nil
+	obj, _, res, err := p.dueObject(ctx, bootstrapConfigGVK, req, "Machine")
+	if obj == nil {
+		return res, err
 	}
 	return ctrl.Result{}, p.patchGeneric(ctx, obj, func(o *unstructured.Unstructured) error {
 		b := contract.Bootstrap()
@@ -39,9 +35,9 @@ func (p *scaleProvider) reconcileBootstrapConfig(ctx context.Context, req ctrl.R
 // ensured on every pass, so a provider killed between the two writes finishes the
 // job when it comes back.
 func (p *scaleProvider) reconcileInfraMachine(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	obj, owner, err := p.ownedObject(ctx, infraMachineGVK, req, "Machine")
-	if err != nil || obj == nil {
-		return ctrl.Result{}, err
+	obj, owner, res, err := p.dueObject(ctx, infraMachineGVK, req, "Machine")
+	if obj == nil {
+		return res, err
 	}
 	m := &clusterv1.Machine{}
 	if err := p.client.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: owner.Name}, m); err != nil {
@@ -49,9 +45,6 @@ func (p *scaleProvider) reconcileInfraMachine(ctx context.Context, req ctrl.Requ
 	}
 	if m.Spec.Bootstrap.DataSecretName == nil {
 		return ctrl.Result{}, nil // the Machine watch brings us back
-	}
-	if wait := p.waitBeforeProvisioning(obj, time.Now()); wait > 0 {
-		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	providerID := ProviderIDPrefix + obj.GetNamespace() + "/" + obj.GetName()
 	name := nodeName(obj)
