@@ -32,6 +32,7 @@ func (r *run) foreign(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r.saveHeap(ctx, "foreign-idle") // the base to diff the next heap profile against
 	if err := r.createNamespace(ctx, foreignNamespace); err != nil {
 		return err
 	}

@@ -94,7 +94,12 @@ func (r *Report) AppendMarkdown(path string) error {
 	fmt.Fprintln(b, "| Scenario | Figure | Value | Ratio to floor | Goal |")
 	fmt.Fprintln(b, "|---|---|---|---|---|")
 	for _, fig := range r.Figures {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", fig.Scenario, fig.Name, fig.value(), fig.ratio(), fig.goal())
+		// Markdown drops the indentation that marks a breakdown row in the text table.
+		name := fig.Name
+		if rest, ok := strings.CutPrefix(name, "  "); ok {
+			name = "↳ " + rest
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", fig.Scenario, name, fig.value(), fig.ratio(), fig.goal())
 	}
 	for _, failure := range r.Failures {
 		fmt.Fprintf(b, "\nNot finished: %s\n", failure)
