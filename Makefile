@@ -129,6 +129,20 @@ managers: ## Build the three manager binaries, capstanctl and the quickstart dri
 	go build -ldflags "-X $(CTL_VERSION_PKG).Version=$(VERSION) -X $(CTL_VERSION_PKG).GitCommit=$(GIT_COMMIT)" -o bin/capstanctl ./core/cmd/capstanctl
 	go build -o bin/quickstart ./test/cmd/quickstart
 
+##@ Benchmarks
+
+# make bench measures the core manager at scale on an API server of its own (never .capstan/mgmt)
+# with the in-memory scale provider, prints the table and appends it to docs/benchmarks.md.
+# CORE_MANAGER=<binary> CORE_CRDS=<dir> [CORE_MANAGER_ARGS='...'] measure another core
+# implementation; BENCH_ARGS passes harness flags (go run ./test/cmd/bench -h), e.g.
+# BENCH_ARGS='-o json --profiling --work-dir /tmp/bench'. make test runs a tiny smoke of it.
+BENCH_COMMAND = make bench$(if $(CORE_MANAGER), CORE_MANAGER=$(CORE_MANAGER))$(if $(CORE_CRDS), CORE_CRDS=$(CORE_CRDS))$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')
+
+.PHONY: bench
+bench: k8s-binaries ## Scale, write cost and memory of the core manager vs. this machine's apiserver floor (CORE_MANAGER=, CORE_CRDS=); appends to docs/benchmarks.md.
+	go run ./test/cmd/bench --append docs/benchmarks.md --command "$(BENCH_COMMAND)" \
+	  --core-manager "$(CORE_MANAGER)" --core-crds "$(CORE_CRDS)" --core-manager-args "$(CORE_MANAGER_ARGS)" $(BENCH_ARGS)
+
 ##@ Docs
 
 .PHONY: docs-diagrams

@@ -28,7 +28,7 @@ import (
 type Options struct {
 	// CRDDirectoryPaths are the requesting module's CRD directories, e.g.
 	// "../../../config/crd/bases" from a controller package. The core CRDs embedded in
-	// capstan.dev/contracts are always installed and need not be listed. A listed
+	// capstan.dev/contracts are installed (unless CoreCRDs replaces them) and need not be listed. A listed
 	// directory that does not exist is an error, so a wrong path never passes silently.
 	// The admission policies of a module whose config/crd/bases is listed
 	// (<module>/config/admission) are installed with its CRDs.
@@ -40,6 +40,9 @@ type Options struct {
 	// core's, embedded in capstan.dev/contracts, are always installed. A listed directory that
 	// does not exist is an error.
 	AdmissionPolicyDirs []string
+	// CoreCRDs replace the embedded core CRDs when not nil, e.g. to benchmark
+	// another implementation of the core contract on its own CRDs.
+	CoreCRDs []*apiextensionsv1.CustomResourceDefinition
 	// Scheme is used by Client. Defaults to client-go's types, apiextensions/v1 and
 	// the core and addons v1beta2 types.
 	Scheme *runtime.Scheme
@@ -101,11 +104,13 @@ func Start(opts Options) (*Environment, error) {
 			return nil, fmt.Errorf("building scheme: %w", err)
 		}
 	}
-	crds, err := CoreCRDs()
-	if err != nil {
-		return nil, err
+	crds := opts.CoreCRDs
+	if crds == nil {
+		if crds, err = CoreCRDs(); err != nil {
+			return nil, err
+		}
 	}
-	crds = append(crds, opts.CRDs...)
+	crds = append(append([]*apiextensionsv1.CustomResourceDefinition(nil), crds...), opts.CRDs...)
 
 	te := &crenvtest.Environment{
 		Scheme:                   scheme,
@@ -171,6 +176,20 @@ func (e *Environment) AddUser(name string, groups ...string) (*rest.Config, erro
 		return nil, fmt.Errorf("adding user %s: %w", name, err)
 	}
 	return u.Config(), nil
+}
+
+// AddUserKubeconfig provisions a user like AddUser and returns a kubeconfig with
+// the user's credentials inline, for a process or a <cluster>-kubeconfig Secret.
+func (e *Environment) AddUserKubeconfig(name string, groups ...string) ([]byte, error) {
+	u, err := e.testEnv.AddUser(crenvtest.User{Name: name, Groups: groups}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("adding user %s: %w", name, err)
+	}
+	data, err := u.KubeConfig()
+	if err != nil {
+		return nil, fmt.Errorf("writing the kubeconfig of user %s: %w", name, err)
+	}
+	return data, nil
 }
 
 // CreateNamespace creates a namespace named after prefix with a random suffix and

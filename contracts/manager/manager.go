@@ -2,6 +2,8 @@ package manager
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/pprof"
 	"os"
 
 	corev1 "k8s.io/api/core/v1"
@@ -36,7 +38,7 @@ func New(o *Options, scheme *runtime.Scheme, cfg *rest.Config) (ctrl.Manager, er
 	syncPeriod := o.SyncPeriod
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
-		Metrics:                       metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		Metrics:                       metricsserver.Options{BindAddress: o.MetricsBindAddress, ExtraHandlers: o.profilingHandlers()},
 		HealthProbeBindAddress:        o.HealthProbeBindAddress,
 		LeaderElection:                o.LeaderElect,
 		LeaderElectionID:              o.LeaderElectionID,
@@ -62,6 +64,21 @@ func New(o *Options, scheme *runtime.Scheme, cfg *rest.Config) (ctrl.Manager, er
 		return nil, fmt.Errorf("adding readiness check: %w", err)
 	}
 	return mgr, nil
+}
+
+// profilingHandlers are net/http/pprof's handlers when --profiling is on. pprof.Index
+// serves every named profile (heap, goroutine, allocs, ...) below its prefix.
+func (o *Options) profilingHandlers() map[string]http.Handler {
+	if !o.Profiling {
+		return nil
+	}
+	return map[string]http.Handler{
+		"/debug/pprof/":        http.HandlerFunc(pprof.Index),
+		"/debug/pprof/cmdline": http.HandlerFunc(pprof.Cmdline),
+		"/debug/pprof/profile": http.HandlerFunc(pprof.Profile),
+		"/debug/pprof/symbol":  http.HandlerFunc(pprof.Symbol),
+		"/debug/pprof/trace":   http.HandlerFunc(pprof.Trace),
+	}
 }
 
 // SetupLogger installs the zap logger configured by the --zap-* flags as the

@@ -31,6 +31,9 @@ type Options struct {
 	// WatchFilterValue, when set, limits reconciliation to objects labelled
 	// cluster.x-k8s.io/watch-filter=<value>, so several instances can share a cluster.
 	WatchFilterValue string
+	// Profiling serves Go's pprof endpoints under /debug/pprof/ on the metrics
+	// endpoint, as Kubernetes components do with --profiling.
+	Profiling bool
 	// concurrency is the number of workers per controller, keyed by the flag stem
 	// (e.g. "machine" for --machine-concurrency); pointers so flags bind to them.
 	concurrency map[string]*int
@@ -97,6 +100,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Minimum interval at which every watched object is reconciled again.")
 	fs.StringVar(&o.WatchFilterValue, "watch-filter", o.WatchFilterValue,
 		"Reconcile only objects labelled cluster.x-k8s.io/watch-filter=<value>.")
+	fs.BoolVar(&o.Profiling, "profiling", o.Profiling,
+		"Serve pprof profiles (CPU, heap, goroutines) under /debug/pprof/ on the metrics endpoint (--metrics-bind-address).")
 	stems := make([]string, 0, len(o.concurrency))
 	for stem := range o.concurrency {
 		stems = append(stems, stem)
@@ -134,6 +139,8 @@ func (o *Options) Validate() error {
 	case o.LeaderElect && o.RetryPeriod >= o.RenewDeadline:
 		return fmt.Errorf("--leader-elect-retry-period (%s) must be shorter than --leader-elect-renew-deadline (%s)",
 			o.RetryPeriod, o.RenewDeadline)
+	case o.Profiling && o.MetricsBindAddress == "0":
+		return fmt.Errorf("--profiling serves on the metrics endpoint: it needs --metrics-bind-address, which is \"0\" (disabled)")
 	case o.LeaderElect && o.LeaderElectionNS == "":
 		return fmt.Errorf("--leader-election-namespace is required with --leader-elect outside a cluster")
 	}

@@ -30,6 +30,10 @@ func TestOptions_FlagsOverrideDefaults(t *testing.T) {
 	require.Equal(t, 5*time.Minute, o.SyncPeriod)
 	require.Equal(t, "team-a", o.WatchFilterValue)
 	require.Equal(t, "other", o.LeaderElectionNS)
+	require.False(t, o.Profiling, "pprof is served only when asked for")
+	o, err = parse(t, "--profiling")
+	require.NoError(t, err)
+	require.True(t, o.Profiling)
 }
 
 func TestOptions_ValidateNamesTheBadFlag(t *testing.T) {
@@ -44,6 +48,7 @@ func TestOptions_ValidateNamesTheBadFlag(t *testing.T) {
 		{[]string{"--leader-elect-renew-deadline=20s"}, "--leader-elect-renew-deadline (20s) must be shorter"},
 		{[]string{"--leader-elect-retry-period=12s"}, "--leader-elect-retry-period (12s) must be shorter"},
 		{[]string{"--leader-election-namespace="}, "--leader-election-namespace is required"},
+		{[]string{"--profiling", "--metrics-bind-address=0"}, "--profiling serves on the metrics endpoint"},
 	} {
 		_, err := parse(t, tc.args...)
 		require.ErrorContains(t, err, tc.want, "args %v", tc.args)

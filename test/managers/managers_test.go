@@ -87,16 +87,17 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-func startManager(t *testing.T, bin, kubeconfig string) *managerProcess {
+// startManager runs bin; extra flags come last, so they override the defaults here.
+func startManager(t *testing.T, bin, kubeconfig string, extra ...string) *managerProcess {
 	t.Helper()
 	mp := &managerProcess{healthAddr: freeAddr(t), done: make(chan error, 1)}
-	mp.cmd = exec.Command(bin,
-		"--kubeconfig="+kubeconfig,
+	mp.cmd = exec.Command(bin, append([]string{
+		"--kubeconfig=" + kubeconfig,
 		"--metrics-bind-address=0",
-		"--health-addr="+mp.healthAddr,
+		"--health-addr=" + mp.healthAddr,
 		// Short lease timings keep the failover test quick; the flags exist for this.
 		"--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s",
-	)
+	}, extra...)...)
 	logPath := filepath.Join(t.TempDir(), filepath.Base(bin)+".log")
 	mp.logPath = logPath
 	logFile, err := os.Create(logPath)
@@ -207,4 +208,40 @@ func TestManagers_SecondReplicaWaitsThenTakesOver(t *testing.T) {
 		return h != "" && h != firstID, err
 	})
 	require.NoError(t, second.stop(t))
+}
+
+// TestManagers_ProfilingServesPprofOnTheMetricsEndpoint: --profiling adds Go's pprof
+// handlers to the metrics endpoint (the benchmarks profile the managers through it);
+// without the flag they are not there.
+func TestManagers_ProfilingServesPprofOnTheMetricsEndpoint(t *testing.T) {
+	p := providers[0]
+	ensureNamespace(t, p.namespace)
+	kubeconfig := kubeconfigFile(t)
+	bin := buildManager(t, p)
+	status := func(url string) (int, error) {
+		resp, err := http.Get(url)
+		if err != nil {
+			return 0, err
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	for _, tc := range []struct {
+		flags []string
+		want  int
+	}{
+		{[]string{"--profiling"}, http.StatusOK},
+		{nil, http.StatusNotFound},
+	} {
+		metricsAddr := freeAddr(t)
+		mp := startManager(t, bin, kubeconfig, append([]string{"--leader-elect=false", "--metrics-bind-address=" + metricsAddr}, tc.flags...)...)
+		envtest.WaitFor(t, 30*time.Second, "the metrics endpoint", func() (bool, error) {
+			code, err := status("http://" + metricsAddr + "/metrics")
+			return code == http.StatusOK, err
+		})
+		code, err := status("http://" + metricsAddr + "/debug/pprof/goroutine?debug=1")
+		require.NoError(t, err)
+		require.Equal(t, tc.want, code, "GET /debug/pprof/goroutine with flags %v", tc.flags)
+		require.NoError(t, mp.stop(t))
+	}
 }

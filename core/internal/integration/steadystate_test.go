@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	flags, logPath, err := auditFlags(dir)
+	flags, logPath, err := envtest.WriteAuditFlags(dir)
 	if err != nil {
 		panic(err)
 	}
@@ -163,7 +163,7 @@ func TestSteadyState_TwentyMachinesProduceNoWrites(t *testing.T) {
 	// Let in-flight reconciles of the last transitions finish before measuring:
 	// wait until the audit log has been quiet for five seconds (bounded).
 	envtest.WaitFor(t, 60*time.Second, "the writes of the last transitions to settle", func() (bool, error) {
-		recent, err := writesBetween(auditLog, time.Now().Add(-5*time.Second), time.Now().Add(time.Second))
+		recent, err := envtest.AuditWritesBetween(auditLog, time.Now().Add(-5*time.Second), time.Now().Add(time.Second))
 		return err == nil && len(recent) == 0, err
 	})
 
@@ -171,14 +171,14 @@ func TestSteadyState_TwentyMachinesProduceNoWrites(t *testing.T) {
 	from := time.Now()
 	deadline := from.Add(window)
 	for time.Now().Before(deadline) { // poll so a regression fails fast, with its writes named
-		writes, err := writesBetween(auditLog, from, time.Now())
+		writes, err := envtest.AuditWritesBetween(auditLog, from, time.Now())
 		require.NoError(t, err)
-		require.Empty(t, writes, "a steady cluster of %d Machines must not be written to; writes:\n%s", replicas, describe(writes))
+		require.Empty(t, writes, "a steady cluster of %d Machines must not be written to; writes:\n%s", replicas, envtest.DescribeAuditEvents(writes))
 		time.Sleep(time.Second)
 	}
-	writes, err := writesBetween(auditLog, from, deadline)
+	writes, err := envtest.AuditWritesBetween(auditLog, from, deadline)
 	require.NoError(t, err)
-	require.Empty(t, writes, "writes in the steady window:\n%s", describe(writes))
+	require.Empty(t, writes, "writes in the steady window:\n%s", envtest.DescribeAuditEvents(writes))
 }
 
 // provision marks a Machine's generic bootstrap config and infra machine done and

@@ -1,0 +1,91 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/testing/crds"
+)
+
+// benchCluster is the name of the Cluster of the machines scenario, and of its
+// InfraCluster, control plane and worker templates.
+const benchCluster = "bench"
+
+// deploymentLabel selects a MachineDeployment's Machines.
+const deploymentLabel = "bench.capstan.dev/deployment"
+
+func (r *run) createNamespace(ctx context.Context, name string) error {
+	err := r.plane.harness.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s: %w", name, err)
+	}
+	return nil
+}
+
+func ref(gvk schema.GroupVersionKind, name string) clusterv1.ContractVersionedObjectReference {
+	return clusterv1.ContractVersionedObjectReference{APIGroup: gvk.Group, Kind: gvk.Kind, Name: name}
+}
+
+// clusterObjects are a Cluster backed by the scale provider's InfraCluster and
+// control plane, and the worker templates every MachineDeployment clones.
+func clusterObjects(ns string) []client.Object {
+	c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: benchCluster, Namespace: ns},
+		Spec: clusterv1.ClusterSpec{
+			InfrastructureRef: ref(crds.GenericInfrastructureClusterGVK, benchCluster),
+			ControlPlaneRef:   ref(crds.GenericControlPlaneGVK, benchCluster),
+		}}
+	objs := []client.Object{c}
+	for _, gvk := range []schema.GroupVersionKind{crds.GenericInfrastructureClusterGVK, crds.GenericControlPlaneGVK} {
+		o := newGeneric(gvk)
+		o.SetNamespace(ns)
+		o.SetName(benchCluster)
+		o.Object["spec"] = map[string]any{}
+		objs = append(objs, o)
+	}
+	for _, gvk := range []schema.GroupVersionKind{crds.GenericInfrastructureMachineTemplateGVK, crds.GenericBootstrapConfigTemplateGVK} {
+		o := newGeneric(gvk)
+		o.SetNamespace(ns)
+		o.SetName(benchCluster)
+		o.Object["spec"] = map[string]any{"template": map[string]any{"spec": map[string]any{}}}
+		objs = append(objs, o)
+	}
+	return objs
+}
+
+// machineDeployment is the i-th MachineDeployment of replicas workers.
+func machineDeployment(ns string, i, replicas int) *clusterv1.MachineDeployment {
+	name := fmt.Sprintf("md-%03d", i)
+	labels := map[string]string{deploymentLabel: name}
+	return &clusterv1.MachineDeployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: clusterv1.MachineDeploymentSpec{
+			ClusterName: benchCluster, Replicas: ptr.To(int32(replicas)),
+			Selector: clusterv1.LabelSelector{MatchLabels: labels},
+			Template: clusterv1.MachineTemplateSpec{
+				ObjectMeta: clusterv1.ObjectMeta{Labels: labels},
+				Spec: clusterv1.MachineSpec{ClusterName: benchCluster, Version: "v1.37.2",
+					Bootstrap:         clusterv1.Bootstrap{ConfigRef: ref(crds.GenericBootstrapConfigTemplateGVK, benchCluster)},
+					InfrastructureRef: ref(crds.GenericInfrastructureMachineTemplateGVK, benchCluster)},
+			},
+		},
+	}
+}
+
+// createAll creates objs with 16 workers, as a user applying a manifest at once.
+func (r *run) createAll(ctx context.Context, objs []client.Object) error {
+	_, err := forEach(ctx, len(objs), 16, func(ctx context.Context, i int) error {
+		if err := r.plane.harness.Create(ctx, objs[i]); err != nil {
+			return fmt.Errorf("creating %T %s: %w", objs[i], objs[i].GetName(), err)
+		}
+		return nil
+	})
+	return err
+}
