@@ -32,6 +32,11 @@ var chaosShape = clusterShape{controlPlane: 3, workers: 2}
 // healthy, every object's conditions settled, no panic in any manager log and exactly the
 // Secrets the cluster needs. Last, the cluster is deleted under the same kills and nothing of
 // it may be left. Every fault is printed with its time.
+//
+// CAPSTAN_CHAOS_BOUNDED=1 (CI's form, make chaos CHAOS_BOUNDED=1) leaves out the control plane
+// rollout, the longest phase (about 15 of a round's 25 minutes here), and keeps every fault
+// and every check: creation, the worker rollout and deletion under kills, the apiserver and
+// dockerd restarts, convergence.
 func TestChaos(t *testing.T) {
 	restart := strings.Fields(os.Getenv("CAPSTAN_CHAOS_MANAGERS"))
 	require.NotEmpty(t, restart, "CAPSTAN_CHAOS_MANAGERS names the command that (re)starts the managers: run 'make chaos'")
@@ -58,7 +63,11 @@ func TestChaos(t *testing.T) {
 
 	agent.Start(chaosPlan{restartAPIServer: true, restartDockerd: true})
 	s.timed("chaos: 3+2 cluster created", s.createChaosCluster)
-	s.timed("chaos: control plane rolled out (kubeadmConfigSpec change)", s.rollOutControlPlane)
+	if os.Getenv("CAPSTAN_CHAOS_BOUNDED") == "" {
+		s.timed("chaos: control plane rolled out (kubeadmConfigSpec change)", s.rollOutControlPlane)
+	} else {
+		t.Log("chaos: bounded form (CAPSTAN_CHAOS_BOUNDED): the control plane rollout is left out")
+	}
 	s.timed("chaos: MachineDeployment rolled out (new template)", func() { s.rollOutWorkers(chaosShape.workers) })
 	agent.Stop()
 

@@ -388,6 +388,13 @@ func (r *Runtime) Inspect(ctx context.Context, nameOrID string) (*Container, err
 	return c, nil
 }
 
+// NeverStarted reports whether the engine created c but never started it: its creation was cut
+// off (the provider killed, or dockerd stopping, between create and start). Nothing ran in it,
+// and its volume may be half made (an engine stopping during the create left /var/run a plain
+// directory instead of the image's link to /run, and containerd's socket out of kubeadm's
+// reach): it is to be removed with its volumes and made again, not started.
+func (c *Container) NeverStarted() bool { return c.State == "created" }
+
 // Selector picks containers of this plane; empty fields match anything.
 type Selector struct {
 	Owner Owner

@@ -90,6 +90,28 @@ func TestBootstrapState_ALockWithoutRunOrLogIsReadNotAnError(t *testing.T) {
 	require.Equal(t, "+ [1] kubeadm init\nline two\n", st.output)
 }
 
+// A node whose systemd does not answer yet (systemctl prints nothing early in the boot) is
+// booting: read as ready, kubeadm ran before containerd was up (chaos seed 1796339497753572551).
+func TestBootstrapState_ASystemdThatSaysNothingIsStillBooting(t *testing.T) {
+	require.Equal(t, "unreachable", parseBootstrapState("\n0\nnew\n").booting)
+	require.Equal(t, "unreachable", parseBootstrapState("").booting)
+	require.Equal(t, "starting", parseBootstrapState("starting\n0\nnew\n").booting)
+	require.Empty(t, parseBootstrapState("ready\n0\nnew\n").booting)
+
+	// The script itself, with a systemctl that fails without a word, as it does before
+	// systemd's bus is up; run where /proc/1/comm is not systemd it says "entrypoint", so the
+	// check is of the systemctl branch alone.
+	bin := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "systemctl"), []byte("#!/bin/sh\necho 'Failed to connect to bus' >&2\nexit 1\n"), 0o755))
+	branch := `b=$(systemctl is-system-running 2>/dev/null); case "$b" in running|degraded) b=ready;; "") b=unreachable;; esac; echo "$b"`
+	require.Contains(t, bootstrapStateScript, branch[:strings.Index(branch, "; echo")], "the test runs the script's own systemctl branch")
+	cmd := exec.Command("/bin/sh", "-c", branch)
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	require.Equal(t, "unreachable", parseBootstrapState(string(out)+"0\nnew\n").booting)
+}
+
 func TestParseBootstrapState_MissingLinesReadAsMissingFiles(t *testing.T) {
 	for name, out := range map[string]string{
 		"lock without start time": "ready\n0\nlocked\n\nnotrun\n\n\n",

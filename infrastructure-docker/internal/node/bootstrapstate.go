@@ -45,14 +45,16 @@ type bootstrapState struct {
 
 // bootstrapStateScript prints the state of the bootstrap, a field a line, for
 // parseBootstrapState: boot state, sentinel, lock, start time, run claim, exit record,
-// preparation error, the runner's liveness, then the tail of the runner's output. Every file but the lock may be
-// missing (the provider may have been stopped anywhere between the lock and the run's end), so
+// preparation error, the runner's liveness, then the tail of the runner's output. The boot
+// state is "ready" only when systemctl says running or degraded: early in the boot systemctl
+// cannot reach systemd's bus yet and prints nothing, which is "unreachable" (still booting).
+// Every file but the lock may be missing (the provider may have been stopped anywhere between the lock and the run's end), so
 // none is read in a way that fails: the script exits 0 whatever it finds.
 // Arguments: the sentinel path and the bootstrap directory.
 var bootstrapStateScript = `b=ready
 if [ -x /lib/systemd/systemd ] || [ -x /usr/lib/systemd/systemd ]; then
   if [ "$(cat /proc/1/comm)" != systemd ]; then b=entrypoint
-  else b=$(systemctl is-system-running 2>/dev/null); case "$b" in running|degraded) b=ready;; esac; fi
+  else b=$(systemctl is-system-running 2>/dev/null); case "$b" in running|degraded) b=ready;; "") b=unreachable;; esac; fi
 fi; echo "$b"
 s=0; { [ -e "$1" ] || [ -e "$2/succeeded" ]; } && s=1; echo "$s"
 if [ ! -d "$2" ]; then echo new; exit 0; fi
@@ -94,7 +96,13 @@ func parseBootstrapState(out string) bootstrapState {
 		return ""
 	}
 	st := bootstrapState{succeeded: line(1) == "1"}
-	if line(0) != "ready" {
+	switch line(0) {
+	case "ready":
+	case "":
+		// Nothing said: systemd did not answer yet. Reading that as ready started kubeadm
+		// before containerd in a node booting under load (chaos seed 1796339497753572551).
+		st.booting = "unreachable"
+	default:
 		st.booting = line(0)
 	}
 	if line(2) != "locked" {

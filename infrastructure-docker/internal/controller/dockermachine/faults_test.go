@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
 	dockerclient "github.com/docker/docker/client"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -111,4 +112,53 @@ func TestDockerMachine_EngineErrorsDuringTheBootstrapAreReportedAndRetried(t *te
 	createNode(t, machine.Name)
 	waitCondition(t, dm, 30*time.Second, infrav1.DockerMachineReadyCondition, metav1.ConditionTrue, infrav1.DockerMachineReadyReason, "")
 	require.Equal(t, "ran\n", execOut(t, rt, &c, "cat", "/opt/capstan-test/runs"))
+}
+
+// TestDockerMachine_ANodeContainerCreatedButNeverStartedIsMadeAgain reproduces the chaos round
+// of issue 12 that never converged: dockerd stopped while it created a node container, the
+// create call failed, and the container stayed behind created but never started, its /var
+// volume half made (/var/run a plain directory: kubeadm then never found containerd's socket).
+// The provider started it as a stopped container. Now a never-started container is removed
+// with its volume and made again; a stopped one that ran is still only started.
+func TestDockerMachine_ANodeContainerCreatedButNeverStartedIsMadeAgain(t *testing.T) {
+	rt := dockerFor(t)
+	stop := startManager(t, rt, managerOptions{})
+	ctx := context.Background()
+	f := newFixture(t, rt, "cutoff")
+	f.SetInfrastructureProvisioned(t)
+	machine, dm := f.newMachine(t, "w0", "", machineOptions{secretLater: true})
+	first := waitRunningContainer(t, rt, dm)
+	stop()
+
+	raw, err := dockerclient.NewClientWithOpts(dockerclient.FromEnv, dockerclient.WithAPIVersionNegotiation())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = raw.Close() })
+	info, err := raw.ContainerInspect(ctx, first.ID)
+	require.NoError(t, err)
+	volumeBefore, err := raw.VolumeInspect(ctx, first.Name+"-var")
+	require.NoError(t, err)
+	// What the cut-off create left: the same container, created and never started.
+	require.NoError(t, raw.ContainerRemove(ctx, first.ID, container.RemoveOptions{Force: true}))
+	cutOff, err := raw.ContainerCreate(ctx, info.Config, info.HostConfig, nil, nil, first.Name)
+	require.NoError(t, err)
+
+	startManager(t, rt, managerOptions{})
+	var made docker.Container
+	envtest.WaitFor(t, 60*time.Second, "the cut-off container replaced by a running one", func() (bool, error) {
+		list := nodeContainers(t, rt, dm)
+		if len(list) != 1 || !list[0].Running || list[0].ID == cutOff.ID {
+			return false, nil
+		}
+		made = list[0]
+		return true, nil
+	})
+	_, err = raw.ContainerInspect(ctx, cutOff.ID)
+	require.True(t, dockerclient.IsErrNotFound(err), "the never-started container is removed, not started: %v", err)
+	volumeAfter, err := raw.VolumeInspect(ctx, first.Name+"-var")
+	require.NoError(t, err)
+	require.NotEqual(t, volumeBefore.CreatedAt, volumeAfter.CreatedAt, "its /var volume is made again with it")
+
+	f.BootstrapSecret(t, machine.Name+"-bootstrap", fakeBootstrapData(t))
+	waitCondition(t, dm, 60*time.Second, infrav1.DockerMachineBootstrapExecSucceededCondition, metav1.ConditionTrue, infrav1.DockerMachineBootstrapExecSucceededReason, "")
+	require.Equal(t, "ran\n", execOut(t, rt, &made, "cat", "/opt/capstan-test/runs"))
 }

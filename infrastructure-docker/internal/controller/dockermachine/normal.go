@@ -60,6 +60,7 @@ func reportStepError(s *scope, err error) {
 // creates it when there is none: once the Cluster's infrastructure is provisioned and the
 // Machine has bootstrap data. A container that existed (spec.providerID is set) and is gone is
 // reported, never re-created: the Machine's node is lost, and a MachineHealthCheck remediates.
+// One that was created and never started is made again: nothing ran in it.
 func (r *Reconciler) ensureContainer(ctx context.Context, s *scope) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	dm, name := s.dockerMachine, s.containerName
@@ -83,6 +84,12 @@ func (r *Reconciler) ensureContainer(ctx context.Context, s *scope) (ctrl.Result
 			"Container %s belongs to DockerMachine %s/%s of Cluster %s: two Machines with the same name cannot share a Docker Engine",
 			name, c.Owner.Namespace, c.Labels[DockerMachineLabel], c.Owner.Cluster)}
 		return ctrl.Result{RequeueAfter: nameTakenRetry}, nil
+	case c.NeverStarted():
+		log.Info("Removing the node container whose creation was cut off (created, never started); creating it again")
+		if err := r.Docker.Remove(ctx, c); err != nil {
+			return ctrl.Result{}, err
+		}
+		return r.createContainer(ctx, s)
 	case !c.Running:
 		log.Info("Starting the stopped node container", "state", c.State)
 		if err := r.Docker.Start(ctx, c); err != nil {

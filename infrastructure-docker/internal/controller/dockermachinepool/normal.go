@@ -49,6 +49,14 @@ func (r *Reconciler) listInstances(ctx context.Context, s *scope) (ctrl.Result, 
 	}
 	s.instances = make([]*instance, 0, len(containers))
 	for _, c := range containers {
+		if c.NeverStarted() {
+			// Nothing ran in it and its volume may be half made: the pool scales up anew.
+			ctrl.LoggerFrom(ctx).Info("Removing the node container whose creation was cut off (created, never started)", "container", c.Name)
+			if err := r.Docker.Remove(ctx, &c); err != nil {
+				return ctrl.Result{}, err
+			}
+			continue
+		}
 		if !c.Running {
 			ctrl.LoggerFrom(ctx).Info("Starting the stopped node container", "container", c.Name, "state", c.State)
 			if err := r.Docker.Start(ctx, &c); err != nil {

@@ -23,7 +23,8 @@ func TestDockerMachinePool_PreLoadImagesAreImportedAndAMissingOneHoldsTheBootstr
 		p.Spec.Template.PreLoadImages = []string{image}
 	}})
 
-	nodetest.WaitCondition(t, env.Client, pool, 60*time.Second, infrav1.DockerMachinePoolReplicasReadyCondition, metav1.ConditionFalse,
+	// systemd in the node boots first (10 s here idle, more beside other tests' nodes).
+	nodetest.WaitCondition(t, env.Client, pool, 150*time.Second, infrav1.DockerMachinePoolReplicasReadyCondition, metav1.ConditionFalse,
 		infrav1.DockerMachinePoolPreLoadImageNotFoundReason, "Image "+image+" of spec.template.preLoadImages is not on the Docker Engine, and nothing is pulled: build it or `docker load` it")
 	nodetest.WaitCondition(t, env.Client, pool, 10*time.Second, infrav1.DockerMachinePoolReadyCondition, metav1.ConditionFalse,
 		infrav1.DockerMachinePoolNotReadyReason, image)
