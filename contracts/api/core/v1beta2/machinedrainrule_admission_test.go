@@ -103,7 +103,9 @@ func TestMachineDrainRuleAdmission_AcceptsUpstreamsExamples(t *testing.T) {
 		mutate func(r *clusterv1.MachineDrainRule)
 	}{
 		{"DrainWithNegativeOrder", func(r *clusterv1.MachineDrainRule) { r.Spec.Drain.Order = ptr.To[int32](-2147483648) }},
-		{"SkipWithoutSelectors", func(r *clusterv1.MachineDrainRule) { r.Spec.Drain.Behavior = clusterv1.MachineDrainRuleDrainBehaviorSkip }},
+		{"SkipWithoutSelectors", func(r *clusterv1.MachineDrainRule) {
+			r.Spec.Drain.Behavior = clusterv1.MachineDrainRuleDrainBehaviorSkip
+		}},
 		{"WaitCompletedForControlPlaneMachinesOfProduction", func(r *clusterv1.MachineDrainRule) {
 			r.Spec.Drain.Behavior = clusterv1.MachineDrainRuleDrainBehaviorWaitCompleted
 			r.Spec.Machines = []clusterv1.MachineDrainRuleMachineSelector{
