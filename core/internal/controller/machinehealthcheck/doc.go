@@ -5,10 +5,9 @@
 // cluster.x-k8s.io/remediate-machine annotation), and marks them: HealthCheckSucceeded on
 // every target, and OwnerRemediated=False on unhealthy ones when remediation.triggerIf
 // allows it, so that the Machine's owner (a MachineSet or a control plane) replaces it.
-// It never deletes a Machine.
 //
-// It never writes any other part of a Machine. The Machine
-// controller writes the same status.conditions list, so the two conditions are written
+// It never deletes a Machine and never writes any other part of a Machine. The Machine
+// controller writes the same status.conditions list, so these conditions are written
 // with server-side apply under field managers of their own (one per condition), which own
 // only their list entries (the list is a listType=map keyed by type); removing
 // OwnerRemediated from a healthy Machine is a JSON patch that tests the entry's type at
