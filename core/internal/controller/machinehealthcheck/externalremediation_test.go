@@ -3,39 +3,17 @@ package machinehealthcheck
 import (
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
-	"capstan.dev/contracts/remote"
 	"capstan.dev/contracts/testing/crds"
-	"capstan.dev/core/internal/coretest"
 )
-
-// startControllerAsMarkers runs the controller as a user holding only what the
-// kubebuilder:rbac markers grant, so a missing permission fails the test.
-func startControllerAsMarkers(t *testing.T, user string) {
-	t.Helper()
-	cfg := env.UserFromRBACMarkers(t, user, "controller.go", "../../../rbac.go")
-	mgr := coretest.NewManagerAs(t, env, cfg)
-	copts := controller.Options{SkipNameValidation: ptr.To(true)}
-	cc, err := remote.SetupWithManager(mgr, remote.Options{
-		SecretReader: mgr.GetAPIReader(),
-		HealthProbe:  remote.HealthProbeOptions{Interval: time.Second, Timeout: time.Second, FailureThreshold: 3},
-		Controller:   copts,
-	})
-	require.NoError(t, err)
-	require.NoError(t, (&Reconciler{Client: mgr.GetClient(), Workload: cc}).SetupWithManager(t.Context(), mgr, copts))
-	coretest.StartManager(t, mgr)
-}
 
 func withRemediationTemplate(name string) func(*clusterv1.MachineHealthCheck) {
 	return func(mhc *clusterv1.MachineHealthCheck) {
