@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/sets"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/manager"
 	"capstan.dev/contracts/remote"
 	"capstan.dev/core/internal/controller/cluster"
@@ -20,8 +22,14 @@ import (
 	"capstan.dev/core/internal/controller/machineset"
 )
 
+// coreSettings are the core manager's own flags.
+type coreSettings struct {
+	remoteConditionsGracePeriod time.Duration
+	preflightChecks             sets.Set[clusterv1.MachineSetPreflightCheck]
+}
+
 // setupControllers registers the ClusterCache and every core controller.
-func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, remoteConditionsGracePeriod time.Duration) error {
+func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, settings coreSettings) error {
 	cc, err := remote.SetupWithManager(mgr, remote.Options{
 		SecretReader:     mgr.GetAPIReader(),
 		WatchFilterValue: opts.WatchFilterValue,
@@ -39,7 +47,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	}
 	if err := (&machine.Reconciler{
 		Client: mgr.GetClient(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
-		RemoteConditionsGracePeriod: remoteConditionsGracePeriod,
+		RemoteConditionsGracePeriod: settings.remoteConditionsGracePeriod,
 	}).SetupWithManager(ctx, mgr, workers("machine")); err != nil {
 		return err
 	}
@@ -55,6 +63,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	}
 	if err := (&machineset.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilterValue: opts.WatchFilterValue,
+		PreflightChecks: settings.preflightChecks,
 	}).SetupWithManager(ctx, mgr, workers("machineset")); err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/manager"
 	"capstan.dev/core/internal/controller/machine"
+	"capstan.dev/core/internal/controller/machineset"
 )
 
 func main() {
@@ -25,9 +26,17 @@ func main() {
 	opts.AddFlags(pflag.CommandLine)
 	remoteConditionsGracePeriod := pflag.Duration("remote-conditions-grace-period", machine.DefaultRemoteConditionsGracePeriod,
 		"How long a Machine keeps its last observed Node conditions while its workload cluster cannot be reached, from the last successful probe.")
+	preflightChecks := pflag.StringSlice("machineset-preflight-checks", []string{string(clusterv1.MachineSetPreflightCheckAll)},
+		"The preflight checks MachineSets run before creating or remediating Machines: All, or a list of ControlPlaneIsStable, "+
+			"KubernetesVersionSkew, KubeadmVersionSkew, ControlPlaneVersionSkew; an empty value (--machineset-preflight-checks=) runs none.")
 	pflag.Parse()
 	opts.SetupLogger()
 	log := ctrl.Log.WithName("setup")
+	checks, err := machineset.ParsePreflightChecks(*preflightChecks)
+	if err != nil {
+		log.Error(err, "Invalid --machineset-preflight-checks")
+		os.Exit(1)
+	}
 
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, addonsv1.AddToScheme} {
@@ -44,7 +53,9 @@ func main() {
 		os.Exit(1)
 	}
 
-	if err := setupControllers(ctx, mgr, opts, *remoteConditionsGracePeriod); err != nil {
+	if err := setupControllers(ctx, mgr, opts, coreSettings{
+		remoteConditionsGracePeriod: *remoteConditionsGracePeriod, preflightChecks: checks,
+	}); err != nil {
 		log.Error(err, "Unable to set up controllers")
 		os.Exit(1)
 	}

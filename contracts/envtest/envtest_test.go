@@ -24,14 +24,14 @@ func TestStart_MissingBinariesNameTheMakeTarget(t *testing.T) {
 	require.ErrorContains(t, err, "etcd not found")
 }
 
-func TestCoreCRDs_HoldsTheSixCoreKindsAndTheTwoAddonsKinds(t *testing.T) {
+func TestCoreCRDs_HoldsTheCoreKindsAndTheTwoAddonsKinds(t *testing.T) {
 	crds, err := CoreCRDs()
 	require.NoError(t, err)
 	kinds := map[string][]string{}
 	for _, c := range crds {
 		kinds[c.Spec.Group] = append(kinds[c.Spec.Group], c.Spec.Names.Kind)
 	}
-	require.ElementsMatch(t, []string{"Cluster", "Machine", "MachineSet", "MachineDeployment", "MachineHealthCheck", "MachinePool"}, kinds["cluster.x-k8s.io"])
+	require.ElementsMatch(t, []string{"Cluster", "Machine", "MachineSet", "MachineDeployment", "MachineHealthCheck", "MachinePool", "MachineDrainRule"}, kinds["cluster.x-k8s.io"])
 	require.ElementsMatch(t, []string{"ClusterResourceSet", "ClusterResourceSetBinding"}, kinds["addons.cluster.x-k8s.io"])
 	require.Len(t, kinds, 2)
 }

@@ -42,8 +42,25 @@ func CloneTemplate(ctx context.Context, c client.Client, in CloneInput) (*unstru
 	}
 	kind, ok := strings.CutSuffix(tmpl.GetKind(), clusterv1.TemplateSuffix)
 	if !ok || kind == "" {
-		return nil, fmt.Errorf("%s %s/%s is not a template: its kind must end in %q",
-			tmpl.GetKind(), in.Namespace, tmpl.GetName(), clusterv1.TemplateSuffix)
+		return nil, notATemplate(tmpl, in.Namespace)
+	}
+	// The clone's kind has its own CRD, whose contract label names its own version.
+	gk := schema.GroupKind{Group: tmpl.GroupVersionKind().Group, Kind: kind}
+	v, err := contract.GetContractVersion(ctx, c, gk)
+	if err != nil {
+		return nil, fmt.Errorf("finding the contract of %s: %w", gk, err)
+	}
+	return CloneTemplateObject(ctx, c, tmpl, v.GroupVersionKind(gk).GroupVersion(), in)
+}
+
+// CloneTemplateObject creates, in group/version gv, the object the already read
+// <Kind>Template tmpl describes, as CloneTemplate does (in.Template is not used). It
+// serves kinds that follow no contract, such as external remediation templates, whose
+// references carry their version.
+func CloneTemplateObject(ctx context.Context, c client.Client, tmpl *unstructured.Unstructured, gv schema.GroupVersion, in CloneInput) (*unstructured.Unstructured, error) {
+	kind, ok := strings.CutSuffix(tmpl.GetKind(), clusterv1.TemplateSuffix)
+	if !ok || kind == "" {
+		return nil, notATemplate(tmpl, in.Namespace)
 	}
 	spec, _, err := unstructured.NestedMap(tmpl.Object, "spec", "template", "spec")
 	if err != nil {
@@ -56,13 +73,7 @@ func CloneTemplate(ctx context.Context, c client.Client, in CloneInput) (*unstru
 	if spec != nil {
 		out.Object["spec"] = spec
 	}
-	// The clone's kind has its own CRD, whose contract label names its own version.
-	gk := schema.GroupKind{Group: tmpl.GroupVersionKind().Group, Kind: kind}
-	v, err := contract.GetContractVersion(ctx, c, gk)
-	if err != nil {
-		return nil, fmt.Errorf("finding the contract of %s: %w", gk, err)
-	}
-	out.SetGroupVersionKind(v.GroupVersionKind(gk))
+	out.SetGroupVersionKind(gv.WithKind(kind))
 	out.SetNamespace(in.Namespace)
 	out.SetName(in.Name)
 	if in.Name == "" {
@@ -80,6 +91,11 @@ func CloneTemplate(ctx context.Context, c client.Client, in CloneInput) (*unstru
 		return nil, fmt.Errorf("creating %s from %s %s/%s: %w", kind, tmpl.GetKind(), in.Namespace, tmpl.GetName(), err)
 	}
 	return out, nil
+}
+
+func notATemplate(tmpl *unstructured.Unstructured, namespace string) error {
+	return fmt.Errorf("%s %s/%s is not a template: its kind must end in %q",
+		tmpl.GetKind(), namespace, tmpl.GetName(), clusterv1.TemplateSuffix)
 }
 
 // RefTo returns the contract reference to obj.

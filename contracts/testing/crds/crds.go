@@ -1,7 +1,7 @@
 // Package crds holds generic provider CRDs for tests, so core tests need no real
 // provider: an InfraCluster, InfraMachine(+Template), BootstrapConfig(+Template) and
-// ControlPlane whose spec and status accept any fields, all declaring contract
-// v1beta2, plus GenericLegacyInfrastructureMachine (contract v1beta1 only) and
+// ControlPlane and an external remediation request (+Template) whose spec and status
+// accept any fields, all declaring contract v1beta2, plus GenericLegacyInfrastructureMachine (contract v1beta1 only) and
 // GenericMultiVersionInfrastructureMachine (two CRD versions under one label).
 //
 // It owns only these manifests and their names. It must not grow provider logic or
@@ -44,6 +44,11 @@ var (
 	GenericBootstrapConfigGVK               = BootstrapGroupVersion.WithKind("GenericBootstrapConfig")
 	GenericBootstrapConfigTemplateGVK       = BootstrapGroupVersion.WithKind("GenericBootstrapConfigTemplate")
 	GenericControlPlaneGVK                  = ControlPlaneGroupVersion.WithKind("GenericControlPlane")
+	// GenericRemediationTemplateGVK is an external remediation template (a
+	// MachineHealthCheck's remediation.templateRef); GenericRemediationGVK is the
+	// remediation request cloned from it.
+	GenericRemediationTemplateGVK = InfrastructureGroupVersion.WithKind("GenericRemediationTemplate")
+	GenericRemediationGVK         = InfrastructureGroupVersion.WithKind("GenericRemediation")
 	// GenericLegacyInfrastructureMachineGVK declares contract v1beta1 only and is
 	// served at v1beta1.
 	GenericLegacyInfrastructureMachineGVK = schema.GroupVersionKind{

@@ -263,6 +263,14 @@ const (
 	// MachineExternallyRemediatedWaitingForRemediationReason is used while the external controller has
 	// not started remediation.
 	MachineExternallyRemediatedWaitingForRemediationReason = "WaitingForRemediation"
+
+	// MachineExternallyRemediatedRemediationTemplateNotFoundReason is used when the MachineHealthCheck's
+	// remediation.templateRef names a template that does not exist.
+	MachineExternallyRemediatedRemediationTemplateNotFoundReason = "RemediationTemplateNotFound"
+
+	// MachineExternallyRemediatedRemediationRequestCreationFailedReason is used when the remediation
+	// request could not be created from the template.
+	MachineExternallyRemediatedRemediationRequestCreationFailedReason = "RemediationRequestCreationFailed"
 )
 
 // Machine's Deleting condition and reasons.

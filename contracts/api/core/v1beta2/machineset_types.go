@@ -26,6 +26,44 @@ const (
 	MachineSetFinalizer = "cluster.x-k8s.io/machineset"
 )
 
+// MachineSetSkipPreflightChecksAnnotation, on a MachineSet or its MachineDeployment, lists (comma
+// separated) the preflight checks not to run before the MachineSet creates or remediates Machines;
+// "All" skips every check.
+const MachineSetSkipPreflightChecksAnnotation = "machineset.cluster.x-k8s.io/skip-preflight-checks"
+
+// MachineSetPreflightCheck names a check a MachineSet runs against its Cluster's control plane
+// before it creates or remediates Machines (only when the Cluster has a controlPlaneRef and the
+// control plane reports spec.version).
+type MachineSetPreflightCheck string
+
+const (
+	// MachineSetPreflightCheckAll stands for every preflight check.
+	MachineSetPreflightCheckAll MachineSetPreflightCheck = "All"
+
+	// MachineSetPreflightCheckKubeadmVersionSkew: with a KubeadmConfigTemplate, the Machine's
+	// minor version equals the control plane's (kubeadm joins only at the same minor).
+	MachineSetPreflightCheckKubeadmVersionSkew MachineSetPreflightCheck = "KubeadmVersionSkew"
+
+	// MachineSetPreflightCheckKubernetesVersionSkew: the Machine's minor version is not newer than
+	// the control plane's, nor more than 3 minors older (the kubelet skew policy).
+	MachineSetPreflightCheckKubernetesVersionSkew MachineSetPreflightCheck = "KubernetesVersionSkew"
+
+	// MachineSetPreflightCheckControlPlaneIsStable: the control plane is neither provisioning (no
+	// status.version yet) nor upgrading (spec.version newer than status.version).
+	MachineSetPreflightCheckControlPlaneIsStable MachineSetPreflightCheck = "ControlPlaneIsStable"
+
+	// MachineSetPreflightCheckControlPlaneVersionSkew: for Clusters with a managed topology, the
+	// Machine's version equals the control plane's. Capstan serves no topology yet, so this check
+	// never fails; it is accepted so that upstream's annotation values and flags keep working.
+	MachineSetPreflightCheckControlPlaneVersionSkew MachineSetPreflightCheck = "ControlPlaneVersionSkew"
+)
+
+// MachineSetPreflightChecks are the checks a MachineSet knows, "All" excluded.
+var MachineSetPreflightChecks = []MachineSetPreflightCheck{
+	MachineSetPreflightCheckControlPlaneIsStable, MachineSetPreflightCheckKubernetesVersionSkew,
+	MachineSetPreflightCheckKubeadmVersionSkew, MachineSetPreflightCheckControlPlaneVersionSkew,
+}
+
 // MachineSet's ScalingUp and ScalingDown conditions and reasons.
 const (
 	// MachineSetScalingUpCondition is true while the MachineSet has fewer Machines than spec.replicas.

@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -97,7 +98,7 @@ func TestNewPlan_OfEveryProviderInstallsAllNamespacesAndCRDsBeforeAnythingElse(t
 	p := NewPlan(objs, PlanOptions{})
 	require.Equal(t, []string{"Namespace/capstan-system", "Namespace/capstan-kubeadm-bootstrap-system", "Namespace/capstan-docker-system"},
 		kindsOf(p.Namespaces))
-	require.Len(t, p.CRDs, 6+2+4+6, "core (with addons), kubeadm, docker")
+	require.Len(t, p.CRDs, 7+2+4+6, "core (with MachineDrainRule and addons), kubeadm, docker")
 	require.Equal(t, []string{"Deployment/cluster-api-controller-manager", "Deployment/bootstrap-kubeadm-controller-manager",
 		"Deployment/infrastructure-docker-controller-manager"}, kindsOf(p.Rest[len(p.Rest)-3:]))
 }
@@ -194,11 +195,18 @@ func TestEmbedded_EachProviderDeploysAloneIntoItsNamespaceHardened(t *testing.T)
 			require.Len(t, kinds["ServiceAccount"], 1)
 			sa := kinds["ServiceAccount"][0].GetName()
 			subject := []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa, Namespace: p.Namespace}}
-			require.Len(t, kinds["ClusterRole"], 1)
-			require.Len(t, kinds["ClusterRoleBinding"], 1)
-			crb := convert[rbacv1.ClusterRoleBinding](t, kinds["ClusterRoleBinding"][0])
-			require.Equal(t, kinds["ClusterRole"][0].GetName(), crb.RoleRef.Name)
-			require.Equal(t, subject, crb.Subjects)
+			// The core has a second, aggregated ClusterRole (see TestEmbedded_CoreAggregatesLabelledClusterRoles).
+			clusterRoles := map[string]bool{}
+			for _, cr := range kinds["ClusterRole"] {
+				clusterRoles[cr.GetName()] = true
+			}
+			require.Len(t, clusterRoles, map[bool]int{true: 2, false: 1}[p.Name == "core"])
+			require.Len(t, kinds["ClusterRoleBinding"], len(clusterRoles))
+			for _, o := range kinds["ClusterRoleBinding"] {
+				crb := convert[rbacv1.ClusterRoleBinding](t, o)
+				require.True(t, clusterRoles[crb.RoleRef.Name], "binding %s names ClusterRole %s", crb.Name, crb.RoleRef.Name)
+				require.Equal(t, subject, crb.Subjects)
+			}
 			require.Len(t, kinds["Role"], 1)
 			role := convert[rbacv1.Role](t, kinds["Role"][0])
 			require.Contains(t, role.Rules, rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"},
@@ -262,4 +270,29 @@ func TestEmbedded_EachProviderDeploysAloneIntoItsNamespaceHardened(t *testing.T)
 			require.Equal(t, []corev1.VolumeMount{{Name: "docker-socket", MountPath: "/var/run/docker.sock"}}, c.VolumeMounts)
 		})
 	}
+}
+
+// TestEmbedded_CoreAggregatesLabelledClusterRoles: as upstream, the core manager holds the rules
+// of every ClusterRole labelled cluster.x-k8s.io/aggregate-to-manager: "true", so that providers of
+// other API groups (e.g. external remediation) grant the core access to their kinds.
+func TestEmbedded_CoreAggregatesLabelledClusterRoles(t *testing.T) {
+	objs, err := All[0].Objects()
+	require.NoError(t, err)
+	var aggregated *rbacv1.ClusterRole
+	var bound bool
+	for _, o := range objs {
+		switch {
+		case o.GetKind() == "ClusterRole" && o.GetName() == "cluster-api-aggregated-manager-role":
+			aggregated = convert[rbacv1.ClusterRole](t, o)
+		case o.GetKind() == "ClusterRoleBinding":
+			crb := convert[rbacv1.ClusterRoleBinding](t, o)
+			bound = bound || (crb.RoleRef.Name == "cluster-api-aggregated-manager-role" &&
+				crb.Subjects[0].Name == "cluster-api-manager" && crb.Subjects[0].Namespace == All[0].Namespace)
+		}
+	}
+	require.NotNil(t, aggregated, "core components hold cluster-api-aggregated-manager-role")
+	require.NotNil(t, aggregated.AggregationRule)
+	require.Equal(t, []metav1.LabelSelector{{MatchLabels: map[string]string{"cluster.x-k8s.io/aggregate-to-manager": "true"}}},
+		aggregated.AggregationRule.ClusterRoleSelectors)
+	require.True(t, bound, "the aggregated role is bound to the core's ServiceAccount")
 }

@@ -2,6 +2,7 @@
 //
 //	Cluster
 //	├─ClusterInfrastructure - <spec.infrastructureRef kind>/<name>
+//	├─ClusterResourceSets (with --show-resourcesets: those the Cluster's binding lists)
 //	├─ControlPlane - <spec.controlPlaneRef kind>/<name>
 //	│ └─Machines labelled cluster.x-k8s.io/control-plane
 //	└─Workers
@@ -20,7 +21,7 @@
 // MachinePool in v1beta2 have no Ready) show Available instead; which one was used is
 // recorded as readyCondition in the data output. The rule is applied to every kind,
 // not only those four, so a provider object that follows the same convention
-// reads the same way.
+// reads the same way. ClusterResourceSets have neither: they show ResourcesApplied.
 //
 // Grouping (on by default) collapses sibling Machines whose READY, REASON, MESSAGE
 // and deleting state are identical into one row "N Machines..."; the group's SINCE

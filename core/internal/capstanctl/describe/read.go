@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/contract"
 	"capstan.dev/contracts/external"
@@ -80,4 +81,30 @@ func readExternal(ctx context.Context, c client.Reader, ref clusterv1.ContractVe
 		return nil, clusterclient.Explain(err, fmt.Sprintf("%s %s/%s", ref.Kind, namespace, ref.Name))
 	}
 	return ext, nil
+}
+
+// ReadResourceSets returns the ClusterResourceSets bound to the Cluster, as its
+// ClusterResourceSetBinding (named like the Cluster) lists them, sorted by name. A set
+// the binding still names but that is gone is left out; no binding means none.
+func ReadResourceSets(ctx context.Context, c client.Reader, namespace, cluster string) ([]addonsv1.ClusterResourceSet, error) {
+	binding := &addonsv1.ClusterResourceSetBinding{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: cluster}, binding); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, clusterclient.Explain(err, fmt.Sprintf("ClusterResourceSetBinding %s/%s", namespace, cluster))
+	}
+	var out []addonsv1.ClusterResourceSet
+	for _, b := range binding.Spec.Bindings {
+		crs := &addonsv1.ClusterResourceSet{}
+		err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: b.ClusterResourceSetName}, crs)
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return nil, clusterclient.Explain(err, fmt.Sprintf("ClusterResourceSet %s/%s", namespace, b.ClusterResourceSetName))
+		}
+		out = append(out, *crs)
+	}
+	return sortedByName(out), nil
 }

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/testing/crds"
@@ -90,4 +91,47 @@ func TestRead_UnknownClusterSaysHowToListClusters(t *testing.T) {
 	_, err := Read(context.Background(), env.Client, "default", "nope")
 	require.True(t, apierrors.IsNotFound(err))
 	require.ErrorContains(t, err, "cluster default/nope not found: list clusters with 'kubectl get clusters -A'")
+}
+
+// TestReadResourceSets_ListsTheSetsTheClustersBindingNames: --show-resourcesets shows the
+// ClusterResourceSets the Cluster's binding lists (not others, not a set that is gone) under
+// a ClusterResourceSets node, READY from their ResourcesApplied condition.
+func TestReadResourceSets_ListsTheSetsTheClustersBindingNames(t *testing.T) {
+	ctx := context.Background()
+	ns := env.CreateNamespace(t, "describe-crs")
+	c := ctltest.Cluster(t, env, ns, "c1")
+	for _, name := range []string{"cni", "storage", "unbound"} {
+		crs := &addonsv1.ClusterResourceSet{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec: addonsv1.ClusterResourceSetSpec{ClusterSelector: clusterv1.LabelSelector{MatchLabels: map[string]string{"cni": name}},
+				Resources: []addonsv1.ResourceRef{{Kind: string(addonsv1.ConfigMapClusterResourceSetResourceKind), Name: name}}}}
+		require.NoError(t, env.Client.Create(ctx, crs))
+		if name == "cni" {
+			envtest.UpdateStatus(t, env.Client, crs, func() {
+				crs.Status.Conditions = []metav1.Condition{{Type: addonsv1.ClusterResourceSetResourcesAppliedCondition, Status: metav1.ConditionTrue,
+					Reason: "Applied", LastTransitionTime: metav1.Now()}}
+			})
+		}
+	}
+	none, err := ReadResourceSets(ctx, env.Client, ns, "c1")
+	require.NoError(t, err)
+	require.Empty(t, none, "no binding yet")
+	require.NoError(t, env.Client.Create(ctx, &addonsv1.ClusterResourceSetBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: ns},
+		Spec: addonsv1.ClusterResourceSetBindingSpec{ClusterName: "c1", Bindings: []addonsv1.ResourceSetBinding{
+			{ClusterResourceSetName: "storage"}, {ClusterResourceSetName: "gone"}, {ClusterResourceSetName: "cni"}}},
+	}))
+
+	objs, err := Read(ctx, env.Client, ns, c.Name)
+	require.NoError(t, err)
+	objs.ClusterResourceSets, err = ReadResourceSets(ctx, env.Client, ns, c.Name)
+	require.NoError(t, err)
+	root := Build(*objs, Options{})
+	sets := root.Children[1]
+	require.Equal(t, RoleClusterResourceSets, sets.Role)
+	require.Len(t, sets.Children, 2)
+	require.Equal(t, "cni", sets.Children[0].Name)
+	require.Equal(t, "ClusterResourceSet", sets.Children[0].Kind)
+	require.Equal(t, metav1.ConditionTrue, sets.Children[0].Ready)
+	require.Equal(t, addonsv1.ClusterResourceSetResourcesAppliedCondition, sets.Children[0].ReadyCondition)
+	require.Equal(t, "storage", sets.Children[1].Name)
 }

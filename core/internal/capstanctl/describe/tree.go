@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 )
 
@@ -20,6 +21,7 @@ const (
 	RoleClusterInfrastructure = "ClusterInfrastructure"
 	RoleControlPlane          = "ControlPlane"
 	RoleWorkers               = "Workers"
+	RoleClusterResourceSets   = "ClusterResourceSets"
 )
 
 // Objects is everything Build needs, as Read fetched it.
@@ -32,6 +34,8 @@ type Objects struct {
 	MachinePools       []clusterv1.MachinePool
 	// Machines are all Machines of the Cluster; Build sorts them into the tree.
 	Machines []clusterv1.Machine
+	// ClusterResourceSets bound to the Cluster, shown when set (--show-resourcesets).
+	ClusterResourceSets []addonsv1.ClusterResourceSet
 }
 
 // External is a provider object a Cluster references.
@@ -148,6 +152,13 @@ func Build(objs Objects, opts Options) *Node {
 	if objs.Infrastructure != nil {
 		root.Children = append(root.Children, externalNode(RoleClusterInfrastructure, c.Namespace, objs.Infrastructure, opts))
 	}
+	if len(objs.ClusterResourceSets) > 0 {
+		sets := &Node{Role: RoleClusterResourceSets}
+		for _, crs := range sortedByName(objs.ClusterResourceSets) {
+			sets.Children = append(sets.Children, typedNode("ClusterResourceSet", &crs, crs.Status.Conditions, opts))
+		}
+		root.Children = append(root.Children, sets)
+	}
 	switch {
 	case objs.ControlPlane != nil:
 		cp := externalNode(RoleControlPlane, c.Namespace, objs.ControlPlane, opts)
@@ -243,10 +254,10 @@ func externalNode(role, namespace string, ext *External, opts Options) *Node {
 	return n
 }
 
-// setStatus fills the READY columns from Ready, else Available, and the shown
-// conditions.
+// setStatus fills the READY columns from Ready, else Available, else (for
+// ClusterResourceSets) ResourcesApplied, and the shown conditions.
 func setStatus(n *Node, conds []metav1.Condition, opts Options) {
-	for _, t := range []string{clusterv1.ReadyCondition, clusterv1.AvailableCondition} {
+	for _, t := range []string{clusterv1.ReadyCondition, clusterv1.AvailableCondition, addonsv1.ClusterResourceSetResourcesAppliedCondition} {
 		if c := meta.FindStatusCondition(conds, t); c != nil {
 			n.ReadyCondition, n.Ready, n.Reason, n.Message = c.Type, c.Status, c.Reason, c.Message
 			if !c.LastTransitionTime.IsZero() {

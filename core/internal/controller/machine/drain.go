@@ -73,7 +73,12 @@ func (r *Reconciler) drainAndDetach(ctx context.Context, s *scope) (ctrl.Result,
 		if timeoutPassed(m.Status.Deletion.NodeDrainStartTime, m.Spec.Deletion.NodeDrainTimeoutSeconds, now) {
 			ctrl.LoggerFrom(ctx).Info("Node drain timed out: continuing the deletion without it", "Node", node.Name)
 		} else {
-			progress, err := drainNode(ctx, c, evict, node, now)
+			rules, err := matchingDrainRules(ctx, r.Client, m, s.cluster)
+			if err != nil {
+				s.deleting = deletingStatus{clusterv1.MachineDeletingDrainingNodeReason, fmt.Sprintf("Cannot drain Node %s: %v", node.Name, err)}
+				return ctrl.Result{RequeueAfter: r.drainRequeue()}, false, nil
+			}
+			progress, err := drainNode(ctx, c, evict, node, rules, now)
 			if err != nil {
 				return ctrl.Result{}, false, err
 			}
@@ -105,39 +110,26 @@ func (r *Reconciler) drainAndDetach(ctx context.Context, s *scope) (ctrl.Result,
 	return ctrl.Result{}, true, nil
 }
 
-// drainNode cordons the Node and evicts its pods once; it returns an empty
-// progress string when no pod is left to wait for, otherwise what is left. On an
-// unreachable Node pods terminating for longer than skipWaitForDeleteTimeout are
-// not waited for.
-func drainNode(ctx context.Context, c client.Client, evict evictFunc, node *corev1.Node, now time.Time) (string, error) {
-	log := ctrl.LoggerFrom(ctx).WithValues("Node", node.Name)
-	if !node.Spec.Unschedulable {
-		log.Info("Cordoning Node")
-		cordoned := node.DeepCopy()
-		cordoned.Spec.Unschedulable = true
-		if err := c.Patch(ctx, cordoned, client.MergeFrom(node)); err != nil {
-			return "", fmt.Errorf("cordoning Node %s: %w", node.Name, err)
-		}
+// drainNode cordons the Node and runs one drain pass: it evicts the Pods of the
+// lowest drain order still on the Node (MachineDrainRules and the Pod label
+// cluster.x-k8s.io/drain decide behavior and order) and returns an empty progress
+// string once no Pod is left to wait for, otherwise what is left and why. On an
+// unreachable Node Pods terminating for longer than skipWaitForDeleteTimeout are not
+// waited for.
+func drainNode(ctx context.Context, c client.Client, evict evictFunc, node *corev1.Node, rules []drainRule, now time.Time) (string, error) {
+	if err := cordon(ctx, c, node); err != nil {
+		return "", err
 	}
-	pods := &corev1.PodList{}
-	if err := c.List(ctx, pods, client.MatchingFields{"spec.nodeName": node.Name}); err != nil {
-		return "", fmt.Errorf("listing pods on Node %s: %w", node.Name, err)
+	pods, err := podsToDrain(ctx, c, node, rules, now)
+	if err != nil {
+		return "", err
 	}
-	var terminating, blocked []string
+	plan := planDrain(pods)
+	var blocked []string
 	evicted := 0
-	unreachable := isNodeUnreachable(node)
-	for i := range pods.Items {
-		pod := &pods.Items[i]
-		if !mustEvict(pod) {
-			continue
-		}
-		if !pod.DeletionTimestamp.IsZero() {
-			if !unreachable || now.Sub(pod.DeletionTimestamp.Time) <= skipWaitForDeleteTimeout {
-				terminating = append(terminating, pod.Namespace+"/"+pod.Name)
-			}
-			continue
-		}
-		log.Info("Evicting pod", "Pod", client.ObjectKeyFromObject(pod))
+	for _, d := range plan.evictNow {
+		pod := d.pod
+		ctrl.LoggerFrom(ctx).Info("Evicting pod", "Node", node.Name, "Pod", client.ObjectKeyFromObject(pod))
 		err := evict(ctx, pod)
 		switch {
 		case err == nil, apierrors.IsNotFound(err):
@@ -148,22 +140,77 @@ func drainNode(ctx context.Context, c client.Client, evict evictFunc, node *core
 			return "", fmt.Errorf("evicting pod %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
 	}
-	if evicted == 0 && len(blocked) == 0 && len(terminating) == 0 {
-		return "", nil
-	}
-	sort.Strings(terminating)
-	sort.Strings(blocked)
+	return drainProgress(plan, evicted, blocked), nil
+}
+
+// drainProgress says what one drain pass did and what it waits for; empty when the
+// drain is complete.
+func drainProgress(plan drainPlan, evicted int, blocked []string) string {
 	var parts []string
 	if evicted > 0 {
 		parts = append(parts, fmt.Sprintf("evicted %d pods", evicted))
 	}
 	if len(blocked) > 0 {
+		sort.Strings(blocked)
 		parts = append(parts, "eviction blocked by PodDisruptionBudget for "+strings.Join(blocked, ", "))
 	}
-	if len(terminating) > 0 {
-		parts = append(parts, fmt.Sprintf("waiting for %d pods to terminate: %s", len(terminating), strings.Join(terminating, ", ")))
+	if len(plan.terminating) > 0 {
+		parts = append(parts, fmt.Sprintf("waiting for %d pods to terminate: %s", len(plan.terminating), describePods(plan.terminating, false)))
 	}
-	return strings.Join(parts, "; "), nil
+	if len(plan.waitCompleted) > 0 {
+		parts = append(parts, fmt.Sprintf("waiting for %d pods to complete, without evicting them: %s", len(plan.waitCompleted), describePods(plan.waitCompleted, false)))
+	}
+	if len(plan.later) > 0 {
+		parts = append(parts, fmt.Sprintf("after those are gone, evicting %d pods of a higher drain order: %s", len(plan.later), describePods(plan.later, true)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func cordon(ctx context.Context, c client.Client, node *corev1.Node) error {
+	if node.Spec.Unschedulable {
+		return nil
+	}
+	ctrl.LoggerFrom(ctx).Info("Cordoning Node", "Node", node.Name)
+	cordoned := node.DeepCopy()
+	cordoned.Spec.Unschedulable = true
+	if err := c.Patch(ctx, cordoned, client.MergeFrom(node)); err != nil {
+		return fmt.Errorf("cordoning Node %s: %w", node.Name, err)
+	}
+	return nil
+}
+
+// podsToDrain lists the Node's Pods that a drain must deal with (see mustEvict) with
+// their drain decision; Pods terminating on an unreachable Node for longer than
+// skipWaitForDeleteTimeout are left out.
+func podsToDrain(ctx context.Context, c client.Client, node *corev1.Node, rules []drainRule, now time.Time) ([]podDrain, error) {
+	pods := &corev1.PodList{}
+	if err := c.List(ctx, pods, client.MatchingFields{"spec.nodeName": node.Name}); err != nil {
+		return nil, fmt.Errorf("listing pods on Node %s: %w", node.Name, err)
+	}
+	var namespaceLabels map[string]labels.Set
+	if rulesNeedNamespaces(rules) {
+		namespaces := &corev1.NamespaceList{}
+		if err := c.List(ctx, namespaces); err != nil {
+			return nil, fmt.Errorf("listing Namespaces for the namespaceSelectors of MachineDrainRules: %w", err)
+		}
+		namespaceLabels = make(map[string]labels.Set, len(namespaces.Items))
+		for _, ns := range namespaces.Items {
+			namespaceLabels[ns.Name] = ns.Labels
+		}
+	}
+	unreachable := isNodeUnreachable(node)
+	var out []podDrain
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		if !mustEvict(pod) {
+			continue
+		}
+		if unreachable && !pod.DeletionTimestamp.IsZero() && now.Sub(pod.DeletionTimestamp.Time) > skipWaitForDeleteTimeout {
+			continue
+		}
+		out = append(out, decidePodDrain(pod, rules, namespaceLabels))
+	}
+	return out, nil
 }
 
 // isNodeUnreachable reports whether the Node's Ready condition is Unknown: the node

@@ -51,7 +51,7 @@ func TestDrainNode_EvictsUnguardedPodsAndNamesTheBlockingPDB(t *testing.T) {
 	evict, err := newEvictor(env.Config)
 	require.NoError(t, err)
 
-	progress, err := drainNode(ctx, env.Client, evict, node, time.Now())
+	progress, err := drainNode(ctx, env.Client, evict, node, nil, time.Now())
 	require.NoError(t, err)
 	require.Equal(t, "evicted 1 pods; eviction blocked by PodDisruptionBudget for "+ns+"/guarded (PDB web-pdb)", progress)
 

@@ -22,6 +22,9 @@ import (
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines/status,verbs=patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
+// External remediation templates and requests in the infrastructure group, as upstream; other
+// groups are granted by a ClusterRole labelled cluster.x-k8s.io/aggregate-to-manager: "true".
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;delete
 
 // Reconciler reconciles MachineHealthChecks.
 type Reconciler struct {

@@ -7,7 +7,7 @@
 // allows it, so that the Machine's owner (a MachineSet or a control plane) replaces it.
 //
 // It never deletes a Machine and never writes any other part of a Machine. The Machine
-// controller writes the same status.conditions list, so the two conditions are written
+// controller writes the same status.conditions list, so these conditions are written
 // with server-side apply under field managers of their own (one per condition), which own
 // only their list entries (the list is a listType=map keyed by type); removing
 // OwnerRemediated from a healthy Machine is a JSON patch that tests the entry's type at
@@ -25,8 +25,16 @@
 // ControlPlaneInitialized conditions turning True (as the API documents and upstream
 // does), so a slow cluster bring-up is not charged to its Machines.
 //
-// External remediation (spec.remediation.templateRef) is not implemented: such a
-// MachineHealthCheck still reports health, but asks no owner to remediate and says so in
-// its RemediationAllowed condition. The MachineHealthCheck has no finalizer: deleting it
-// leaves the Machines' conditions as they are, as upstream does.
+// With external remediation (spec.remediation.templateRef) no owner is asked: for each
+// unhealthy Machine (within remediation.triggerIf) the template's spec.template is cloned
+// into a remediation request of the template's kind without "Template", named like the
+// Machine, in its namespace and owned by it, and ExternallyRemediated=False says the
+// Machine waits for it (a third field manager owns that condition); when the Machine is
+// healthy again the request it owns is deleted and the condition removed, as upstream. The
+// remediation kinds are read through the cached unstructured client: the infrastructure
+// group is granted by the markers, other groups by a ClusterRole the remediation provider
+// labels cluster.x-k8s.io/aggregate-to-manager: "true".
+//
+// The MachineHealthCheck has no finalizer: deleting it leaves the Machines' conditions as
+// they are, as upstream does.
 package machinehealthcheck

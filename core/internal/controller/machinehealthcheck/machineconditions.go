@@ -38,40 +38,55 @@ var errLostRace = errors.New("the Machine changed since it was read")
 // picked the Machine up.
 const ownerRemediatedWaitingMessage = "Waiting for remediation"
 
-// markMachine brings a target's HealthCheckSucceeded and OwnerRemediated conditions to
-// what its health calls for, writing nothing when they already say it:
-//   - HealthCheckSucceeded is always set;
+// markMachine brings a target's conditions to what its health calls for, writing nothing
+// when they already say it: HealthCheckSucceeded is always set, and markRemediation
+// asks for or withdraws remediation.
+func (r *Reconciler) markMachine(ctx context.Context, mhc *clusterv1.MachineHealthCheck, t *target, remediationAllowed bool, now time.Time) error {
+	m := t.machine
+	if err := r.markRemediation(ctx, mhc, t, remediationAllowed, now); err != nil {
+		return err
+	}
+	want := conditions.Stamp(m, t.condition, now)
+	if cur := conditions.Get(m, want.Type); cur != nil && conditions.Same(*cur, want) {
+		return nil
+	}
+	ctrl.LoggerFrom(ctx).V(2).Info("Setting condition HealthCheckSucceeded", "Machine", klog.KObj(m), "status", want.Status, "reason", want.Reason)
+	return r.applyCondition(ctx, m, want, HealthCheckFieldManager, false)
+}
+
+// markRemediation, with remediation.templateRef, hands an unhealthy Machine to the
+// external remediation controller through a remediation request and withdraws the
+// request once the Machine is healthy again. Without it:
 //   - an unhealthy Machine, when remediation is allowed, gets OwnerRemediated=False
 //     (WaitingForRemediation) unless it already has OwnerRemediated=False: then its owner
 //     is remediating and owns the condition;
 //   - a healthy Machine loses OwnerRemediated.
-func (r *Reconciler) markMachine(ctx context.Context, t *target, remediationAllowed bool, now time.Time) error {
+func (r *Reconciler) markRemediation(ctx context.Context, mhc *clusterv1.MachineHealthCheck, t *target, remediationAllowed bool, now time.Time) error {
 	m := t.machine
+	if mhc.Spec.Remediation.TemplateRef.IsDefined() {
+		switch {
+		case !t.unhealthy:
+			return r.cancelExternalRemediation(ctx, mhc, t)
+		case remediationAllowed:
+			return r.requestExternalRemediation(ctx, mhc, t, now)
+		}
+		return nil
+	}
 	log := ctrl.LoggerFrom(ctx).WithValues("Machine", klog.KObj(m))
 	owner := conditions.Get(m, clusterv1.MachineOwnerRemediatedCondition)
 	switch {
 	case !t.unhealthy && owner != nil:
 		log.Info("Removing condition OwnerRemediated from a healthy Machine")
-		if err := r.removeCondition(ctx, m, clusterv1.MachineOwnerRemediatedCondition); err != nil {
-			return err
-		}
+		return r.removeCondition(ctx, m, clusterv1.MachineOwnerRemediatedCondition)
 	case t.unhealthy && remediationAllowed && (owner == nil || owner.Status == metav1.ConditionTrue):
 		log.Info("Asking the Machine's owner to remediate it", "reason", t.condition.Reason, "message", t.condition.Message)
 		c := conditions.Stamp(m, conditions.False(clusterv1.MachineOwnerRemediatedCondition,
 			clusterv1.MachineOwnerRemediatedWaitingForRemediationReason, ownerRemediatedWaitingMessage), now)
 		// Guarded by the resourceVersion read: the owner may have taken the condition over
 		// since, and its word must not be overwritten from a stale read.
-		if err := r.applyCondition(ctx, m, c, OwnerRemediatedFieldManager, true); err != nil {
-			return err
-		}
+		return r.applyCondition(ctx, m, c, OwnerRemediatedFieldManager, true)
 	}
-
-	want := conditions.Stamp(m, t.condition, now)
-	if cur := conditions.Get(m, want.Type); cur != nil && conditions.Same(*cur, want) {
-		return nil
-	}
-	log.V(2).Info("Setting condition HealthCheckSucceeded", "status", want.Status, "reason", want.Reason)
-	return r.applyCondition(ctx, m, want, HealthCheckFieldManager, false)
+	return nil
 }
 
 // applyCondition server-side applies one condition of the Machine's status under

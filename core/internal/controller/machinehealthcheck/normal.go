@@ -71,7 +71,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 		if t.deleting {
 			continue
 		}
-		err := r.markMachine(ctx, t, s.remediation.allowed, now)
+		err := r.markMachine(ctx, s.mhc, t, s.remediation.allowed, now)
 		if errors.Is(err, errLostRace) {
 			log.V(4).Info("Machine changed while its conditions were written, retrying", "Machine", klog.KObj(t.machine), "reason", err.Error())
 			res = lowestRequeue(res, ctrl.Result{RequeueAfter: conflictRequeue})

@@ -15,9 +15,6 @@ const (
 	// invalidTriggerIfReason: remediation.triggerIf cannot be evaluated (the CRD's
 	// validation normally prevents this).
 	invalidTriggerIfReason = "InvalidTriggerIf"
-	// externalRemediationNotSupportedReason: remediation.templateRef is set, and this
-	// controller does not create external remediation requests.
-	externalRemediationNotSupportedReason = "ExternalRemediationNotSupported"
 )
 
 // remediationDecision is what remediation.triggerIf says for the current counts.
@@ -34,12 +31,6 @@ type remediationDecision struct {
 // min <= unhealthy <= max; otherwise unhealthy <= unhealthyLessThanOrEqualTo (default
 // 100%), a percentage being of total and rounded down.
 func decideRemediation(mhc *clusterv1.MachineHealthCheck, total, unhealthy int) remediationDecision {
-	if mhc.Spec.Remediation.TemplateRef.IsDefined() {
-		ref := mhc.Spec.Remediation.TemplateRef
-		return remediationDecision{reason: externalRemediationNotSupportedReason, message: fmt.Sprintf(
-			"spec.remediation.templateRef (%s %s) is set, but external remediation is not supported: unhealthy Machines are reported "+
-				"but not remediated; remove spec.remediation.templateRef to have their owners replace them", ref.Kind, ref.Name)}
-	}
 	trigger := mhc.Spec.Remediation.TriggerIf
 	if trigger.UnhealthyInRange != "" {
 		lo, hi, err := parseUnhealthyRange(trigger.UnhealthyInRange)

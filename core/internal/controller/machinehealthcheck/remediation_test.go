@@ -42,7 +42,10 @@ func TestDecideRemediation_AppliesTriggerIfLikeUpstream(t *testing.T) {
 			wantText:   "Remediation is not allowed, the number of not started or unhealthy machines does not fall within the range (total: 5, unhealthy: 4, unhealthyRange: [2-3])"},
 		{name: "malformed range", inRange: "[3-1]", total: 5, unhealthy: 2, wantReason: invalidTriggerIfReason,
 			wantText: `spec.remediation.triggerIf.unhealthyInRange: "[3-1]" has its minimum above its maximum`},
-		{name: "external remediation", templateRef: true, total: 1, unhealthy: 1, wantReason: externalRemediationNotSupportedReason},
+		// triggerIf limits external remediation like the owner's.
+		{name: "external remediation within limits", templateRef: true, total: 1, unhealthy: 1, wantAllowed: true},
+		{name: "external remediation past limits", templateRef: true, lessThanOrEqualTo: intOrStr("0"), total: 2, unhealthy: 1,
+			wantReason: clusterv1.MachineHealthCheckTooManyUnhealthyReason},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

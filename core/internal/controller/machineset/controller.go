@@ -7,6 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -29,6 +30,7 @@ import (
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machinedeployments,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+// +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=*,verbs=get;list;watch
 
 // Reconciler reconciles MachineSets.
 type Reconciler struct {
@@ -40,6 +42,9 @@ type Reconciler struct {
 	APIReader client.Reader
 	// WatchFilterValue limits reconciliation to objects labelled with it (--watch-filter).
 	WatchFilterValue string
+	// PreflightChecks are the checks run before Machines are created or remediated
+	// (--machineset-preflight-checks, see ParsePreflightChecks); none when empty.
+	PreflightChecks sets.Set[clusterv1.MachineSetPreflightCheck]
 }
 
 // SetupWithManager registers the controller and its watches: MachineSets, their Machines (and

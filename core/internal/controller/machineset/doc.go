@@ -17,4 +17,13 @@
 // Decisions to create or delete Machines are taken on a live list of Machines (the APIReader),
 // never on the cache alone, so a restart or a cache that has not yet observed the previous
 // reconcile's writes can never produce duplicate Machines or delete too many.
+//
+// Before it creates or remediates Machines it runs upstream's preflight checks against the
+// Cluster's control plane, read through the contract (spec.version, status.version):
+// ControlPlaneIsStable, KubernetesVersionSkew and KubeadmVersionSkew (ControlPlaneVersionSkew
+// is accepted but has nothing to compare until Clusters have a topology). The core flag
+// --machineset-preflight-checks chooses them (upstream's flag; it replaces upstream's feature
+// gate), and the machineset.cluster.x-k8s.io/skip-preflight-checks annotation on the
+// MachineSet or its MachineDeployment skips them. Failed checks are re-run every 15 s: the
+// control plane is not watched, as upstream.
 package machineset

@@ -85,6 +85,10 @@ func (r *Reconciler) remediateUnhealthyMachines(ctx context.Context, s *scope) (
 		}
 	}
 
+	if held, err := r.holdRemediationForPreflight(ctx, s, candidates); err != nil || held {
+		return ctrl.Result{RequeueAfter: preflightFailedRequeue}, err
+	}
+
 	sort.SliceStable(candidates, func(i, j int) bool {
 		a, b := candidates[i], candidates[j]
 		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
@@ -126,6 +130,20 @@ func (r *Reconciler) remediateUnhealthyMachines(ctx context.Context, s *scope) (
 		m.DeletionTimestamp = &now // counted as deleting by the rest of this reconcile
 	}
 	return ctrl.Result{}, errors.Join(errs...)
+}
+
+// holdRemediationForPreflight runs the preflight checks before unhealthy Machines are
+// deleted, as upstream: a replacement could not be created while they fail, so the
+// Machines are kept and told why.
+func (r *Reconciler) holdRemediationForPreflight(ctx context.Context, s *scope, candidates []*clusterv1.Machine) (bool, error) {
+	failed, err := r.runPreflightChecks(ctx, s)
+	if err != nil || len(failed) == 0 {
+		return false, err
+	}
+	msg := preflightBlockedMessage(failed)
+	ctrl.LoggerFrom(ctx).Info("Not remediating Machines: " + msg)
+	return true, r.setConditionOnAll(ctx, candidates, conditions.False(clusterv1.MachineOwnerRemediatedCondition,
+		clusterv1.MachineSetMachineRemediationDeferredReason, "Remediation is "+msg))
 }
 
 func (r *Reconciler) setConditionOnAll(ctx context.Context, machines []*clusterv1.Machine, c metav1.Condition) error {

@@ -36,36 +36,46 @@ func (r *Reconciler) syncReplicas(ctx context.Context, s *scope) (ctrl.Result, e
 	s.machines = machines
 	switch diff := len(machines) - desired; {
 	case diff < 0:
-		return ctrl.Result{}, r.scaleUp(ctx, s, -diff)
+		return r.scaleUp(ctx, s, -diff)
 	case diff > 0:
 		return ctrl.Result{}, r.scaleDown(ctx, s, diff)
 	}
 	return ctrl.Result{}, nil
 }
 
-func (r *Reconciler) scaleUp(ctx context.Context, s *scope, count int) error {
+func (r *Reconciler) scaleUp(ctx context.Context, s *scope, count int) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	switch {
 	case s.ms.Annotations[clusterv1.DisableMachineCreateAnnotation] == "true":
 		s.scaleUpBlocked = fmt.Sprintf("Machine creation is disabled by the %s annotation", clusterv1.DisableMachineCreateAnnotation)
 		log.V(4).Info("Not creating Machines: " + s.scaleUpBlocked)
-		return nil
+		return ctrl.Result{}, nil
 	case !s.cluster.DeletionTimestamp.IsZero():
 		s.scaleUpBlocked = fmt.Sprintf("Cluster %s/%s is being deleted", s.cluster.Namespace, s.cluster.Name)
 		log.V(4).Info("Not creating Machines: " + s.scaleUpBlocked)
-		return nil
+		return ctrl.Result{}, nil
+	}
+	failed, err := r.runPreflightChecks(ctx, s)
+	if err != nil {
+		s.scaleUpBlocked = "preflight checks could not run: " + err.Error()
+		return ctrl.Result{}, err
+	}
+	if len(failed) > 0 {
+		s.scaleUpBlocked = preflightBlockedMessage(failed)
+		log.Info("Not creating Machines: " + s.scaleUpBlocked)
+		return ctrl.Result{RequeueAfter: preflightFailedRequeue}, nil
 	}
 	log.Info("Scaling up", "from", len(s.machines), "to", len(s.machines)+count)
 	for range count {
 		m, err := r.createMachine(ctx, s)
 		if err != nil {
 			s.scaleUpBlocked = "creating a Machine failed: " + err.Error()
-			return err
+			return ctrl.Result{}, err
 		}
 		s.machines = append(s.machines, m)
 	}
 	slices.SortFunc(s.machines, func(a, b *clusterv1.Machine) int { return strings.Compare(a.Name, b.Name) })
-	return nil
+	return ctrl.Result{}, nil
 }
 
 func (r *Reconciler) scaleDown(ctx context.Context, s *scope, count int) error {

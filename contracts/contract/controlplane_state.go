@@ -1,0 +1,54 @@
+package contract
+
+import (
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/version"
+)
+
+// IsProvisioning reports whether the control plane is being created for the first
+// time: it has not reported status.version yet (upstream's contract IsProvisioning).
+func (c ControlPlaneContract) IsProvisioning(obj *unstructured.Unstructured) (bool, error) {
+	_, err := c.StatusVersion().Get(obj)
+	if errors.Is(err, ErrFieldNotFound) {
+		return true, nil
+	}
+	return false, err
+}
+
+// IsUpgrading reports whether spec.version is newer than status.version (build
+// metadata included in the comparison, as upstream). A control plane without
+// status.version is provisioning, not upgrading.
+func (c ControlPlaneContract) IsUpgrading(obj *unstructured.Unstructured) (bool, error) {
+	spec, err := c.Version().Get(obj)
+	if err != nil {
+		return false, err
+	}
+	status, err := c.StatusVersion().Get(obj)
+	if errors.Is(err, ErrFieldNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	specV, err := ParseKubernetesVersion(*spec)
+	if err != nil {
+		return false, fmt.Errorf("%s: spec.version %q is not a Kubernetes version: %w", describe(obj), *spec, err)
+	}
+	statusV, err := ParseKubernetesVersion(*status)
+	if err != nil {
+		return false, fmt.Errorf("%s: status.version %q is not a Kubernetes version: %w", describe(obj), *status, err)
+	}
+	return specV.GreaterThan(statusV) || (specV.EqualTo(statusV) && specV.BuildMetadata() != statusV.BuildMetadata()), nil
+}
+
+// ParseKubernetesVersion reads a full semantic version (keeping pre-release and build
+// metadata) and, failing that, a generic one such as "1.37" (upstream's ParseTolerant).
+func ParseKubernetesVersion(s string) (*version.Version, error) {
+	if v, err := version.ParseSemantic(s); err == nil {
+		return v, nil
+	}
+	return version.ParseGeneric(s)
+}

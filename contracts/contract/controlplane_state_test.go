@@ -1,0 +1,43 @@
+package contract_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"capstan.dev/contracts/contract"
+)
+
+func TestControlPlaneIsProvisioningAndIsUpgrading_FollowSpecAndStatusVersion(t *testing.T) {
+	cases := []struct {
+		name                       string
+		content                    string
+		wantProvisioning, wantUpgr bool
+		wantErr                    string
+	}{
+		{name: "no status.version yet", content: `{"spec":{"version":"v1.37.2"}}`, wantProvisioning: true},
+		{name: "stable", content: `{"spec":{"version":"v1.37.2"},"status":{"version":"v1.37.2"}}`},
+		{name: "patch upgrade", content: `{"spec":{"version":"v1.37.3"},"status":{"version":"v1.37.2"}}`, wantUpgr: true},
+		{name: "minor upgrade without v prefix", content: `{"spec":{"version":"1.38.0"},"status":{"version":"v1.37.2"}}`, wantUpgr: true},
+		{name: "generic status version", content: `{"spec":{"version":"v1.38.0"},"status":{"version":"1.38"}}`},
+		{name: "build metadata changed", content: `{"spec":{"version":"v1.37.2+build.2"},"status":{"version":"v1.37.2+build.1"}}`, wantUpgr: true},
+		{name: "status ahead (downgrade is not an upgrade)", content: `{"spec":{"version":"v1.37.1"},"status":{"version":"v1.37.2"}}`},
+		{name: "malformed spec.version", content: `{"spec":{"version":"latest"},"status":{"version":"v1.37.2"}}`,
+			wantErr: `spec.version "latest" is not a Kubernetes version`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := fromJSON(t, "KubeadmControlPlane", tc.content)
+			provisioning, err := contract.ControlPlane().IsProvisioning(obj)
+			require.NoError(t, err)
+			require.Equal(t, tc.wantProvisioning, provisioning)
+			upgrading, err := contract.ControlPlane().IsUpgrading(obj)
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.wantUpgr, upgrading)
+		})
+	}
+}
