@@ -76,7 +76,9 @@ func TestIgnoreOwnStatusWrites_DropsOnlyStatusOnlyUpdates(t *testing.T) {
 	require.True(t, p.Update(event.UpdateEvent{ObjectOld: old, ObjectNew: old.DeepCopy()}), "a resync passes")
 	require.True(t, update(func(n *clusterv1.MachineDeployment) { n.Generation = 2 }))
 	require.True(t, update(func(n *clusterv1.MachineDeployment) { n.Labels["a"] = "c" }))
-	require.True(t, update(func(n *clusterv1.MachineDeployment) { n.Annotations = map[string]string{clusterv1.PausedAnnotation: ""} }))
+	require.True(t, update(func(n *clusterv1.MachineDeployment) {
+		n.Annotations = map[string]string{clusterv1.PausedAnnotation: ""}
+	}))
 	require.True(t, update(func(n *clusterv1.MachineDeployment) { n.Finalizers = nil }))
 	require.True(t, update(func(n *clusterv1.MachineDeployment) { n.OwnerReferences = []metav1.OwnerReference{{Name: "o"}} }))
 	require.True(t, update(func(n *clusterv1.MachineDeployment) { n.DeletionTimestamp = &metav1.Time{} }))
