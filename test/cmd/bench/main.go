@@ -86,6 +86,9 @@ func run() (int, error) {
 	} else {
 		_ = report.WriteTable(os.Stdout)
 	}
+	if ctx.Err() != nil {
+		return 1, fmt.Errorf("interrupted: the run is not appended to %s", *appendTo)
+	}
 	if *appendTo != "" {
 		if aerr := report.AppendMarkdown(*appendTo); aerr != nil {
 			return 1, fmt.Errorf("appending to %s: %w", *appendTo, aerr)

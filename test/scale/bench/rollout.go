@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/utils/ptr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -63,36 +64,44 @@ func (r *run) rollout(ctx context.Context) (time.Time, error) {
 	return end, r.reportWrites("3 Rollout", "replaced Machine", want, start, end, took)
 }
 
-// rolledOut reports whether every MachineDeployment has exactly its replicas, all of
-// them up to date and available, and the namespace has want Machines, all Running.
-func (o *observer) rolledOut(ctx context.Context, want, deployments, replicas int) (bool, string, error) {
-	mds := &clusterv1.MachineDeploymentList{}
-	if err := o.cache.List(ctx, mds); err != nil {
+// rolledOut reports whether the namespace has exactly want Machines, all Running and all
+// controlled by a MachineSet of the new template, and every MachineDeployment is Available.
+// A MachineDeployment's status alone cannot say it: right after the template change it
+// still counts the old Machines as up to date.
+func (o *observer) rolledOut(ctx context.Context, want, deployments, _ int) (bool, string, error) {
+	sets := &clusterv1.MachineSetList{}
+	if err := o.cache.List(ctx, sets); err != nil {
 		return false, "", err
 	}
-	done := 0
-	for i := range mds.Items {
-		md := &mds.Items[i]
-		s := md.Status
-		// The cache may not have seen the template change yet: such a MachineDeployment
-		// is not rolled out, however settled its status looks.
-		if md.Spec.Template.Spec.InfrastructureRef.Name == rolloutTemplate &&
-			s.ObservedGeneration == md.Generation && ptr.Deref(s.Replicas, -1) == int32(replicas) &&
-			ptr.Deref(s.UpToDateReplicas, -1) == int32(replicas) && ptr.Deref(s.AvailableReplicas, -1) == int32(replicas) &&
-			conditions.IsTrue(md, clusterv1.MachineDeploymentAvailableCondition) {
-			done++
+	newSets := map[types.UID]bool{}
+	for i := range sets.Items {
+		if sets.Items[i].Spec.Template.Spec.InfrastructureRef.Name == rolloutTemplate {
+			newSets[sets.Items[i].UID] = true
 		}
 	}
 	machines := &clusterv1.MachineList{}
 	if err := o.cache.List(ctx, machines); err != nil {
 		return false, "", err
 	}
-	running := 0
+	replaced := 0
 	for i := range machines.Items {
-		if machines.Items[i].Status.Phase == string(clusterv1.MachinePhaseRunning) && machines.Items[i].DeletionTimestamp.IsZero() {
-			running++
+		m := &machines.Items[i]
+		ref := metav1.GetControllerOf(m)
+		if ref != nil && newSets[ref.UID] && m.DeletionTimestamp.IsZero() && m.Status.Phase == string(clusterv1.MachinePhaseRunning) {
+			replaced++
 		}
 	}
-	progress := fmt.Sprintf("%d/%d MachineDeployments rolled out, %d Machines (%d Running, want %d)", done, deployments, len(machines.Items), running, want)
-	return done == deployments && len(machines.Items) == want && running == want, progress, nil
+	mds := &clusterv1.MachineDeploymentList{}
+	if err := o.cache.List(ctx, mds); err != nil {
+		return false, "", err
+	}
+	available := 0
+	for i := range mds.Items {
+		if conditions.IsTrue(&mds.Items[i], clusterv1.MachineDeploymentAvailableCondition) {
+			available++
+		}
+	}
+	progress := fmt.Sprintf("%d/%d Machines replaced and Running, %d Machines in all, %d/%d MachineDeployments Available",
+		replaced, want, len(machines.Items), available, deployments)
+	return replaced == want && len(machines.Items) == want && available == deployments, progress, nil
 }

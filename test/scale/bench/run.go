@@ -94,6 +94,8 @@ type run struct {
 	coreBin    string
 	core       *coreManager
 	floorRates map[int]float64
+	// ctxErr is the run's context's Err: an interrupted run starts no further scenario.
+	ctxErr func() error
 	// stopProvider stops the in-process scale provider and waits for it.
 	stopProvider func()
 }
@@ -103,7 +105,7 @@ type run struct {
 // in Report.Failures and the run goes on; an error means the run itself could not
 // be set up.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	r := &run{cfg: cfg, floorRates: map[int]float64{}, report: &Report{
+	r := &run{cfg: cfg, floorRates: map[int]float64{}, ctxErr: ctx.Err, report: &Report{
 		Date: time.Now().UTC(), Machine: describeMachine(), Commit: gitCommit(), Command: cfg.Command,
 		CoreManager: cfg.CoreManager, Config: cfg.summary(),
 	}}
@@ -152,6 +154,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 }
 
 func (r *run) scenarios(ctx context.Context) error {
+	r.ctxErr = ctx.Err
 	if r.want(ScenarioFloor) {
 		r.record(ScenarioFloor, r.floor(ctx))
 	}
@@ -247,7 +250,10 @@ func (r *run) restartCore() error {
 	return err
 }
 
-func (r *run) want(scenario string) bool { return slices.Contains(r.cfg.Scenarios, scenario) }
+// want reports whether scenario is to run; none is once the run has been interrupted.
+func (r *run) want(scenario string) bool {
+	return r.ctxErr() == nil && slices.Contains(r.cfg.Scenarios, scenario)
+}
 
 func (r *run) record(scenario string, err error) {
 	if err != nil {
