@@ -27,7 +27,7 @@ func TestBench_SmokeRunMeasuresEveryScenario(t *testing.T) {
 	cfg.Clusters, cfg.WorkersPerCluster = 5, 1
 	cfg.ForeignSecrets, cfg.ForeignConfigMaps = 500, 500
 	cfg.MemorySettle = 5 * time.Second
-	cfg.Timeout = 5 * time.Minute // a bound against hanging, not an assertion on speed
+	cfg.Timeout = 10 * time.Minute // a bound against hanging (a rollout is 10 steps), not an assertion on speed
 	cfg.Log = testLog{t}
 
 	report, err := Run(context.Background(), cfg)
