@@ -9,7 +9,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -22,7 +21,7 @@ const clustersNamespace = "bench-clusters"
 // clusters is scenario 4: Clusters × (one control-plane Machine without a ControlPlane
 // object + a MachineDeployment of WorkersPerCluster), created at once on a fresh core;
 // the time until every Machine is Running, and what each Cluster's workload connection
-// costs the core: TCP connections to the API server (one per Cluster is the goal),
+// costs the core: TCP connections to the API server (shared here, see below),
 // goroutines and resident memory per Cluster.
 func (r *run) clusters(ctx context.Context) error {
 	ns := clustersNamespace
@@ -71,8 +70,10 @@ func (r *run) clusters(ctx context.Context) error {
 	scenario := fmt.Sprintf("4 %d Clusters", n)
 	r.report.add(Figure{Scenario: scenario, Name: "wall time to every Machine Running", Value: took.Seconds(), Unit: "s"})
 	conns := after.connections - before.connections
-	r.report.add(Figure{Scenario: scenario, Name: "core's new TCP connections to the API server per Cluster", Value: float64(conns) / float64(n),
-		Goal: "1", Met: ptr.To(conns == n)})
+	// No goal: client-go shares one transport (one TCP connection) among identical
+	// kubeconfigs, and here every Cluster's kubeconfig is the same, so this counts what
+	// the connections share, not how many the ClusterCache holds.
+	r.report.add(Figure{Scenario: scenario, Name: "core's new TCP connections to the API server per Cluster", Value: float64(conns) / float64(n)})
 	r.report.add(Figure{Scenario: scenario, Name: "core goroutines per Cluster", Value: float64(after.goroutines-before.goroutines) / float64(n)})
 	r.report.add(Figure{Scenario: scenario, Name: "core RSS per Cluster (its Machines and workload cache included)",
 		Value: mib(after.rss-before.rss) * 1024 / float64(n), Unit: "KiB"})
