@@ -66,3 +66,17 @@ func TestOptions_LeaderElectionOffNeedsNoNamespace(t *testing.T) {
 func TestWatchListStreamingIsEnabled(t *testing.T) {
 	require.True(t, clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient))
 }
+
+// The client-side limit is per API resource and was raised from upstream's 20/30, which
+// bound the core's Machine writes in make bench (docs/benchmarks.md).
+func TestOptions_KubeAPIDefaultsAreTheMeasuredOnes(t *testing.T) {
+	o, err := parse(t)
+	require.NoError(t, err)
+	require.Equal(t, float32(100), o.KubeAPIQPS)
+	require.Equal(t, 200, o.KubeAPIBurst)
+	fs := pflag.NewFlagSet("help", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	require.Contains(t, fs.Lookup("kube-api-qps").Usage, "per API resource")
+	require.Equal(t, "100", fs.Lookup("kube-api-qps").DefValue)
+	require.Equal(t, "200", fs.Lookup("kube-api-burst").DefValue)
+}

@@ -64,9 +64,11 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 
 	if specChanged {
 		base := h.before.DeepCopyObject().(client.Object)
+		generation := obj.GetGeneration()
 		if err := h.c.Patch(ctx, obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 			return fmt.Errorf("patching %s: %w", describe(obj), err)
 		}
+		statusChanged = observeOwnSpecWrite(desiredStatus, generation, obj.GetGeneration()) || statusChanged
 	}
 	if specChanged && !obj.GetDeletionTimestamp().IsZero() && len(obj.GetFinalizers()) == 0 {
 		// Removing the last finalizer of a deleting object deleted it: no status left to write.
@@ -92,6 +94,23 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	}
 	h.before = obj.DeepCopyObject().(client.Object)
 	return nil
+}
+
+// observeOwnSpecWrite moves status.observedGeneration along with the spec patch just
+// written: the status was computed from exactly that spec (the optimistic lock guarantees
+// nobody changed it in between), so it observes the generation the patch created. Without
+// it every spec write (a Machine's providerID, say) costs a second status write on the next
+// reconcile, only to bump observedGeneration. It reports whether it changed the status.
+func observeOwnSpecWrite(status any, before, after int64) bool {
+	m, ok := status.(map[string]any)
+	if !ok || after == before {
+		return false
+	}
+	if og, ok := m["observedGeneration"].(int64); ok && og == before {
+		m["observedGeneration"] = after
+		return true
+	}
+	return false
 }
 
 // HasChanges reports whether obj differs from the snapshot (for tests and logging).

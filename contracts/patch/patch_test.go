@@ -147,3 +147,32 @@ func TestPatch_StatusConflictsInsteadOfDroppingAnotherControllersCondition(t *te
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), got))
 	require.NotNil(t, conditions.Get(got, "TheirCondition"), "their condition is not lost")
 }
+
+// A reconcile that changes spec and sets status.observedGeneration to the generation it
+// read writes the generation its own spec patch created: otherwise the next reconcile
+// writes status again only to catch up.
+func TestPatch_ObservedGenerationFollowsTheOwnSpecWrite(t *testing.T) {
+	ctx := context.Background()
+	c, writes := countingClient(t)
+	cluster := newCluster(t)
+	h, err := patch.NewHelper(cluster, c)
+	require.NoError(t, err)
+	gen := cluster.Generation
+
+	cluster.Spec.Paused = ptr.To(true)
+	cluster.Status.ObservedGeneration = gen
+	require.NoError(t, h.Patch(ctx, cluster))
+	require.Equal(t, int32(2), writes.Load())
+
+	got := &clusterv1.Cluster{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), got))
+	require.Greater(t, got.Generation, gen, "the spec patch created a generation")
+	require.Equal(t, got.Generation, got.Status.ObservedGeneration)
+
+	// The next reconcile computes the same status: nothing to write.
+	h, err = patch.NewHelper(got, c)
+	require.NoError(t, err)
+	got.Status.ObservedGeneration = got.Generation
+	require.NoError(t, h.Patch(ctx, got))
+	require.Equal(t, int32(2), writes.Load())
+}

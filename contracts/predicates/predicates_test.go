@@ -61,3 +61,27 @@ func TestSetPausedCondition_SaysHowToResume(t *testing.T) {
 	require.True(t, SetPausedCondition(m, &clusterv1.Cluster{}))
 	require.Contains(t, conditions.Get(m, clusterv1.PausedCondition).Message, "remove it to resume")
 }
+
+func TestIgnoreOwnStatusWrites_DropsOnlyStatusOnlyUpdates(t *testing.T) {
+	p := IgnoreOwnStatusWrites()
+	old := &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Name: "md", ResourceVersion: "1", Generation: 1,
+		Labels: map[string]string{"a": "b"}, Finalizers: []string{"f"}}}
+	update := func(mutate func(*clusterv1.MachineDeployment)) bool {
+		n := old.DeepCopy()
+		n.ResourceVersion = "2"
+		mutate(n)
+		return p.Update(event.UpdateEvent{ObjectOld: old, ObjectNew: n})
+	}
+	require.False(t, update(func(n *clusterv1.MachineDeployment) { n.Status.Replicas = ptr.To(int32(3)) }), "status only")
+	require.True(t, p.Update(event.UpdateEvent{ObjectOld: old, ObjectNew: old.DeepCopy()}), "a resync passes")
+	require.True(t, update(func(n *clusterv1.MachineDeployment) { n.Generation = 2 }))
+	require.True(t, update(func(n *clusterv1.MachineDeployment) { n.Labels["a"] = "c" }))
+	require.True(t, update(func(n *clusterv1.MachineDeployment) {
+		n.Annotations = map[string]string{clusterv1.PausedAnnotation: ""}
+	}))
+	require.True(t, update(func(n *clusterv1.MachineDeployment) { n.Finalizers = nil }))
+	require.True(t, update(func(n *clusterv1.MachineDeployment) { n.OwnerReferences = []metav1.OwnerReference{{Name: "o"}} }))
+	require.True(t, update(func(n *clusterv1.MachineDeployment) { n.DeletionTimestamp = &metav1.Time{} }))
+	require.True(t, p.Create(event.CreateEvent{Object: old}))
+	require.True(t, p.Delete(event.DeleteEvent{Object: old}))
+}

@@ -19,15 +19,23 @@ package remote
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 )
 
 func TestOptions_DefaultsAreUpstreamsValues(t *testing.T) {
@@ -111,4 +119,20 @@ func TestConnectionClient_AnswersNotConnectedOnceTheConnectionEnded(t *testing.T
 	require.True(t, errors.Is(err, ErrClusterNotConnected), "got %v", err)
 	err = c.Get(context.Background(), client.ObjectKey{Name: "n"}, &corev1.Node{})
 	require.True(t, errors.Is(err, ErrClusterNotConnected), "got %v", err)
+}
+
+// The metadata informer behind kubeconfig rotation must not hold every Secret of the
+// management cluster (scenario 6 of make bench): the API server sends it only Secrets of the
+// contract's type.
+func TestSecretVersionsCache_InformsOnlyOnSecretsOfTheContractsType(t *testing.T) {
+	mgr, err := ctrl.NewManager(&rest.Config{Host: "https://127.0.0.1:1"}, ctrl.Options{
+		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		MapperProvider: func(*rest.Config, *http.Client) (meta.RESTMapper, error) { return meta.NewDefaultRESTMapper(nil), nil },
+	})
+	require.NoError(t, err)
+	sel := secretVersionsCacheOptions(mgr).DefaultFieldSelector
+	require.NotNil(t, sel, "the informer must be narrowed on the server")
+	require.True(t, sel.Matches(fields.Set{"type": string(clusterv1.ClusterSecretType)}))
+	require.False(t, sel.Matches(fields.Set{"type": string(corev1.SecretTypeOpaque)}))
+	require.False(t, sel.Matches(fields.Set{"type": string(corev1.SecretTypeServiceAccountToken)}))
 }

@@ -55,6 +55,8 @@ limitations under the License.
 //
 // The manager's role on the management cluster needs get/list/watch on Clusters and on
 // Secrets: kubeconfigs are read live through Options.SecretReader, and a metadata-only
-// informer (names and resource versions, nothing else) tells the ClusterCache when a
-// kubeconfig Secret appears, changes or goes away.
+// informer (names and resource versions, nothing else) over the Secrets of the contract's
+// type cluster.x-k8s.io/secret tells the ClusterCache when a kubeconfig Secret appears,
+// changes or goes away; other Secrets never reach the manager. A kubeconfig Secret of
+// another type is found by the retry every ConnectRetryInterval and read on every reconcile.
 package remote

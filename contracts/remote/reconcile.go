@@ -116,11 +116,12 @@ func (cc *ClusterCache) reconcileDisconnected(ctx context.Context, cluster *clus
 	}
 	kc, err := readKubeconfigSecret(ctx, cc.opts.SecretReader, key)
 	if errors.Is(err, errKubeconfigSecretNotFound) {
-		// The Secret informer wakes this reconciler when the Secret appears.
+		// The Secret informer wakes this reconciler when a Secret of the contract's type
+		// appears; the retry finds one of another type, which the informer does not see.
 		log.V(4).Info("Not connecting to the workload cluster yet: no kubeconfig Secret",
 			"Secret", client.ObjectKey{Namespace: key.Namespace, Name: secret.Name(key.Name, secret.Kubeconfig)}.String())
 		cc.forget(ctx, key, "there is no kubeconfig Secret", false)
-		return reconcile.Result{}, nil
+		return reconcile.Result{RequeueAfter: cc.opts.ConnectRetryInterval}, nil
 	}
 	a := cc.accessorOrNew(key)
 	if a == nil {

@@ -76,9 +76,11 @@ func reconcileTestCluster(t *testing.T, cc *ClusterCache) reconcile.Result {
 	return res
 }
 
-func TestReconcile_DoesNothingWithoutAKubeconfigSecret(t *testing.T) {
+// The Secret informer sees only the contract's Secret type: a kubeconfig Secret of another
+// type is found by a retry every ConnectRetryInterval.
+func TestReconcile_RetriesWithoutAKubeconfigSecret(t *testing.T) {
 	cc := newTestClusterCache(t, Options{}, clusterObject())
-	require.Equal(t, reconcile.Result{}, reconcileTestCluster(t, cc), "the Secret informer wakes it, no polling")
+	require.Equal(t, reconcile.Result{RequeueAfter: DefaultConnectRetryInterval}, reconcileTestCluster(t, cc))
 	require.Nil(t, cc.accessor(testCluster))
 }
 

@@ -391,3 +391,18 @@ func TestClusterCache_ConnectsOnceTheControlPlaneIsInitializedWhenAskedToWait(t 
 	require.NoError(t, env.Client.Status().Patch(context.Background(), c, patch))
 	waitConnected(t, tm.cc, cluster)
 }
+
+// The Secret informer sees only the contract's Secret type; a kubeconfig Secret of another
+// type (written by hand, say) is found by the connect retry.
+func TestClusterCache_ConnectsWithAKubeconfigSecretOfAnotherType(t *testing.T) {
+	ns := env.CreateNamespace(t, "opaque")
+	tm := startManager(t, remote.Options{ConnectRetryInterval: time.Second}, nil)
+	cluster := createCluster(t, ns)
+	s := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cluster.Name + "-kubeconfig"},
+		Type:       corev1.SecretTypeOpaque,
+		Data:       map[string][]byte{"value": env.KubeConfig},
+	}
+	require.NoError(t, env.Client.Create(context.Background(), s))
+	waitConnected(t, tm.cc, cluster)
+}

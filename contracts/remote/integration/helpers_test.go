@@ -121,6 +121,7 @@ func putKubeconfig(t *testing.T, cluster client.ObjectKey, kubeconfig []byte) {
 		Name:      secret.Name(cluster.Name, secret.Kubeconfig),
 	}}
 	_, err := ctrl.CreateOrUpdate(context.Background(), env.Client, s, func() error {
+		s.Type = clusterv1.ClusterSecretType // the contract's type, which the ClusterCache informs on
 		s.Data = map[string][]byte{secret.KubeconfigDataName: kubeconfig}
 		return nil
 	})

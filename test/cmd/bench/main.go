@@ -48,6 +48,8 @@ func run() (int, error) {
 	flag.IntVar(&cfg.Replicas, "replicas", cfg.Replicas, "Replicas of each MachineDeployment.")
 	flag.DurationVar(&cfg.ProvisionDelay, "provision-delay", cfg.ProvisionDelay, "How long the scale provider takes to provision an object.")
 	flag.DurationVar(&cfg.SteadyWindow, "steady-window", cfg.SteadyWindow, "How long scenario 7 counts writes at rest.")
+	flag.IntVar(&cfg.Clusters, "clusters", cfg.Clusters, "Clusters of scenario 4.")
+	flag.IntVar(&cfg.WorkersPerCluster, "workers-per-cluster", cfg.WorkersPerCluster, "Workers of each Cluster of scenario 4 (besides its control-plane Machine).")
 	flag.IntVar(&cfg.ForeignSecrets, "foreign-secrets", cfg.ForeignSecrets, "Secrets of scenario 6.")
 	flag.IntVar(&cfg.ForeignConfigMaps, "foreign-configmaps", cfg.ForeignConfigMaps, "ConfigMaps of scenario 6.")
 	flag.IntVar(&cfg.ConfigMapBytes, "configmap-bytes", cfg.ConfigMapBytes, "Data bytes per ConfigMap of scenario 6.")
@@ -83,6 +85,9 @@ func run() (int, error) {
 		_ = report.WriteJSON(os.Stdout)
 	} else {
 		_ = report.WriteTable(os.Stdout)
+	}
+	if ctx.Err() != nil {
+		return 1, fmt.Errorf("interrupted: the run is not appended to %s", *appendTo)
 	}
 	if *appendTo != "" {
 		if aerr := report.AppendMarkdown(*appendTo); aerr != nil {

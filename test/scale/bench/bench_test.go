@@ -14,7 +14,7 @@ import (
 )
 
 // TestBench_SmokeRunMeasuresEveryScenario runs the whole harness tiny, as CI does:
-// 50 Machines, 1,000 foreign objects, 20 s of steady state. It fails when the
+// 50 Machines, 1,000 foreign objects, 20 s of steady state, 5 Clusters of 2 Machines. It fails when the
 // harness breaks — a scenario that does not finish, a figure that goes missing, a
 // report that does not render — never on how fast anything was.
 func TestBench_SmokeRunMeasuresEveryScenario(t *testing.T) {
@@ -24,9 +24,10 @@ func TestBench_SmokeRunMeasuresEveryScenario(t *testing.T) {
 	cfg.FloorObjects = 50
 	cfg.MachineDeployments, cfg.Replicas = 5, 10
 	cfg.SteadyWindow = 20 * time.Second
+	cfg.Clusters, cfg.WorkersPerCluster = 5, 1
 	cfg.ForeignSecrets, cfg.ForeignConfigMaps = 500, 500
 	cfg.MemorySettle = 5 * time.Second
-	cfg.Timeout = 5 * time.Minute // a bound against hanging, not an assertion on speed
+	cfg.Timeout = 10 * time.Minute // a bound against hanging (a rollout is 10 steps), not an assertion on speed
 	cfg.Log = testLog{t}
 
 	report, err := Run(context.Background(), cfg)
@@ -42,8 +43,13 @@ func TestBench_SmokeRunMeasuresEveryScenario(t *testing.T) {
 		"2 50 Machines / wall time", "2 50 Machines / core writes per Machine", "2 50 Machines / core manager peak RSS (VmHWM)",
 		"2 50 Machines / scale provider writes per Machine",
 		"7 Steady state / core writes per minute (over 20s)", "7 Steady state / core manager CPU at rest",
+		"3 Rollout / wall time", "3 Rollout / core writes per replaced Machine",
 		"5 Deletion / wall time", "5 Deletion / core writes per deleted Machine",
+		"4 5 Clusters / wall time to every Machine Running",
+		"4 5 Clusters / core's new TCP connections to the API server per Cluster", "4 5 Clusters / core goroutines per Cluster",
 		"6 Memory vs. foreign objects / RSS with them ÷ RSS idle",
+		"6 Memory vs. foreign objects / bootstrap-kubeadm manager RSS with them ÷ RSS idle",
+		"6 Memory vs. foreign objects / infrastructure-docker manager RSS with them ÷ RSS idle",
 	} {
 		require.True(t, got[want], "figure %q missing from the report: %v", want, got)
 	}

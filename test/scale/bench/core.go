@@ -9,23 +9,29 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 )
 
-// coreManager is the core manager binary under test, running as UserCore.
+// coreManager is a manager binary under test (the core, or in scenario 6 the
+// bootstrap or docker manager), running as a user of its own.
 type coreManager struct {
 	proc        *process
 	healthAddr  string
-	metricsAddr string // "" unless profiling
+	metricsAddr string // /metrics, and /debug/pprof/ when profiling
 }
 
 // buildCore builds Capstan's core manager into dir; the benchmark runs inside the
 // repository's Go workspace, which resolves capstan.dev/core.
-func buildCore(dir string) (string, error) {
-	bin := filepath.Join(dir, "core")
-	out, err := exec.Command("go", "build", "-o", bin, "capstan.dev/core").CombinedOutput()
+func buildCore(dir string) (string, error) { return buildManager(dir, "capstan.dev/core", "core") }
+
+// buildManager builds the manager of module pkg into dir/name.
+func buildManager(dir, pkg, name string) (string, error) {
+	bin := filepath.Join(dir, name)
+	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("building the core manager (set CORE_MANAGER to use a binary): %v: %s", err, out)
+		return "", fmt.Errorf("building %s (for the core, set CORE_MANAGER to use a binary): %v: %s", pkg, err, out)
 	}
 	return bin, nil
 }
@@ -35,24 +41,32 @@ func buildCore(dir string) (string, error) {
 // then defaults that keep leader election out of the counted writes, then extra,
 // which may override them.
 func startCore(bin string, p *plane, dir string, profiling bool, extra []string) (*coreManager, error) {
+	return startManager("core", bin, p.kubeconfigs[UserCore], dir, profiling, extra, nil)
+}
+
+// startManager runs a manager binary as the user of kubeconfig, with env added to its
+// environment, and waits for its /readyz.
+func startManager(name, bin, kubeconfig, dir string, profiling bool, extra, env []string) (*coreManager, error) {
 	health, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
 	c := &coreManager{healthAddr: health}
-	args := []string{"--kubeconfig=" + p.kubeconfigs[UserCore], "--health-addr=" + health, "--leader-elect=false", "--metrics-bind-address=0"}
-	if profiling {
-		if c.metricsAddr, err = freeAddr(); err != nil {
-			return nil, err
-		}
-		args = append(args, "--metrics-bind-address="+c.metricsAddr, "--profiling")
+	// The metrics endpoint is always on: scenario 4 reads the goroutine count from it.
+	if c.metricsAddr, err = freeAddr(); err != nil {
+		return nil, err
 	}
-	logPath := filepath.Join(dir, fmt.Sprintf("core-%s.log", time.Now().Format("150405")))
-	if c.proc, err = startProcess(bin, append(args, extra...), logPath); err != nil {
+	args := []string{"--kubeconfig=" + kubeconfig, "--health-addr=" + health, "--leader-elect=false",
+		"--metrics-bind-address=" + c.metricsAddr}
+	if profiling {
+		args = append(args, "--profiling")
+	}
+	logPath := filepath.Join(dir, fmt.Sprintf("%s-%s.log", name, time.Now().Format("150405")))
+	if c.proc, err = startProcess(bin, append(args, extra...), env, logPath); err != nil {
 		return nil, err
 	}
 	if err := c.waitReady(60 * time.Second); err != nil {
-		return nil, fmt.Errorf("%w (log: %s)", err, logPath)
+		return nil, fmt.Errorf("%s: %w (log: %s)", name, err, logPath)
 	}
 	return c, nil
 }
@@ -61,7 +75,7 @@ func (c *coreManager) waitReady(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		if done, err := c.proc.exited(); done {
-			return fmt.Errorf("the core manager exited before it was ready: %v", err)
+			return fmt.Errorf("the manager exited before it was ready: %v", err)
 		}
 		resp, err := http.Get("http://" + c.healthAddr + "/readyz")
 		if err == nil {
@@ -71,7 +85,7 @@ func (c *coreManager) waitReady(timeout time.Duration) error {
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the core manager's /readyz on %s did not answer 200 within %s", c.healthAddr, timeout)
+			return fmt.Errorf("the manager's /readyz on %s did not answer 200 within %s", c.healthAddr, timeout)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -79,17 +93,39 @@ func (c *coreManager) waitReady(timeout time.Duration) error {
 
 func (c *coreManager) usage() (usage, error) {
 	if done, err := c.proc.exited(); done {
-		return usage{}, fmt.Errorf("the core manager exited: %v (log: %s)", err, c.proc.logPath)
+		return usage{}, fmt.Errorf("the manager exited: %v (log: %s)", err, c.proc.logPath)
 	}
 	return readUsage(c.proc.pid())
+}
+
+// goroutines reads go_goroutines from the core's metrics endpoint.
+func (c *coreManager) goroutines(ctx context.Context) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.metricsAddr+"/metrics", nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, "go_goroutines "); ok {
+			n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return int(n), err
+		}
+	}
+	return 0, fmt.Errorf("no go_goroutines on http://%s/metrics", c.metricsAddr)
 }
 
 // saveProfile fetches a pprof profile (e.g. "heap", or "profile?seconds=30" for
 // CPU) into path; it needs --profiling.
 func (c *coreManager) saveProfile(ctx context.Context, profile, path string) error {
-	if c.metricsAddr == "" {
-		return fmt.Errorf("profiling is off")
-	}
+
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.metricsAddr+"/debug/pprof/"+profile, nil)
 	if err != nil {
 		return err

@@ -28,8 +28,11 @@ func (r *run) deletion(ctx context.Context) error {
 	r.logf("Deletion: deleting Cluster %s/%s (%d Machines) and its templates", ns, benchCluster, len(machines.Items))
 	start := time.Now()
 	// As a user would: the Cluster (everything else follows it), and the worker
-	// templates, which nothing owns.
-	for _, obj := range clusterObjects(ns) {
+	// templates, which nothing owns (scenario 3's too, when it ran).
+	rolled := newGeneric(crds.GenericInfrastructureMachineTemplateGVK)
+	rolled.SetNamespace(ns)
+	rolled.SetName(rolloutTemplate)
+	for _, obj := range append(clusterObjects(ns), rolled) {
 		switch obj.GetObjectKind().GroupVersionKind() {
 		case crds.GenericInfrastructureClusterGVK, crds.GenericControlPlaneGVK:
 			continue

@@ -116,7 +116,7 @@ func (r *run) writes(from, to time.Time) (core, provider []write, err error) {
 	return core, provider, err
 }
 
-// observer caches Machines and MachineDeployments of a namespace for the harness's
+// observer caches Machines, MachineSets and MachineDeployments of a namespace for the harness's
 // checks: a watch costs the API server far less than listing a thousand Machines
 // every second.
 type observer struct {
@@ -129,7 +129,7 @@ func (r *run) observe(ctx context.Context, ns string) (*observer, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, obj := range []client.Object{&clusterv1.Machine{}, &clusterv1.MachineDeployment{}} {
+	for _, obj := range []client.Object{&clusterv1.Machine{}, &clusterv1.MachineSet{}, &clusterv1.MachineDeployment{}} {
 		if _, err := c.GetInformer(ctx, obj); err != nil {
 			return nil, err
 		}

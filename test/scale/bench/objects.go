@@ -50,6 +50,12 @@ func clusterObjects(ns string) []client.Object {
 		o.Object["spec"] = map[string]any{}
 		objs = append(objs, o)
 	}
+	return append(objs, workerTemplates(ns)...)
+}
+
+// workerTemplates are the templates every MachineDeployment of a namespace clones.
+func workerTemplates(ns string) []client.Object {
+	var objs []client.Object
 	for _, gvk := range []schema.GroupVersionKind{crds.GenericInfrastructureMachineTemplateGVK, crds.GenericBootstrapConfigTemplateGVK} {
 		o := newGeneric(gvk)
 		o.SetNamespace(ns)

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/rest"
@@ -18,11 +20,13 @@ import (
 
 // The users every actor of a run writes as, so the audit log tells their writes apart.
 const (
-	UserCore     = "capstan-bench-core"     // the core manager process
-	UserWorkload = "capstan-bench-workload" // the core again, through <cluster>-kubeconfig
-	UserProvider = "capstan-bench-provider" // the scale provider
-	UserHarness  = "capstan-bench-harness"  // the benchmark creating and deleting objects
-	UserGC       = "capstan-bench-gc"       // kube-controller-manager's garbage collector
+	UserCore      = "capstan-bench-core"      // the core manager process
+	UserWorkload  = "capstan-bench-workload"  // the core again, through <cluster>-kubeconfig
+	UserProvider  = "capstan-bench-provider"  // the scale provider
+	UserHarness   = "capstan-bench-harness"   // the benchmark creating and deleting objects
+	UserGC        = "capstan-bench-gc"        // kube-controller-manager's garbage collector
+	UserBootstrap = "capstan-bench-bootstrap" // the kubeadm bootstrap manager (scenario 6)
+	UserDocker    = "capstan-bench-docker"    // the docker infrastructure manager (scenario 6)
 )
 
 // plane is the benchmark's own kube-apiserver + etcd (never a user's management
@@ -49,7 +53,15 @@ func startPlane(dir, coreCRDDir string) (*plane, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := envtest.Options{CRDs: crds.All(), APIServerFlags: flags}
+	// The bootstrap and docker providers' CRDs too: scenario 6 runs their managers.
+	root, err := workspaceRoot()
+	if err != nil {
+		return nil, err
+	}
+	opts := envtest.Options{CRDs: crds.All(), APIServerFlags: flags, CRDDirectoryPaths: []string{
+		filepath.Join(root, "bootstrap-kubeadm", "config", "crd", "bases"),
+		filepath.Join(root, "infrastructure-docker", "config", "crd", "bases"),
+	}}
 	if coreCRDDir != "" {
 		if opts.CoreCRDs, err = readCRDDir(coreCRDDir); err != nil {
 			return nil, err
@@ -67,7 +79,7 @@ func startPlane(dir, coreCRDDir string) (*plane, error) {
 }
 
 func (p *plane) setUp() error {
-	for _, user := range []string{UserCore, UserWorkload, UserHarness, UserGC} {
+	for _, user := range []string{UserCore, UserWorkload, UserHarness, UserGC, UserBootstrap, UserDocker} {
 		data, err := p.env.AddUserKubeconfig(user, "system:masters")
 		if err != nil {
 			return err
@@ -107,7 +119,7 @@ func (p *plane) startGarbageCollector() error {
 		"--use-service-account-credentials=false",
 		"--leader-elect=false",
 		"--bind-address=127.0.0.1", "--secure-port=0",
-	}, filepath.Join(p.dir, "kube-controller-manager.log"))
+	}, nil, filepath.Join(p.dir, "kube-controller-manager.log"))
 	return err
 }
 
@@ -135,4 +147,18 @@ func readCRDDir(dir string) ([]*apiextensionsv1.CustomResourceDefinition, error)
 		return nil, fmt.Errorf("no CustomResourceDefinition in %s (CORE_CRDS): expected the core's CRD YAML files", dir)
 	}
 	return out, nil
+}
+
+// workspaceRoot is the directory of the Go workspace (go.work) the benchmark runs in: the
+// repository, whose provider modules it builds and whose CRDs it installs.
+func workspaceRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOWORK").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOWORK: %w", err)
+	}
+	work := strings.TrimSpace(string(out))
+	if work == "" || work == "off" {
+		return "", fmt.Errorf("the benchmark runs inside the repository's Go workspace (go env GOWORK is %q)", work)
+	}
+	return filepath.Dir(work), nil
 }

@@ -22,13 +22,17 @@ type process struct {
 
 // startProcess runs bin with its output in logPath. The child is killed when the
 // benchmark dies, so no manager outlives an interrupted run.
-func startProcess(bin string, args []string, logPath string) (*process, error) {
+// env, when not empty, is added to this process's environment.
+func startProcess(bin string, args, env []string, logPath string) (*process, error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	// Pdeathsig follows the thread that forked the child: keep this goroutine on
 	// one thread while starting, so the signal is tied to a thread that lives on.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -126,4 +130,43 @@ func readUsage(pid int) (usage, error) {
 		}
 	}
 	return u, nil
+}
+
+// establishedConnections counts the process's established TCP connections to port:
+// the sockets among its open files that /proc/<pid>/net/tcp{,6} lists as connected
+// (state 01) to that remote port.
+func establishedConnections(pid, port int) (int, error) {
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return 0, err
+	}
+	inodes := map[string]bool{}
+	for _, fd := range fds {
+		target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		if err != nil {
+			continue // closed since the listing
+		}
+		if inode, ok := strings.CutPrefix(target, "socket:["); ok {
+			inodes[strings.TrimSuffix(inode, "]")] = true
+		}
+	}
+	n := 0
+	for _, table := range []string{"tcp", "tcp6"} {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, table))
+		if err != nil {
+			return 0, err
+		}
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+			f := strings.Fields(line)
+			if len(f) < 10 || f[3] != "01" || !inodes[f[9]] {
+				continue
+			}
+			_, remotePort, ok := strings.Cut(f[2], ":")
+			if p, err := strconv.ParseInt(remotePort, 16, 32); ok && err == nil && int(p) == port {
+				n++
+			}
+		}
+	}
+	return n, nil
 }

@@ -23,12 +23,14 @@ const (
 	ScenarioFloor    = "floor"    // 1
 	ScenarioMachines = "machines" // 2
 	ScenarioSteady   = "steady"   // 7, after 2
+	ScenarioRollout  = "rollout"  // 3, after 2
 	ScenarioDeletion = "deletion" // 5, after 2
 	ScenarioForeign  = "foreign"  // 6
+	ScenarioClusters = "clusters" // 4, last: its Clusters stay
 )
 
 // AllScenarios is every scenario, in run order.
-var AllScenarios = []string{ScenarioFloor, ScenarioMachines, ScenarioSteady, ScenarioDeletion, ScenarioForeign}
+var AllScenarios = []string{ScenarioFloor, ScenarioMachines, ScenarioSteady, ScenarioRollout, ScenarioDeletion, ScenarioForeign, ScenarioClusters}
 
 // Config sizes and aims a run.
 type Config struct {
@@ -46,7 +48,7 @@ type Config struct {
 	Profiling bool
 	// Command is recorded in the report as what was run.
 	Command string
-	// Scenarios to run (see AllScenarios); steady and deletion need machines.
+	// Scenarios to run (see AllScenarios); steady, rollout and deletion need machines.
 	Scenarios []string
 
 	FloorObjects     int   // objects created and status-patched per concurrency level
@@ -59,9 +61,12 @@ type Config struct {
 	Replicas           int
 	ProvisionDelay     time.Duration
 	SteadyWindow       time.Duration
-	ForeignSecrets     int
-	ForeignConfigMaps  int
-	ConfigMapBytes     int
+	// Clusters and WorkersPerCluster size scenario 4.
+	Clusters          int
+	WorkersPerCluster int
+	ForeignSecrets    int
+	ForeignConfigMaps int
+	ConfigMapBytes    int
 	// MemorySettle is how long the core runs before its memory is read.
 	MemorySettle time.Duration
 	// Timeout bounds each scenario; one that runs out is reported, not waited for.
@@ -74,7 +79,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Scenarios: AllScenarios, FloorObjects: 500, FloorConcurrency: []int{1, 8, 32}, CoreConcurrency: 10,
-		MachineDeployments: 100, Replicas: 10, SteadyWindow: 3 * time.Minute,
+		MachineDeployments: 100, Replicas: 10, SteadyWindow: 3 * time.Minute, Clusters: 100, WorkersPerCluster: 3,
 		ForeignSecrets: 10000, ForeignConfigMaps: 10000, ConfigMapBytes: 2048,
 		MemorySettle: 20 * time.Second, Timeout: 15 * time.Minute,
 	}
@@ -89,6 +94,8 @@ type run struct {
 	coreBin    string
 	core       *coreManager
 	floorRates map[int]float64
+	// ctxErr is the run's context's Err: an interrupted run starts no further scenario.
+	ctxErr func() error
 	// stopProvider stops the in-process scale provider and waits for it.
 	stopProvider func()
 }
@@ -98,7 +105,7 @@ type run struct {
 // in Report.Failures and the run goes on; an error means the run itself could not
 // be set up.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	r := &run{cfg: cfg, floorRates: map[int]float64{}, report: &Report{
+	r := &run{cfg: cfg, floorRates: map[int]float64{}, ctxErr: ctx.Err, report: &Report{
 		Date: time.Now().UTC(), Machine: describeMachine(), Commit: gitCommit(), Command: cfg.Command,
 		CoreManager: cfg.CoreManager, Config: cfg.summary(),
 	}}
@@ -147,10 +154,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 }
 
 func (r *run) scenarios(ctx context.Context) error {
+	r.ctxErr = ctx.Err
 	if r.want(ScenarioFloor) {
 		r.record(ScenarioFloor, r.floor(ctx))
 	}
-	if !r.want(ScenarioMachines) && !r.want(ScenarioForeign) {
+	if !r.want(ScenarioMachines) && !r.want(ScenarioForeign) && !r.want(ScenarioClusters) {
 		return nil
 	}
 	if err := r.startManagers(ctx); err != nil {
@@ -162,12 +170,19 @@ func (r *run) scenarios(ctx context.Context) error {
 		if r.want(ScenarioSteady) && err == nil {
 			r.record(ScenarioSteady, r.steady(ctx, converged))
 		}
+		if r.want(ScenarioRollout) && err == nil {
+			_, rerr := r.rollout(ctx)
+			r.record(ScenarioRollout, rerr)
+		}
 		if r.want(ScenarioDeletion) {
 			r.record(ScenarioDeletion, r.deletion(ctx))
 		}
 	}
 	if r.want(ScenarioForeign) {
 		r.record(ScenarioForeign, r.foreign(ctx))
+	}
+	if r.want(ScenarioClusters) {
+		r.record(ScenarioClusters, r.clusters(ctx))
 	}
 	return nil
 }
@@ -235,7 +250,10 @@ func (r *run) restartCore() error {
 	return err
 }
 
-func (r *run) want(scenario string) bool { return slices.Contains(r.cfg.Scenarios, scenario) }
+// want reports whether scenario is to run; none is once the run has been interrupted.
+func (r *run) want(scenario string) bool {
+	return r.ctxErr() == nil && slices.Contains(r.cfg.Scenarios, scenario)
+}
 
 func (r *run) record(scenario string, err error) {
 	if err != nil {
@@ -260,6 +278,8 @@ func (c Config) summary() map[string]string {
 		"replicas":           fmt.Sprint(c.Replicas),
 		"provisionDelay":     c.ProvisionDelay.String(),
 		"steadyWindow":       c.SteadyWindow.String(),
+		"clusters":           fmt.Sprint(c.Clusters),
+		"workersPerCluster":  fmt.Sprint(c.WorkersPerCluster),
 		"foreignSecrets":     fmt.Sprint(c.ForeignSecrets),
 		"foreignConfigMaps":  fmt.Sprint(c.ForeignConfigMaps),
 		"coreManagerArgs":    strings.Join(c.CoreManagerArgs, " "),

@@ -18,6 +18,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/contract"
 	"capstan.dev/contracts/external"
+	"capstan.dev/contracts/mapping"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 	"capstan.dev/contracts/remote"
@@ -57,12 +58,14 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	log := mgr.GetLogger().WithName("cluster")
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	c, err := ctrl.NewControllerManagedBy(mgr).
-		For(&clusterv1.Cluster{}, builder.WithPredicates(filter)).
+		For(&clusterv1.Cluster{}, builder.WithPredicates(filter, predicates.IgnoreOwnStatusWrites())).
 		WithOptions(opts).
-		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(toCluster), builder.WithPredicates(filter)).
-		Watches(&clusterv1.MachineSet{}, handler.EnqueueRequestsFromMapFunc(toCluster), builder.WithPredicates(filter)).
-		Watches(&clusterv1.MachineDeployment{}, handler.EnqueueRequestsFromMapFunc(toCluster), builder.WithPredicates(filter)).
-		Watches(&clusterv1.MachinePool{}, handler.EnqueueRequestsFromMapFunc(toCluster), builder.WithPredicates(filter)).
+		// Descendant events are batched (mapping.DefaultStatusBatchWindow): the Cluster only
+		// summarises them, and each of its reconciles reads all of them.
+		Watches(&clusterv1.Machine{}, mapping.EnqueueRequestsFromMapFuncBatched(toCluster, mapping.DefaultStatusBatchWindow), builder.WithPredicates(filter)).
+		Watches(&clusterv1.MachineSet{}, mapping.EnqueueRequestsFromMapFuncBatched(toCluster, mapping.DefaultStatusBatchWindow), builder.WithPredicates(filter)).
+		Watches(&clusterv1.MachineDeployment{}, mapping.EnqueueRequestsFromMapFuncBatched(toCluster, mapping.DefaultStatusBatchWindow), builder.WithPredicates(filter)).
+		Watches(&clusterv1.MachinePool{}, mapping.EnqueueRequestsFromMapFuncBatched(toCluster, mapping.DefaultStatusBatchWindow), builder.WithPredicates(filter)).
 		WatchesRawSource(r.Health.GetClusterSource("cluster", func(_ context.Context, key client.ObjectKey) []reconcile.Request {
 			return []reconcile.Request{{NamespacedName: key}}
 		}, remote.WatchForProbeFailure(remoteProbeFailureGrace))).

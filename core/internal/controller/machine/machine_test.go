@@ -335,3 +335,27 @@ func TestMachine_DeletionWaitsForVolumesToDetach(t *testing.T) {
 	gone(detaching, 30*time.Second)
 	gone(timingOut, 60*time.Second)
 }
+
+// A Cluster without a control-plane provider is initialized by its first control-plane
+// Machine with a Node (the Cluster controller's rule, as upstream): that Machine must find
+// its Node before the Cluster is initialized, while workers still wait for it.
+func TestMachine_ControlPlaneMachineWithoutControlPlaneProviderGetsItsNodeBeforeInitialization(t *testing.T) {
+	startController(t)
+	f := newFixture(t)
+	envtest.UpdateStatus(t, env.Client, f.cluster, func() {
+		f.cluster.Status.Initialization.ControlPlaneInitialized = ptr.To(false)
+	})
+	cp, bootstrap, infra := f.newMachine(t, "cp-0", func(m *clusterv1.Machine) {
+		m.Labels = map[string]string{clusterv1.MachineControlPlaneLabel: ""}
+	})
+	provision(t, bootstrap, infra, uniqueProviderID(f, "cp-0"))
+	node := createNode(t, f.ns+"-cp-0", uniqueProviderID(f, "cp-0"))
+	got := waitPhase(t, cp, clusterv1.MachinePhaseRunning)
+	require.Equal(t, node.Name, got.Status.NodeRef.Name)
+
+	worker, bootstrap, infra := f.newMachine(t, "worker-0")
+	provision(t, bootstrap, infra, uniqueProviderID(f, "worker-0"))
+	createNode(t, f.ns+"-worker-0", uniqueProviderID(f, "worker-0"))
+	got = waitPhase(t, worker, clusterv1.MachinePhaseProvisioned)
+	require.Empty(t, got.Status.NodeRef.Name, "a worker waits for the control plane to be initialized")
+}

@@ -24,7 +24,7 @@ import (
 // status.nodeRef and keeps the Machine's managed labels on it.
 func (r *Reconciler) reconcileNode(ctx context.Context, s *scope) (ctrl.Result, error) {
 	m := s.machine
-	if m.Spec.ProviderID == "" || s.cluster == nil || !controlPlaneInitialized(s.cluster) {
+	if m.Spec.ProviderID == "" || s.cluster == nil || !(controlPlaneInitialized(s.cluster) || initializesControlPlane(s.cluster, m)) {
 		return ctrl.Result{}, nil // nothing to look for yet; Cluster and infra watches bring us back
 	}
 	key := client.ObjectKeyFromObject(s.cluster)
@@ -171,6 +171,15 @@ func (r *Reconciler) nodeToMachines(ctx context.Context, o client.Object) []reco
 		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
 	}
 	return out
+}
+
+// initializesControlPlane reports whether m is a control-plane Machine of a Cluster without a
+// control-plane provider: as upstream, such a Cluster's control plane is initialized by the
+// first of them with a nodeRef, so their Nodes are looked for before the Cluster says so
+// (waiting for it would wait forever).
+func initializesControlPlane(c *clusterv1.Cluster, m *clusterv1.Machine) bool {
+	_, controlPlane := m.Labels[clusterv1.MachineControlPlaneLabel]
+	return controlPlane && !c.Spec.ControlPlaneRef.IsDefined()
 }
 
 func controlPlaneInitialized(c *clusterv1.Cluster) bool {

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/mapping"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 )
@@ -52,11 +53,13 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	err := ctrl.NewControllerManagedBy(mgr).
-		For(&clusterv1.MachineDeployment{}, builder.WithPredicates(filter)).
+		For(&clusterv1.MachineDeployment{}, builder.WithPredicates(filter, predicates.IgnoreOwnStatusWrites())).
 		Named("machinedeployment").
 		WithOptions(opts).
-		Watches(&clusterv1.MachineSet{}, handler.EnqueueRequestsFromMapFunc(r.machineSetToMachineDeployments)).
-		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.machineToMachineDeployment)).
+		// MachineSet and Machine events are batched (mapping.DefaultStatusBatchWindow): the
+		// MachineDeployment summarises them, and one reconcile per window replaces one per event.
+		Watches(&clusterv1.MachineSet{}, mapping.EnqueueRequestsFromMapFuncBatched(r.machineSetToMachineDeployments, mapping.DefaultStatusBatchWindow)).
+		Watches(&clusterv1.Machine{}, mapping.EnqueueRequestsFromMapFuncBatched(r.machineToMachineDeployment, mapping.DefaultStatusBatchWindow)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachineDeployments),
 			builder.WithPredicates(predicates.ClusterUpdateTriggersChildren(), filter)).
 		Complete(patch.RequeueOnConflict(r))

@@ -30,7 +30,7 @@ func (r *Reconciler) machineSetToMachineDeployments(ctx context.Context, o clien
 		return nil
 	}
 	list := &clusterv1.MachineDeploymentList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(ms.Namespace)); err != nil {
+	if err := r.Client.List(ctx, list, client.InNamespace(ms.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Listing MachineDeployments to find one that adopts a MachineSet", "MachineSet", client.ObjectKeyFromObject(ms))
 		return nil
 	}
@@ -70,7 +70,7 @@ func (r *Reconciler) machineToMachineDeployment(ctx context.Context, o client.Ob
 // clusterToMachineDeployments maps a Cluster to the MachineDeployments that belong to it.
 func (r *Reconciler) clusterToMachineDeployments(ctx context.Context, o client.Object) []reconcile.Request {
 	list := &clusterv1.MachineDeploymentList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace())); err != nil {
+	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Listing MachineDeployments of a Cluster", "Cluster", client.ObjectKeyFromObject(o))
 		return nil
 	}

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/mapping"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 )
@@ -59,10 +60,12 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	err := ctrl.NewControllerManagedBy(mgr).
-		For(&clusterv1.MachineSet{}, builder.WithPredicates(filter)).
+		For(&clusterv1.MachineSet{}, builder.WithPredicates(filter, predicates.IgnoreOwnStatusWrites())).
 		Named("machineset").
 		WithOptions(opts).
-		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.machineToMachineSets)).
+		// Machine events are batched (mapping.DefaultStatusBatchWindow): a MachineSet summarises
+		// its Machines, and one reconcile per window replaces one per Machine event.
+		Watches(&clusterv1.Machine{}, mapping.EnqueueRequestsFromMapFuncBatched(r.machineToMachineSets, mapping.DefaultStatusBatchWindow)).
 		// Only a MachineDeployment's spec (maxInFlight, replicas) and annotations (revision)
 		// matter here, not its status.
 		Watches(&clusterv1.MachineDeployment{}, handler.EnqueueRequestsFromMapFunc(r.machineDeploymentToMachineSets),

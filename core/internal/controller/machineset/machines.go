@@ -41,16 +41,22 @@ func DesiredReplicas(replicas *int32, annotations map[string]string) int32 {
 func (r *Reconciler) getAndAdoptMachines(ctx context.Context, s *scope, reader client.Reader) ([]*clusterv1.Machine, error) {
 	log := ctrl.LoggerFrom(ctx)
 	ms := s.ms
+	// Listed without the cache's deep copy: most of a Cluster's Machines belong to other
+	// MachineSets and are only looked at; the few this MachineSet keeps or patches are copied.
 	list := &clusterv1.MachineList{}
-	if err := reader.List(ctx, list, client.InNamespace(ms.Namespace),
+	if err := reader.List(ctx, list, client.InNamespace(ms.Namespace), client.UnsafeDisableDeepCopy,
 		client.MatchingLabels{clusterv1.ClusterNameLabel: ms.Spec.ClusterName}); err != nil {
 		return nil, fmt.Errorf("listing Machines of Cluster %s/%s: %w", ms.Namespace, ms.Spec.ClusterName, err)
 	}
 	var owned []*clusterv1.Machine
 	for i := range list.Items {
-		m := &list.Items[i]
-		matches := s.selector.Matches(labels.Set(m.Labels))
-		ref := metav1.GetControllerOf(m)
+		shared := &list.Items[i] // the cache's own data: read, never written
+		matches := s.selector.Matches(labels.Set(shared.Labels))
+		ref := metav1.GetControllerOf(shared)
+		if !(ref != nil && ref.UID == ms.UID) && !(ref == nil && matches) {
+			continue // another MachineSet's, or not this one's to adopt
+		}
+		m := shared.DeepCopy()
 		switch {
 		case ref != nil && ref.UID == ms.UID:
 			// A deleting Machine is kept even if relabelled: it still counts until it is gone.

@@ -30,7 +30,7 @@ func (r *Reconciler) machineToMachineSets(ctx context.Context, o client.Object) 
 		return nil
 	}
 	list := &clusterv1.MachineSetList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(m.Namespace)); err != nil {
+	if err := r.Client.List(ctx, list, client.InNamespace(m.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Listing MachineSets to find one that adopts a Machine", "Machine", client.ObjectKeyFromObject(m))
 		return nil
 	}
@@ -53,7 +53,7 @@ func (r *Reconciler) machineToMachineSets(ctx context.Context, o client.Object) 
 // revision decides which of them are up to date and may remediate.
 func (r *Reconciler) machineDeploymentToMachineSets(ctx context.Context, o client.Object) []reconcile.Request {
 	list := &clusterv1.MachineSetList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace())); err != nil {
+	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Listing MachineSets of a MachineDeployment", "MachineDeployment", client.ObjectKeyFromObject(o))
 		return nil
 	}
@@ -69,7 +69,7 @@ func (r *Reconciler) machineDeploymentToMachineSets(ctx context.Context, o clien
 // clusterToMachineSets maps a Cluster to the MachineSets that belong to it.
 func (r *Reconciler) clusterToMachineSets(ctx context.Context, o client.Object) []reconcile.Request {
 	list := &clusterv1.MachineSetList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace())); err != nil {
+	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Listing MachineSets of a Cluster", "Cluster", client.ObjectKeyFromObject(o))
 		return nil
 	}
