@@ -249,4 +249,3 @@ func verifiedBy(cert *x509.Certificate, bundle []byte) error {
 	_, err := cert.Verify(x509.VerifyOptions{Roots: pool, DNSName: strings.Split(cert.IPAddresses[0].String(), "%")[0]})
 	return err
 }
-

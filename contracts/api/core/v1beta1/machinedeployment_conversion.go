@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package v1beta1
 
 import (
@@ -61,7 +60,9 @@ func ConvertHubToMachineDeployment(ctx context.Context, src *clusterv1.MachineDe
 		return machineDeploymentSpecUp(s, &src.Spec)
 	}, src.Spec)
 	dst.Status = prefer(machineDeploymentStatusDown(&src.Status), storedStatus,
-		noErr(func(s *MachineDeploymentStatus) clusterv1.MachineDeploymentStatus { return machineDeploymentStatusUp(s, &src.Status) }), src.Status)
+		noErr(func(s *MachineDeploymentStatus) clusterv1.MachineDeploymentStatus {
+			return machineDeploymentStatusUp(s, &src.Status)
+		}), src.Status)
 	return conversion.MarshalHubData(src, dst)
 }
 

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package v1beta1
 
 import (
@@ -53,9 +52,13 @@ func ConvertHubToMachineHealthCheck(_ context.Context, src *clusterv1.MachineHea
 		storedSpec, storedStatus = &stored.Spec, &stored.Status
 	}
 	dst.Spec = prefer(machineHealthCheckSpecDown(&src.Spec, src.Namespace, storedSpec), storedSpec,
-		noErr(func(s *MachineHealthCheckSpec) clusterv1.MachineHealthCheckSpec { return machineHealthCheckSpecUp(s, &src.Spec) }), src.Spec)
+		noErr(func(s *MachineHealthCheckSpec) clusterv1.MachineHealthCheckSpec {
+			return machineHealthCheckSpecUp(s, &src.Spec)
+		}), src.Spec)
 	dst.Status = prefer(machineHealthCheckStatusDown(&src.Status), storedStatus,
-		noErr(func(s *MachineHealthCheckStatus) clusterv1.MachineHealthCheckStatus { return machineHealthCheckStatusUp(s, &src.Status) }), src.Status)
+		noErr(func(s *MachineHealthCheckStatus) clusterv1.MachineHealthCheckStatus {
+			return machineHealthCheckStatusUp(s, &src.Status)
+		}), src.Status)
 	return conversion.MarshalHubData(src, dst)
 }
 

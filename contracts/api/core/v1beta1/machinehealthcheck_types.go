@@ -139,7 +139,7 @@ type MachineHealthCheckV1Beta2Status struct {
 }
 
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:path=machinehealthchecks,shortName=mhc,scope=Namespaced,categories=cluster-api
+// +kubebuilder:resource:path=machinehealthchecks,shortName=mhc;mhcs,scope=Namespaced,categories=cluster-api
 // +kubebuilder:unservedversion
 // +kubebuilder:deprecatedversion:warning="cluster.x-k8s.io/v1beta1 MachineHealthCheck is deprecated; use cluster.x-k8s.io/v1beta2"
 // +kubebuilder:subresource:status
