@@ -24,44 +24,22 @@ import (
 	"capstan.dev/contracts/conversion"
 )
 
+var clusterConversion = kindConversion[ClusterSpec, ClusterStatus, clusterv1.ClusterSpec, clusterv1.ClusterStatus]{
+	specUp:     clusterSpecUp,
+	specDown:   clusterSpecDown,
+	statusUp:   clusterStatusUp,
+	statusDown: clusterStatusDown,
+}
+
 // ConvertClusterToHub converts a v1beta1 Cluster to v1beta2.
 func ConvertClusterToHub(_ context.Context, src *Cluster, dst *clusterv1.Cluster) error {
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	restored := &clusterv1.Cluster{}
-	if _, err := conversion.UnmarshalData(&dst.ObjectMeta, restored); err != nil {
-		return err
-	}
-	spec, err := clusterSpecUp(&src.Spec, &restored.Spec)
-	if err != nil {
-		return err
-	}
-	dst.Spec = spec
-	dst.Status = clusterStatusUp(&src.Status, &restored.Status)
-	return conversion.MarshalData(spokeData[ClusterSpec, ClusterStatus]{Spec: src.Spec, Status: src.Status}, dst)
+	return clusterConversion.up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 // ConvertHubToCluster converts a v1beta2 Cluster to v1beta1; resolver names the API version of
 // references that v1beta1 clients did not write themselves.
 func ConvertHubToCluster(ctx context.Context, src *clusterv1.Cluster, dst *Cluster, resolver conversion.APIVersionResolver) error {
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	stored := &spokeData[ClusterSpec, ClusterStatus]{}
-	has, err := conversion.UnmarshalData(&dst.ObjectMeta, stored)
-	if err != nil {
-		return err
-	}
-	var storedSpec *ClusterSpec
-	var storedStatus *ClusterStatus
-	if has {
-		storedSpec, storedStatus = &stored.Spec, &stored.Status
-	}
-	spec, err := clusterSpecDown(ctx, &src.Spec, src.Namespace, storedSpec, resolver)
-	if err != nil {
-		return err
-	}
-	dst.Spec = prefer(spec, storedSpec, func(s *ClusterSpec) (clusterv1.ClusterSpec, error) { return clusterSpecUp(s, &src.Spec) }, src.Spec)
-	dst.Status = prefer(clusterStatusDown(&src.Status), storedStatus,
-		noErr(func(s *ClusterStatus) clusterv1.ClusterStatus { return clusterStatusUp(s, &src.Status) }), src.Status)
-	return conversion.MarshalHubData(src, dst)
+	return clusterConversion.down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func clusterSpecUp(in *ClusterSpec, restored *clusterv1.ClusterSpec) (clusterv1.ClusterSpec, error) {

@@ -25,43 +25,26 @@ import (
 	"capstan.dev/contracts/conversion"
 )
 
-// ConvertMachineToHub converts a v1beta1 Machine to v1beta2.
-func ConvertMachineToHub(_ context.Context, src *Machine, dst *clusterv1.Machine) error {
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	restored := &clusterv1.Machine{}
-	if _, err := conversion.UnmarshalData(&dst.ObjectMeta, restored); err != nil {
-		return err
-	}
-	spec, err := machineSpecUp(&src.Spec, &restored.Spec, "spec")
-	if err != nil {
-		return err
-	}
-	dst.Spec = spec
-	dst.Status = machineStatusUp(&src.Status, &restored.Status)
-	return conversion.MarshalData(spokeData[MachineSpec, MachineStatus]{Spec: src.Spec, Status: src.Status}, dst)
+var machineConversion = kindConversion[MachineSpec, MachineStatus, clusterv1.MachineSpec, clusterv1.MachineStatus]{
+	specUp: func(in *MachineSpec, restored *clusterv1.MachineSpec) (clusterv1.MachineSpec, error) {
+		return machineSpecUp(in, restored, "spec")
+	},
+	specDown: func(ctx context.Context, in *clusterv1.MachineSpec, namespace string, stored *MachineSpec, resolver conversion.APIVersionResolver) (MachineSpec, error) {
+		return machineSpecDown(ctx, in, namespace, stored, resolver, "spec")
+	},
+	statusUp:   machineStatusUp,
+	statusDown: machineStatusDown,
 }
 
-// ConvertHubToMachine converts a v1beta2 Machine to v1beta1.
+// ConvertMachineToHub converts a v1beta1 Machine to v1beta2.
+func ConvertMachineToHub(_ context.Context, src *Machine, dst *clusterv1.Machine) error {
+	return machineConversion.up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+}
+
+// ConvertHubToMachine converts a v1beta2 Machine to v1beta1; resolver names the API version of
+// references that v1beta1 clients did not write themselves.
 func ConvertHubToMachine(ctx context.Context, src *clusterv1.Machine, dst *Machine, resolver conversion.APIVersionResolver) error {
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	stored := &spokeData[MachineSpec, MachineStatus]{}
-	has, err := conversion.UnmarshalData(&dst.ObjectMeta, stored)
-	if err != nil {
-		return err
-	}
-	var storedSpec *MachineSpec
-	var storedStatus *MachineStatus
-	if has {
-		storedSpec, storedStatus = &stored.Spec, &stored.Status
-	}
-	spec, err := machineSpecDown(ctx, &src.Spec, src.Namespace, storedSpec, resolver, "spec")
-	if err != nil {
-		return err
-	}
-	dst.Spec = prefer(spec, storedSpec, func(s *MachineSpec) (clusterv1.MachineSpec, error) { return machineSpecUp(s, &src.Spec, "spec") }, src.Spec)
-	dst.Status = prefer(machineStatusDown(&src.Status), storedStatus,
-		noErr(func(s *MachineStatus) clusterv1.MachineStatus { return machineStatusUp(s, &src.Status) }), src.Status)
-	return conversion.MarshalHubData(src, dst)
+	return machineConversion.down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 // machineSpecUp converts a Machine spec (also a template's); restored supplies the v1beta2-only

@@ -23,47 +23,22 @@ import (
 	"capstan.dev/contracts/conversion"
 )
 
-// ConvertMachineDeploymentToHub converts a v1beta1 MachineDeployment to v1beta2.
-func ConvertMachineDeploymentToHub(_ context.Context, src *MachineDeployment, dst *clusterv1.MachineDeployment) error {
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	restored := &clusterv1.MachineDeployment{}
-	if _, err := conversion.UnmarshalData(&dst.ObjectMeta, restored); err != nil {
-		return err
-	}
-	spec, err := machineDeploymentSpecUp(&src.Spec, &restored.Spec)
-	if err != nil {
-		return err
-	}
-	dst.Spec = spec
-	dst.Status = machineDeploymentStatusUp(&src.Status, &restored.Status)
-	return conversion.MarshalData(spokeData[MachineDeploymentSpec, MachineDeploymentStatus]{Spec: src.Spec, Status: src.Status}, dst)
+var machineDeploymentConversion = kindConversion[MachineDeploymentSpec, MachineDeploymentStatus, clusterv1.MachineDeploymentSpec, clusterv1.MachineDeploymentStatus]{
+	specUp:     machineDeploymentSpecUp,
+	specDown:   machineDeploymentSpecDown,
+	statusUp:   machineDeploymentStatusUp,
+	statusDown: machineDeploymentStatusDown,
 }
 
-// ConvertHubToMachineDeployment converts a v1beta2 MachineDeployment to v1beta1.
+// ConvertMachineDeploymentToHub converts a v1beta1 MachineDeployment to v1beta2.
+func ConvertMachineDeploymentToHub(_ context.Context, src *MachineDeployment, dst *clusterv1.MachineDeployment) error {
+	return machineDeploymentConversion.up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+}
+
+// ConvertHubToMachineDeployment converts a v1beta2 MachineDeployment to v1beta1; resolver names the API version of
+// references that v1beta1 clients did not write themselves.
 func ConvertHubToMachineDeployment(ctx context.Context, src *clusterv1.MachineDeployment, dst *MachineDeployment, resolver conversion.APIVersionResolver) error {
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	stored := &spokeData[MachineDeploymentSpec, MachineDeploymentStatus]{}
-	has, err := conversion.UnmarshalData(&dst.ObjectMeta, stored)
-	if err != nil {
-		return err
-	}
-	var storedSpec *MachineDeploymentSpec
-	var storedStatus *MachineDeploymentStatus
-	if has {
-		storedSpec, storedStatus = &stored.Spec, &stored.Status
-	}
-	spec, err := machineDeploymentSpecDown(ctx, &src.Spec, src.Namespace, storedSpec, resolver)
-	if err != nil {
-		return err
-	}
-	dst.Spec = prefer(spec, storedSpec, func(s *MachineDeploymentSpec) (clusterv1.MachineDeploymentSpec, error) {
-		return machineDeploymentSpecUp(s, &src.Spec)
-	}, src.Spec)
-	dst.Status = prefer(machineDeploymentStatusDown(&src.Status), storedStatus,
-		noErr(func(s *MachineDeploymentStatus) clusterv1.MachineDeploymentStatus {
-			return machineDeploymentStatusUp(s, &src.Status)
-		}), src.Status)
-	return conversion.MarshalHubData(src, dst)
+	return machineDeploymentConversion.down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func machineDeploymentSpecUp(in *MachineDeploymentSpec, restored *clusterv1.MachineDeploymentSpec) (clusterv1.MachineDeploymentSpec, error) {

@@ -26,40 +26,26 @@ import (
 	"capstan.dev/contracts/conversion"
 )
 
-// ConvertMachineHealthCheckToHub converts a v1beta1 MachineHealthCheck to v1beta2.
-func ConvertMachineHealthCheckToHub(_ context.Context, src *MachineHealthCheck, dst *clusterv1.MachineHealthCheck) error {
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	restored := &clusterv1.MachineHealthCheck{}
-	if _, err := conversion.UnmarshalData(&dst.ObjectMeta, restored); err != nil {
-		return err
-	}
-	dst.Spec = machineHealthCheckSpecUp(&src.Spec, &restored.Spec)
-	dst.Status = machineHealthCheckStatusUp(&src.Status, &restored.Status)
-	return conversion.MarshalData(spokeData[MachineHealthCheckSpec, MachineHealthCheckStatus]{Spec: src.Spec, Status: src.Status}, dst)
+var machineHealthCheckConversion = kindConversion[MachineHealthCheckSpec, MachineHealthCheckStatus, clusterv1.MachineHealthCheckSpec, clusterv1.MachineHealthCheckStatus]{
+	specUp: func(in *MachineHealthCheckSpec, restored *clusterv1.MachineHealthCheckSpec) (clusterv1.MachineHealthCheckSpec, error) {
+		return machineHealthCheckSpecUp(in, restored), nil
+	},
+	specDown: func(_ context.Context, in *clusterv1.MachineHealthCheckSpec, namespace string, stored *MachineHealthCheckSpec, _ conversion.APIVersionResolver) (MachineHealthCheckSpec, error) {
+		return machineHealthCheckSpecDown(in, namespace, stored), nil
+	},
+	statusUp:   machineHealthCheckStatusUp,
+	statusDown: machineHealthCheckStatusDown,
 }
 
-// ConvertHubToMachineHealthCheck converts a v1beta2 MachineHealthCheck to v1beta1.
-func ConvertHubToMachineHealthCheck(_ context.Context, src *clusterv1.MachineHealthCheck, dst *MachineHealthCheck, _ conversion.APIVersionResolver) error {
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	stored := &spokeData[MachineHealthCheckSpec, MachineHealthCheckStatus]{}
-	has, err := conversion.UnmarshalData(&dst.ObjectMeta, stored)
-	if err != nil {
-		return err
-	}
-	var storedSpec *MachineHealthCheckSpec
-	var storedStatus *MachineHealthCheckStatus
-	if has {
-		storedSpec, storedStatus = &stored.Spec, &stored.Status
-	}
-	dst.Spec = prefer(machineHealthCheckSpecDown(&src.Spec, src.Namespace, storedSpec), storedSpec,
-		noErr(func(s *MachineHealthCheckSpec) clusterv1.MachineHealthCheckSpec {
-			return machineHealthCheckSpecUp(s, &src.Spec)
-		}), src.Spec)
-	dst.Status = prefer(machineHealthCheckStatusDown(&src.Status), storedStatus,
-		noErr(func(s *MachineHealthCheckStatus) clusterv1.MachineHealthCheckStatus {
-			return machineHealthCheckStatusUp(s, &src.Status)
-		}), src.Status)
-	return conversion.MarshalHubData(src, dst)
+// ConvertMachineHealthCheckToHub converts a v1beta1 MachineHealthCheck to v1beta2.
+func ConvertMachineHealthCheckToHub(_ context.Context, src *MachineHealthCheck, dst *clusterv1.MachineHealthCheck) error {
+	return machineHealthCheckConversion.up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+}
+
+// ConvertHubToMachineHealthCheck converts a v1beta2 MachineHealthCheck to v1beta1; resolver names the API version of
+// references that v1beta1 clients did not write themselves.
+func ConvertHubToMachineHealthCheck(ctx context.Context, src *clusterv1.MachineHealthCheck, dst *MachineHealthCheck, resolver conversion.APIVersionResolver) error {
+	return machineHealthCheckConversion.down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func machineHealthCheckSpecUp(in *MachineHealthCheckSpec, restored *clusterv1.MachineHealthCheckSpec) clusterv1.MachineHealthCheckSpec {

@@ -25,43 +25,22 @@ import (
 	"capstan.dev/contracts/conversion"
 )
 
-// ConvertMachinePoolToHub converts a v1beta1 MachinePool to v1beta2.
-func ConvertMachinePoolToHub(_ context.Context, src *MachinePool, dst *clusterv1.MachinePool) error {
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	restored := &clusterv1.MachinePool{}
-	if _, err := conversion.UnmarshalData(&dst.ObjectMeta, restored); err != nil {
-		return err
-	}
-	spec, err := machinePoolSpecUp(&src.Spec, &restored.Spec)
-	if err != nil {
-		return err
-	}
-	dst.Spec = spec
-	dst.Status = machinePoolStatusUp(&src.Status, &restored.Status)
-	return conversion.MarshalData(spokeData[MachinePoolSpec, MachinePoolStatus]{Spec: src.Spec, Status: src.Status}, dst)
+var machinePoolConversion = kindConversion[MachinePoolSpec, MachinePoolStatus, clusterv1.MachinePoolSpec, clusterv1.MachinePoolStatus]{
+	specUp:     machinePoolSpecUp,
+	specDown:   machinePoolSpecDown,
+	statusUp:   machinePoolStatusUp,
+	statusDown: machinePoolStatusDown,
 }
 
-// ConvertHubToMachinePool converts a v1beta2 MachinePool to v1beta1.
+// ConvertMachinePoolToHub converts a v1beta1 MachinePool to v1beta2.
+func ConvertMachinePoolToHub(_ context.Context, src *MachinePool, dst *clusterv1.MachinePool) error {
+	return machinePoolConversion.up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+}
+
+// ConvertHubToMachinePool converts a v1beta2 MachinePool to v1beta1; resolver names the API version of
+// references that v1beta1 clients did not write themselves.
 func ConvertHubToMachinePool(ctx context.Context, src *clusterv1.MachinePool, dst *MachinePool, resolver conversion.APIVersionResolver) error {
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	stored := &spokeData[MachinePoolSpec, MachinePoolStatus]{}
-	has, err := conversion.UnmarshalData(&dst.ObjectMeta, stored)
-	if err != nil {
-		return err
-	}
-	var storedSpec *MachinePoolSpec
-	var storedStatus *MachinePoolStatus
-	if has {
-		storedSpec, storedStatus = &stored.Spec, &stored.Status
-	}
-	spec, err := machinePoolSpecDown(ctx, &src.Spec, src.Namespace, storedSpec, resolver)
-	if err != nil {
-		return err
-	}
-	dst.Spec = prefer(spec, storedSpec, func(s *MachinePoolSpec) (clusterv1.MachinePoolSpec, error) { return machinePoolSpecUp(s, &src.Spec) }, src.Spec)
-	dst.Status = prefer(machinePoolStatusDown(&src.Status), storedStatus,
-		noErr(func(s *MachinePoolStatus) clusterv1.MachinePoolStatus { return machinePoolStatusUp(s, &src.Status) }), src.Status)
-	return conversion.MarshalHubData(src, dst)
+	return machinePoolConversion.down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func machinePoolSpecUp(in *MachinePoolSpec, restored *clusterv1.MachinePoolSpec) (clusterv1.MachinePoolSpec, error) {

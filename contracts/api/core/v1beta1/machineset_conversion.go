@@ -23,43 +23,22 @@ import (
 	"capstan.dev/contracts/conversion"
 )
 
-// ConvertMachineSetToHub converts a v1beta1 MachineSet to v1beta2.
-func ConvertMachineSetToHub(_ context.Context, src *MachineSet, dst *clusterv1.MachineSet) error {
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	restored := &clusterv1.MachineSet{}
-	if _, err := conversion.UnmarshalData(&dst.ObjectMeta, restored); err != nil {
-		return err
-	}
-	spec, err := machineSetSpecUp(&src.Spec, &restored.Spec)
-	if err != nil {
-		return err
-	}
-	dst.Spec = spec
-	dst.Status = machineSetStatusUp(&src.Status, &restored.Status)
-	return conversion.MarshalData(spokeData[MachineSetSpec, MachineSetStatus]{Spec: src.Spec, Status: src.Status}, dst)
+var machineSetConversion = kindConversion[MachineSetSpec, MachineSetStatus, clusterv1.MachineSetSpec, clusterv1.MachineSetStatus]{
+	specUp:     machineSetSpecUp,
+	specDown:   machineSetSpecDown,
+	statusUp:   machineSetStatusUp,
+	statusDown: machineSetStatusDown,
 }
 
-// ConvertHubToMachineSet converts a v1beta2 MachineSet to v1beta1.
+// ConvertMachineSetToHub converts a v1beta1 MachineSet to v1beta2.
+func ConvertMachineSetToHub(_ context.Context, src *MachineSet, dst *clusterv1.MachineSet) error {
+	return machineSetConversion.up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+}
+
+// ConvertHubToMachineSet converts a v1beta2 MachineSet to v1beta1; resolver names the API version of
+// references that v1beta1 clients did not write themselves.
 func ConvertHubToMachineSet(ctx context.Context, src *clusterv1.MachineSet, dst *MachineSet, resolver conversion.APIVersionResolver) error {
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	stored := &spokeData[MachineSetSpec, MachineSetStatus]{}
-	has, err := conversion.UnmarshalData(&dst.ObjectMeta, stored)
-	if err != nil {
-		return err
-	}
-	var storedSpec *MachineSetSpec
-	var storedStatus *MachineSetStatus
-	if has {
-		storedSpec, storedStatus = &stored.Spec, &stored.Status
-	}
-	spec, err := machineSetSpecDown(ctx, &src.Spec, src.Namespace, storedSpec, resolver)
-	if err != nil {
-		return err
-	}
-	dst.Spec = prefer(spec, storedSpec, func(s *MachineSetSpec) (clusterv1.MachineSetSpec, error) { return machineSetSpecUp(s, &src.Spec) }, src.Spec)
-	dst.Status = prefer(machineSetStatusDown(&src.Status), storedStatus,
-		noErr(func(s *MachineSetStatus) clusterv1.MachineSetStatus { return machineSetStatusUp(s, &src.Status) }), src.Status)
-	return conversion.MarshalHubData(src, dst)
+	return machineSetConversion.down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func machineSetSpecUp(in *MachineSetSpec, restored *clusterv1.MachineSetSpec) (clusterv1.MachineSetSpec, error) {
