@@ -203,11 +203,12 @@ func TestConversion_V1Beta1ClientWorksOnObjectsTheV1Beta2ControllersOwn(t *testi
 }
 
 // TestConversion_CertificateRotationReinjectsTheBundleAndReloadsTheServer runs the webhook with
-// a certificate valid for 15s (renewed after 10s) and checks that a new CA reaches the CRDs,
-// that the server then serves a certificate signed by it, and that v1beta1 reads keep working.
+// a certificate valid for 30s (renewed after 20s, leaving a loaded machine 10s to re-inject) and
+// checks that a new CA reaches the CRDs, that the server then serves a certificate signed by it,
+// and that v1beta1 reads keep working.
 func TestConversion_CertificateRotationReinjectsTheBundleAndReloadsTheServer(t *testing.T) {
 	ctx := context.Background()
-	_, addr := startCoreWithWebhook(t, 15*time.Second)
+	_, addr := startCoreWithWebhook(t, 30*time.Second)
 	ns := env.CreateNamespace(t, "rotation")
 	old, err := client.New(env.Config, client.Options{Scheme: conversionScheme(t)})
 	require.NoError(t, err)
@@ -225,7 +226,7 @@ func TestConversion_CertificateRotationReinjectsTheBundleAndReloadsTheServer(t *
 	}
 	require.NoError(t, verifiedBy(first, bundle()))
 
-	envtest.WaitFor(t, 60*time.Second, "a rotated certificate, trusted by the CRD's bundle, to be served", func() (bool, error) {
+	envtest.WaitFor(t, 90*time.Second, "a rotated certificate, trusted by the CRD's bundle, to be served", func() (bool, error) {
 		now := servedCertificate(t, addr)
 		if now.Equal(first) {
 			return false, nil
