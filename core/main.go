@@ -14,7 +14,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
+	"capstan.dev/contracts/api/core/converters"
+	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conversion"
+	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/contracts/manager"
 	"capstan.dev/core/internal/controller/machine"
 	"capstan.dev/core/internal/controller/machineset"
@@ -39,7 +43,7 @@ func main() {
 	}
 
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, addonsv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, clusterv1beta1.AddToScheme, addonsv1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			log.Error(err, "Unable to build the scheme")
 			os.Exit(1)
@@ -50,6 +54,14 @@ func main() {
 	mgr, err := manager.New(opts, scheme, ctrl.GetConfigOrDie())
 	if err != nil {
 		log.Error(err, "Unable to create the manager")
+		os.Exit(1)
+	}
+
+	// v1beta1 is served through the conversion webhook; references that v1beta1 clients did not
+	// write get the API version their CRD's contract label names (read through the cache).
+	resolver := conversion.CRDContractResolver{Reader: mgr.GetClient()}
+	if err := conversionwebhook.Setup(mgr, opts.Webhook, converters.Kinds(resolver)); err != nil {
+		log.Error(err, "Unable to set up the conversion webhook")
 		os.Exit(1)
 	}
 

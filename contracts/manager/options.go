@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"capstan.dev/contracts/conversionwebhook"
 )
 
 // DefaultKubeAPIQPS and DefaultKubeAPIBurst are the client-side rate limit of every manager,
@@ -51,6 +53,9 @@ type Options struct {
 	concurrency map[string]*int
 	// Zap holds the logging flags (--zap-log-level, --zap-devel, ...).
 	Zap zap.Options
+	// Webhook holds the conversion webhook flags (--webhook-*); a provider that serves older
+	// API versions passes it to conversionwebhook.Setup, the others accept and ignore it.
+	Webhook conversionwebhook.Options
 }
 
 // NewOptions returns the defaults for a provider. controllers lists the flag stems
@@ -70,6 +75,7 @@ func NewOptions(name, leaderElectionID, defaultNamespace string, controllers ...
 		KubeAPIBurst:           DefaultKubeAPIBurst,
 		SyncPeriod:             10 * time.Minute,
 		concurrency:            map[string]*int{},
+		Webhook:                conversionwebhook.DefaultOptions(),
 	}
 	for _, c := range controllers {
 		workers := 10
@@ -124,6 +130,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 			fmt.Sprintf("Number of %s objects reconciled in parallel.", stem))
 	}
 
+	o.Webhook.AddFlags(fs)
+
 	gofs := goflag.NewFlagSet(o.Name, goflag.ContinueOnError)
 	o.Zap.BindFlags(gofs)
 	fs.AddGoFlagSet(gofs)
@@ -156,5 +164,5 @@ func (o *Options) Validate() error {
 	case o.LeaderElect && o.LeaderElectionNS == "":
 		return fmt.Errorf("--leader-election-namespace is required with --leader-elect outside a cluster")
 	}
-	return nil
+	return o.Webhook.Validate()
 }

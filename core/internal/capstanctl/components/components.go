@@ -167,8 +167,9 @@ var kindRank = map[string]int{
 	"ConfigMap": 6, "Secret": 6, "Service": 7, "Deployment": 9,
 }
 
-// workloadKinds are what --dev replaces with local processes.
-var workloadKinds = map[string]bool{"Deployment": true}
+// workloadKinds are what --dev replaces with local processes: the Deployments and the Service
+// in front of the core's conversion webhook (a local manager is called on a loopback URL).
+var workloadKinds = map[string]bool{"Deployment": true, "Service": true}
 
 // NewPlan sorts objs into installation steps. Within a step the order of objs is kept
 // except that Rest is stably sorted by kind (unknown kinds before the Deployments).

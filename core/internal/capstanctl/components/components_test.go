@@ -78,18 +78,20 @@ func TestNewPlan_NamespacesThenCRDsThenRBACBeforeDeployments(t *testing.T) {
 		obj("rbac.authorization.k8s.io/v1", "Role", "r"),
 		obj("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "crb"),
 		obj("apps/v1", "Deployment", "d2"),
+		obj("v1", "Service", "webhook"),
 	}
 	p := NewPlan(objs, PlanOptions{})
 	require.Equal(t, []string{"Namespace/ns1", "Namespace/ns2"}, kindsOf(p.Namespaces))
 	require.Equal(t, []string{"CustomResourceDefinition/crd1", "CustomResourceDefinition/crd2"}, kindsOf(p.CRDs))
 	require.Equal(t, []string{"ServiceAccount/sa", "ClusterRole/cr", "ClusterRoleBinding/crb", "Role/r", "RoleBinding/rb",
-		"Widget/w", "Deployment/d1", "Deployment/d2"}, kindsOf(p.Rest))
+		"Service/webhook", "Widget/w", "Deployment/d1", "Deployment/d2"}, kindsOf(p.Rest))
 	require.Len(t, p.All(), len(objs))
 	require.Equal(t, "Namespace/ns1", kindsOf(p.All())[0])
 
 	dev := NewPlan(objs, PlanOptions{WithoutWorkloads: true})
 	require.NotContains(t, kindsOf(dev.Rest), "Deployment/d1")
-	require.Len(t, dev.All(), len(objs)-2, "only the Deployments are left out")
+	require.NotContains(t, kindsOf(dev.Rest), "Service/webhook")
+	require.Len(t, dev.All(), len(objs)-3, "only the Deployments and the webhook Service are left out")
 }
 
 func TestNewPlan_OfEveryProviderInstallsAllNamespacesAndCRDsBeforeAnythingElse(t *testing.T) {
@@ -233,7 +235,21 @@ func TestEmbedded_EachProviderDeploysAloneIntoItsNamespaceHardened(t *testing.T)
 			for _, port := range c.Ports {
 				ports[port.Name] = port.ContainerPort
 			}
-			require.Equal(t, map[string]int32{"metrics": 8080, "healthz": 9440}, ports)
+			wantPorts := map[string]int32{"metrics": 8080, "healthz": 9440}
+			if p.Name == "core" {
+				// The conversion webhook (v1beta1) listens behind the provider's Service.
+				wantPorts["webhook"] = 9443
+				require.Contains(t, c.Args, "--webhook-bind-address=:9443")
+				require.Len(t, kinds["Service"], 1)
+				svc := convert[corev1.Service](t, kinds["Service"][0])
+				require.Contains(t, c.Args, "--webhook-service=$(POD_NAMESPACE)/"+svc.Name)
+				require.Equal(t, "webhook", svc.Spec.Ports[0].TargetPort.String())
+				require.Equal(t, int32(443), svc.Spec.Ports[0].Port)
+				for k, v := range svc.Spec.Selector {
+					require.Equal(t, v, d.Spec.Template.Labels[k], "the Service selects the manager's pods")
+				}
+			}
+			require.Equal(t, wantPorts, ports)
 			require.Contains(t, c.Args, "--health-addr=:9440")
 			require.Contains(t, c.Args, "--metrics-bind-address=:8080")
 			require.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)

@@ -29,11 +29,11 @@ func (p Provider) ServiceAccount() (string, error) {
 	return "", fmt.Errorf("components of provider %s: no Deployment", p.Name)
 }
 
-// HostPorts are the metrics and probe ports of the provider's manager when its pod shares
-// its node's network: one pair per provider, so the three managers fit on one node.
-func (p Provider) HostPorts() (metrics, health int) {
+// HostPorts are the metrics, probe and conversion webhook ports of the provider's manager when
+// its pod shares its node's network: one set per provider, so the three managers fit on one node.
+func (p Provider) HostPorts() (metrics, health, webhook int) {
 	i := slices.IndexFunc(All, func(q Provider) bool { return q.Name == p.Name })
-	return 8080 + i, 9440 + i
+	return 8080 + i, 9440 + i, 9443 + i
 }
 
 // SetHostNetwork makes every manager Deployment in objs run in its node's network namespace
@@ -51,7 +51,7 @@ func SetHostNetwork(objs []*unstructured.Unstructured) error {
 		if i < 0 {
 			return fmt.Errorf("Deployment %s/%s belongs to no known provider", o.GetNamespace(), o.GetName())
 		}
-		metrics, health := All[i].HostPorts()
+		metrics, health, webhook := All[i].HostPorts()
 		spec := []string{"spec", "template", "spec"}
 		if err := unstructured.SetNestedField(o.Object, true, append(spec, "hostNetwork")...); err != nil {
 			return fmt.Errorf("Deployment %s: %w", o.GetName(), err)
@@ -68,8 +68,8 @@ func SetHostNetwork(objs []*unstructured.Unstructured) error {
 			if !ok {
 				return fmt.Errorf("Deployment %s: a container is not an object", o.GetName())
 			}
-			setPortFlags(m, map[string]int{"--metrics-bind-address": metrics, "--health-addr": health})
-			setContainerPorts(m, map[string]int{"metrics": metrics, "healthz": health})
+			setPortFlags(m, map[string]int{"--metrics-bind-address": metrics, "--health-addr": health, "--webhook-bind-address": webhook})
+			setContainerPorts(m, map[string]int{"metrics": metrics, "healthz": health, "webhook": webhook})
 		}
 		if err := unstructured.SetNestedSlice(o.Object, containers, append(spec, "containers")...); err != nil {
 			return fmt.Errorf("Deployment %s: %w", o.GetName(), err)

@@ -58,6 +58,9 @@ func TestSetHostNetwork_GivesEachProviderItsOwnPortsOnTheNode(t *testing.T) {
 		args := c["args"].([]any)
 		require.Contains(t, args, fmt.Sprintf("--metrics-bind-address=:%d", ports["metrics"]))
 		require.Contains(t, args, fmt.Sprintf("--health-addr=:%d", ports["healthz"]))
+		if port, ok := ports["webhook"]; ok {
+			require.Contains(t, args, fmt.Sprintf("--webhook-bind-address=:%d", port))
+		}
 	}
 	require.Equal(t, len(All), deployments)
 }

@@ -1,7 +1,7 @@
 // Package localmanagers runs provider manager binaries as local background processes
 // against a management cluster, for `capstanctl init --dev` (which `make run`, `make e2e`
-// and `make stop` use). Each manager gets its own loopback ports for metrics and probes and
-// may have its own kubeconfig; its PID and addresses live in a state directory
+// and `make stop` use). Each manager gets its own loopback ports for metrics, probes and its
+// conversion webhook, and may have its own kubeconfig; its PID and addresses live in a state directory
 // (<dir>/<name>.pid, <name>.json) and its log in a log directory (<name>.log), so a later run
 // finds it: a manager still running the same binary against the same kubeconfig with the
 // same flags is left alone, any other is restarted. Processes are only ever signalled by the
@@ -34,7 +34,7 @@ type Manager struct {
 	Name string
 	// Binary is the path of the manager binary.
 	Binary string
-	// Args are flags added to the ones Runner sets (--kubeconfig and the two addresses).
+	// Args are flags added to the ones Runner sets (--kubeconfig and the three addresses).
 	Args []string
 	// Kubeconfig is the manager's own kubeconfig (init --dev gives each its ServiceAccount's
 	// token); empty means the Runner's.
@@ -55,6 +55,7 @@ type Process struct {
 	Binary      string `json:"binary"`
 	HealthAddr  string `json:"healthAddr"`
 	MetricsAddr string `json:"metricsAddr"`
+	WebhookAddr string `json:"webhookAddr,omitempty"`
 	Log         string `json:"log"`
 	// Sum identifies what the process runs: the binary's content, the kubeconfig and the flags.
 	Sum string `json:"sum"`
@@ -185,6 +186,12 @@ func (r *Runner) start(m Manager, sum string) (Process, error) {
 	if err != nil {
 		return Process{}, err
 	}
+	// A provider that serves older API versions points its CRDs' conversion webhook at this
+	// address (https://127.0.0.1:<port>/convert); the others accept the flag and ignore it.
+	webhook, err := freeLoopbackAddr()
+	if err != nil {
+		return Process{}, err
+	}
 	logPath := filepath.Join(r.logDir(), m.Name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -192,7 +199,8 @@ func (r *Runner) start(m Manager, sum string) (Process, error) {
 	}
 	defer logFile.Close()
 
-	args := append([]string{"--kubeconfig=" + kubeconfig, "--metrics-bind-address=" + metrics, "--health-addr=" + health}, m.Args...)
+	args := append([]string{"--kubeconfig=" + kubeconfig, "--metrics-bind-address=" + metrics, "--health-addr=" + health,
+		"--webhook-bind-address=" + webhook}, m.Args...)
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -205,7 +213,7 @@ func (r *Runner) start(m Manager, sum string) (Process, error) {
 	// Reap the process if it exits while this one still runs (it outlives a CLI run).
 	go func() { _ = cmd.Wait() }()
 
-	p := Process{Name: m.Name, PID: cmd.Process.Pid, Binary: bin, HealthAddr: health, MetricsAddr: metrics, Log: logPath, Sum: sum}
+	p := Process{Name: m.Name, PID: cmd.Process.Pid, Binary: bin, HealthAddr: health, MetricsAddr: metrics, WebhookAddr: webhook, Log: logPath, Sum: sum}
 	data, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return p, err

@@ -86,6 +86,9 @@ func TestUp_StartsEachManagerWaitsForReadyzAndLeavesItAloneNextTime(t *testing.T
 		require.NoError(t, err)
 		require.Contains(t, string(log), "--kubeconfig="+r.Kubeconfig)
 		require.Contains(t, string(log), "fake manager serving "+p.HealthAddr)
+		// The conversion webhook listens on its own loopback port, which the core puts in its CRDs.
+		require.True(t, strings.HasPrefix(p.WebhookAddr, "127.0.0.1:"), p.WebhookAddr)
+		require.Contains(t, string(log), "--webhook-bind-address="+p.WebhookAddr)
 	}
 	require.Contains(t, out.String(), "core: ready (pid ")
 

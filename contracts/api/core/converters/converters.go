@@ -1,0 +1,56 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package converters ties the core kinds' v1beta1 spokes to their v1beta2 hubs for the core
+// manager's conversion webhook (capstan.dev/contracts/conversionwebhook). It is apart from the
+// API packages so that importing the types never pulls in controller-runtime.
+package converters
+
+import (
+	"context"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
+
+	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conversion"
+	"capstan.dev/contracts/conversionwebhook"
+)
+
+// Kinds are the core kinds served at v1beta1; resolver names the API version of references
+// that v1beta1 clients did not write (conversion.CRDContractResolver in the manager).
+func Kinds(resolver conversion.APIVersionResolver) []conversionwebhook.Kind {
+	return []conversionwebhook.Kind{
+		kind("Cluster", &clusterv1.Cluster{}, &clusterv1beta1.Cluster{}, clusterv1beta1.ConvertClusterToHub, clusterv1beta1.ConvertHubToCluster, resolver),
+		kind("Machine", &clusterv1.Machine{}, &clusterv1beta1.Machine{}, clusterv1beta1.ConvertMachineToHub, clusterv1beta1.ConvertHubToMachine, resolver),
+		kind("MachineSet", &clusterv1.MachineSet{}, &clusterv1beta1.MachineSet{}, clusterv1beta1.ConvertMachineSetToHub, clusterv1beta1.ConvertHubToMachineSet, resolver),
+		kind("MachineDeployment", &clusterv1.MachineDeployment{}, &clusterv1beta1.MachineDeployment{},
+			clusterv1beta1.ConvertMachineDeploymentToHub, clusterv1beta1.ConvertHubToMachineDeployment, resolver),
+		kind("MachineHealthCheck", &clusterv1.MachineHealthCheck{}, &clusterv1beta1.MachineHealthCheck{},
+			clusterv1beta1.ConvertMachineHealthCheckToHub, clusterv1beta1.ConvertHubToMachineHealthCheck, resolver),
+		kind("MachinePool", &clusterv1.MachinePool{}, &clusterv1beta1.MachinePool{}, clusterv1beta1.ConvertMachinePoolToHub, clusterv1beta1.ConvertHubToMachinePool, resolver),
+	}
+}
+
+func kind[H, S client.Object](kindOf string, hub H, spoke S, up func(context.Context, S, H) error,
+	down func(context.Context, H, S, conversion.APIVersionResolver) error, resolver conversion.APIVersionResolver) conversionwebhook.Kind {
+	return conversionwebhook.Kind{
+		GroupKind: clusterv1.GroupVersion.WithKind(kindOf).GroupKind(),
+		Converter: crconversion.NewHubSpokeConverter(hub, crconversion.NewSpokeConverter(spoke,
+			func(ctx context.Context, h H, s S) error { return down(ctx, h, s, resolver) }, up)),
+	}
+}

@@ -1,0 +1,156 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+import (
+	"context"
+	"sort"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conversion"
+)
+
+var clusterConversion = kindConversion[ClusterSpec, ClusterStatus, clusterv1.ClusterSpec, clusterv1.ClusterStatus]{
+	specUp:     clusterSpecUp,
+	specDown:   clusterSpecDown,
+	statusUp:   clusterStatusUp,
+	statusDown: clusterStatusDown,
+}
+
+// ConvertClusterToHub converts a v1beta1 Cluster to v1beta2.
+func ConvertClusterToHub(_ context.Context, src *Cluster, dst *clusterv1.Cluster) error {
+	return clusterConversion.up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+}
+
+// ConvertHubToCluster converts a v1beta2 Cluster to v1beta1; resolver names the API version of
+// references that v1beta1 clients did not write themselves.
+func ConvertHubToCluster(ctx context.Context, src *clusterv1.Cluster, dst *Cluster, resolver conversion.APIVersionResolver) error {
+	return clusterConversion.down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+}
+
+func clusterSpecUp(in *ClusterSpec, restored *clusterv1.ClusterSpec) (clusterv1.ClusterSpec, error) {
+	out := clusterv1.ClusterSpec{
+		Paused:               conversion.BoolIntent(in.Paused, restored.Paused),
+		ControlPlaneEndpoint: in.ControlPlaneEndpoint,
+		AvailabilityGates:    append([]clusterv1.ClusterAvailabilityGate(nil), in.AvailabilityGates...),
+	}
+	if n := in.ClusterNetwork; n != nil {
+		out.ClusterNetwork = clusterv1.ClusterNetwork{
+			APIServerPort: conversion.Deref(n.APIServerPort),
+			Services:      networkRangesUp(n.Services),
+			Pods:          networkRangesUp(n.Pods),
+			ServiceDomain: n.ServiceDomain,
+		}
+	}
+	var err error
+	if out.ControlPlaneRef, err = conversion.RefToContract(in.ControlPlaneRef, "spec.controlPlaneRef"); err != nil {
+		return out, err
+	}
+	out.InfrastructureRef, err = conversion.RefToContract(in.InfrastructureRef, "spec.infrastructureRef")
+	return out, err
+}
+
+func clusterSpecDown(ctx context.Context, in *clusterv1.ClusterSpec, namespace string, stored *ClusterSpec,
+	resolver conversion.APIVersionResolver) (ClusterSpec, error) {
+	out := ClusterSpec{
+		Paused:               conversion.Deref(in.Paused),
+		ControlPlaneEndpoint: in.ControlPlaneEndpoint,
+		AvailabilityGates:    append([]clusterv1.ClusterAvailabilityGate(nil), in.AvailabilityGates...),
+	}
+	if n := in.ClusterNetwork; n.APIServerPort != 0 || n.ServiceDomain != "" || len(n.Services.CIDRBlocks) > 0 || len(n.Pods.CIDRBlocks) > 0 {
+		out.ClusterNetwork = &ClusterNetwork{APIServerPort: conversion.NonZero(n.APIServerPort), ServiceDomain: n.ServiceDomain}
+		if len(n.Services.CIDRBlocks) > 0 {
+			out.ClusterNetwork.Services = n.Services.DeepCopy()
+		}
+		if len(n.Pods.CIDRBlocks) > 0 {
+			out.ClusterNetwork.Pods = n.Pods.DeepCopy()
+		}
+	}
+	if stored == nil {
+		stored = &ClusterSpec{}
+	}
+	var err error
+	if out.ControlPlaneRef, err = conversion.RefFromContract(ctx, in.ControlPlaneRef, namespace, stored.ControlPlaneRef, resolver, "spec.controlPlaneRef"); err != nil {
+		return out, err
+	}
+	out.InfrastructureRef, err = conversion.RefFromContract(ctx, in.InfrastructureRef, namespace, stored.InfrastructureRef, resolver, "spec.infrastructureRef")
+	return out, err
+}
+
+func clusterStatusUp(in *ClusterStatus, restored *clusterv1.ClusterStatus) clusterv1.ClusterStatus {
+	out := clusterv1.ClusterStatus{
+		Phase:              in.Phase,
+		ObservedGeneration: in.ObservedGeneration,
+		Initialization: clusterv1.ClusterInitializationStatus{
+			InfrastructureProvisioned: conversion.BoolIntent(in.InfrastructureReady, restored.Initialization.InfrastructureProvisioned),
+			ControlPlaneInitialized:   conversion.BoolIntent(in.ControlPlaneReady, restored.Initialization.ControlPlaneInitialized),
+		},
+	}
+	if v := in.V1Beta2; v != nil {
+		out.Conditions = v.Conditions
+		out.ControlPlane = v.ControlPlane.DeepCopy()
+		out.Workers = v.Workers.DeepCopy()
+	}
+	restoredControlPlane := map[string]*bool{}
+	for _, fd := range restored.FailureDomains {
+		restoredControlPlane[fd.Name] = fd.ControlPlane
+	}
+	for name, fd := range in.FailureDomains {
+		out.FailureDomains = append(out.FailureDomains, clusterv1.FailureDomain{
+			Name:         name,
+			ControlPlane: failureDomainControlPlane(fd.ControlPlane, restoredControlPlane, name),
+			Attributes:   copyMap(fd.Attributes),
+		})
+	}
+	sort.Slice(out.FailureDomains, func(i, j int) bool { return out.FailureDomains[i].Name < out.FailureDomains[j].Name })
+	return out
+}
+
+// failureDomainControlPlane is always set on the way up, as upstream, unless the recorded
+// v1beta2 failure domain of that name had it unset.
+func failureDomainControlPlane(v bool, restored map[string]*bool, name string) *bool {
+	if r, ok := restored[name]; ok && r == nil && !v {
+		return nil
+	}
+	return &v
+}
+
+func clusterStatusDown(in *clusterv1.ClusterStatus) ClusterStatus {
+	out := ClusterStatus{
+		Phase:               in.Phase,
+		ObservedGeneration:  in.ObservedGeneration,
+		InfrastructureReady: conversion.Deref(in.Initialization.InfrastructureProvisioned),
+		ControlPlaneReady:   conversion.Deref(in.Initialization.ControlPlaneInitialized),
+	}
+	if len(in.Conditions) > 0 || in.ControlPlane != nil || in.Workers != nil {
+		out.V1Beta2 = &ClusterV1Beta2Status{Conditions: in.Conditions, ControlPlane: in.ControlPlane.DeepCopy(), Workers: in.Workers.DeepCopy()}
+	}
+	for _, fd := range in.FailureDomains {
+		if out.FailureDomains == nil {
+			out.FailureDomains = FailureDomains{}
+		}
+		out.FailureDomains[fd.Name] = FailureDomainSpec{ControlPlane: conversion.Deref(fd.ControlPlane), Attributes: copyMap(fd.Attributes)}
+	}
+	return out
+}
+
+func networkRangesUp(in *clusterv1.NetworkRanges) clusterv1.NetworkRanges {
+	if in == nil {
+		return clusterv1.NetworkRanges{}
+	}
+	return *in.DeepCopy()
+}

@@ -1,0 +1,34 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package v1beta1 serves the core Cluster API kinds of group cluster.x-k8s.io at version v1beta1,
+// field for field as upstream's v1beta1 (release 1.14, with the fields upstream mirrored from
+// v1beta2), so that manifests and clients written for upstream's v1beta1 keep working. It is a
+// spoke: v1beta2 (capstan.dev/contracts/api/core/v1beta2) is the hub and the only stored
+// version, and the conversion functions here run in the core manager's conversion webhook.
+//
+// Conditions are as v1beta1 had them: status.conditions is the v1beta1 list (with severity) and
+// the v1beta2 conditions appear under status.v1beta2.conditions. Capstan's v1beta2 keeps no
+// deprecated v1beta1 status, so the v1beta1-only status (status.conditions, failureReason,
+// failureMessage) reads empty and the legacy replica counters are derived from the v1beta2 ones.
+// spec.topology (ClusterClass) is not served at v1beta1.
+//
+// The CRD versions are generated unserved: the core manager turns v1beta1 on when its conversion
+// webhook is ready to convert it, so that a v1beta1 object can never be stored unconverted.
+//
+// +kubebuilder:object:generate=true
+// +groupName=cluster.x-k8s.io
+package v1beta1

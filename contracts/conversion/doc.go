@@ -1,0 +1,16 @@
+// Package conversion holds what every provider needs to serve an older API version of its kinds
+// next to the v1beta2 storage version, hub and spoke: the conversion-data annotation that keeps
+// a conversion lossless in both directions, the reshaping rules that recur across kinds
+// (object references, durations, intent booleans) and the lookup of the API version a contract
+// reference is read at. The per-kind conversion functions live beside the spoke types (e.g.
+// capstan.dev/contracts/api/core/v1beta1); the webhook that serves them lives in
+// capstan.dev/contracts/conversionwebhook. The package owns no API types and starts nothing.
+//
+// The annotation cluster.x-k8s.io/conversion-data is upstream's: on an object read at the old
+// version it holds the v1beta2 object without metadata, so writing the old version back restores
+// what the old version cannot express (as upstream). Upstream drops the old-version-only fields
+// on the way up; Capstan keeps them instead, under the same key on the stored v1beta2 object (the
+// old version's spec), so that a v1beta1 client reads back exactly what it wrote. Each direction
+// consumes the annotation it finds and writes the one the other side needs, so it never
+// accumulates.
+package conversion

@@ -1,0 +1,101 @@
+package conversionwebhook
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Options say where the conversion webhook listens and how the API server reaches it.
+type Options struct {
+	// BindAddress is host:port the webhook server listens on; empty disables the webhook (the
+	// older API versions then stay unserved).
+	BindAddress string
+	// Service is namespace/name of the Service in front of the manager; empty means the API server
+	// dials BindAddress directly, which must then be an IP address (a loopback one, locally).
+	Service string
+	// CertValidity is how long the CA and serving certificate are valid; they are replaced once
+	// two thirds of it have passed.
+	CertValidity time.Duration
+	// ResyncInterval is how often the CRDs are checked and repaired (e.g. after capstanctl init
+	// re-applied them).
+	ResyncInterval time.Duration
+}
+
+// DefaultOptions are the defaults of the flags.
+func DefaultOptions() Options {
+	return Options{CertValidity: 365 * 24 * time.Hour, ResyncInterval: time.Minute}
+}
+
+// AddFlags registers the webhook flags on fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.BindAddress, "webhook-bind-address", o.BindAddress,
+		"host:port the conversion webhook listens on (e.g. :9443 in a pod, 127.0.0.1:9443 as a local process); empty disables it and leaves the older API versions unserved.")
+	fs.StringVar(&o.Service, "webhook-service", o.Service,
+		"namespace/name of the Service that fronts the conversion webhook; without it the API server calls https://<webhook-bind-address>/convert directly.")
+	fs.DurationVar(&o.CertValidity, "webhook-cert-validity", o.CertValidity,
+		"Validity of the webhook's self-issued CA and serving certificate; both are replaced after two thirds of it.")
+}
+
+// Enabled reports whether a webhook should be served.
+func (o Options) Enabled() bool { return o.BindAddress != "" }
+
+// Validate names the flag at fault.
+func (o Options) Validate() error {
+	if !o.Enabled() {
+		if o.Service != "" {
+			return fmt.Errorf("--webhook-service needs --webhook-bind-address (the address the webhook listens on)")
+		}
+		return nil
+	}
+	host, port, err := splitHostPort(o.BindAddress)
+	if err != nil {
+		return err
+	}
+	if port == 0 {
+		return fmt.Errorf("--webhook-bind-address %q needs a fixed port: the API server must be told where to call", o.BindAddress)
+	}
+	if o.Service != "" {
+		if ns, name, ok := strings.Cut(o.Service, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+			return fmt.Errorf("--webhook-service %q is not namespace/name, e.g. capstan-system/cluster-api-webhook-service", o.Service)
+		}
+	} else if net.ParseIP(host) == nil || net.ParseIP(host).IsUnspecified() {
+		return fmt.Errorf("--webhook-bind-address %q: without --webhook-service the API server calls this address, so it must be an IP it can reach, e.g. 127.0.0.1:%d", o.BindAddress, port)
+	}
+	if o.CertValidity < 10*time.Second {
+		return fmt.Errorf("--webhook-cert-validity must be at least 10s, got %s", o.CertValidity)
+	}
+	return nil
+}
+
+func splitHostPort(addr string) (string, int, error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("--webhook-bind-address %q is not host:port: %w", addr, err)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("--webhook-bind-address %q: port %q is not a port number", addr, p)
+	}
+	return host, port, nil
+}
+
+// serviceRef splits Service.
+func (o Options) serviceRef() (namespace, name string) {
+	namespace, name, _ = strings.Cut(o.Service, "/")
+	return namespace, name
+}
+
+// hosts are the names the serving certificate must carry.
+func (o Options) hosts() []string {
+	if o.Service != "" {
+		ns, name := o.serviceRef()
+		return []string{name + "." + ns + ".svc", name + "." + ns + ".svc.cluster.local"}
+	}
+	host, _, _ := splitHostPort(o.BindAddress)
+	return []string{host}
+}
