@@ -73,6 +73,16 @@ func StatusVariables(vars []clusterv1.ClusterClassVariable) []clusterv1.ClusterC
 // stable), and nested defaults fill in the values given. Values it cannot read are kept as they
 // are: Validate reports them.
 func Default(values []clusterv1.ClusterVariable, defs map[string]Definition) []clusterv1.ClusterVariable {
+	return defaultValues(values, defs, true)
+}
+
+// DefaultOverrides applies the nested defaults to overrides; unlike Default it never adds a
+// variable: an override exists only where the user wrote one (as upstream).
+func DefaultOverrides(values []clusterv1.ClusterVariable, defs map[string]Definition) []clusterv1.ClusterVariable {
+	return defaultValues(values, defs, false)
+}
+
+func defaultValues(values []clusterv1.ClusterVariable, defs map[string]Definition, addMissing bool) []clusterv1.ClusterVariable {
 	out := make([]clusterv1.ClusterVariable, 0, len(values))
 	seen := map[string]bool{}
 	for _, v := range values {
@@ -84,7 +94,7 @@ func Default(values []clusterv1.ClusterVariable, defs map[string]Definition) []c
 	}
 	for _, name := range sortedKeys(defs) {
 		d := defs[name]
-		if seen[name] || d.Schema.structural.Default.Object == nil {
+		if !addMissing || seen[name] || d.Schema.structural.Default.Object == nil {
 			continue
 		}
 		v := d.Schema.defaultValue(apiextensionsv1.JSON{})
