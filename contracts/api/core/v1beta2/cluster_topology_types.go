@@ -23,18 +23,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Cluster's TopologyReconciled condition and reasons (only on Clusters with spec.topology).
+// Cluster's TopologyReconciled condition and reasons (only on Clusters with spec.topology). The
+// topology controller will add upstream's ReconcileSucceeded, ReconcileFailed, ClusterUpgrading...
 const (
 	// ClusterTopologyReconciledCondition is true when the objects the Cluster's topology describes
 	// match its ClusterClass and topology.
 	ClusterTopologyReconciledCondition = "TopologyReconciled"
-
-	// ClusterTopologyReconcileSucceededReason is used when the topology is reconciled.
-	ClusterTopologyReconcileSucceededReason = "ReconcileSucceeded"
-
-	// ClusterTopologyReconciledFailedReason is used when reconciling the topology failed; the
-	// message says why and what to fix.
-	ClusterTopologyReconciledFailedReason = "ReconcileFailed"
 
 	// ClusterTopologyReconciledClusterClassNotReconciledReason is used while the Cluster's class is
 	// missing, has VariablesReady False, or was changed and not yet reconciled.
@@ -47,9 +41,6 @@ const (
 	// ClusterTopologyReconciledNotImplementedReason is used while Capstan has no topology
 	// controller to generate the Cluster's objects: the variables were checked and are valid.
 	ClusterTopologyReconciledNotImplementedReason = "TopologyControllerNotImplemented"
-
-	// ClusterTopologyReconciledPausedReason is used while the Cluster is paused.
-	ClusterTopologyReconciledPausedReason = PausedReason
 )
 
 // Topology says which ClusterClass a Cluster is built from and how: version, control plane, workers

@@ -28,7 +28,7 @@ func TestCluster_TopologyConditionNamesTheMissingClassThenTheInvalidVariable(t *
 		ObjectMeta: metav1.ObjectMeta{Name: "topo", Namespace: ns},
 		Spec: clusterv1.ClusterSpec{Topology: clusterv1.Topology{
 			ClassRef: clusterv1.ClusterClassRef{Name: "quick-start"}, Version: "v1.37.2",
-			Workers: clusterv1.WorkersTopology{MachineDeployments: []clusterv1.MachineDeploymentTopology{{Class: "default-worker", Name: "md-0"}}},
+			Workers:   clusterv1.WorkersTopology{MachineDeployments: []clusterv1.MachineDeploymentTopology{{Class: "default-worker", Name: "md-0"}}},
 			Variables: []clusterv1.ClusterVariable{{Name: "replicas", Value: apiextensionsv1.JSON{Raw: []byte(`"three"`)}}},
 		}},
 	}
