@@ -96,6 +96,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		return ctrl.Result{}, nil
 	}
 	if !cc.DeletionTimestamp.IsZero() {
+		s.deleting = true
 		return ctrl.Result{}, nil // no finalizer: the templates go with their owner references
 	}
 	return r.reconcileNormal(ctx, s)
@@ -105,6 +106,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 type scope struct {
 	class  *clusterv1.ClusterClass
 	paused bool
+	// deleting: the class is going away (held by someone else's finalizer); nothing was checked.
+	deleting bool
 
 	// refProblems say, per template, what is wrong with it (missing, unreadable); outdated
 	// lists references at an older API version than their CRD's contract declares.

@@ -8,10 +8,11 @@ import (
 )
 
 // setStatus computes the conditions from what the reconcile found. While paused only the Paused
-// condition is written (the patch helper keeps the rest as it was).
+// condition is written (the patch helper keeps the rest as it was); a deleting class keeps its
+// status.
 func setStatus(s *scope, reconcileErr error) {
 	cc := s.class
-	if s.paused {
+	if s.paused || s.deleting {
 		return
 	}
 	switch {
