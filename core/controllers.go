@@ -13,6 +13,7 @@ import (
 	"capstan.dev/contracts/manager"
 	"capstan.dev/contracts/remote"
 	"capstan.dev/core/internal/controller/cluster"
+	"capstan.dev/core/internal/controller/clusterclass"
 	"capstan.dev/core/internal/controller/clusterresourceset"
 	"capstan.dev/core/internal/controller/clusterresourcesetbinding"
 	"capstan.dev/core/internal/controller/machine"
@@ -70,6 +71,11 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	if err := (&machinedeployment.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilterValue: opts.WatchFilterValue,
 	}).SetupWithManager(ctx, mgr, workers("machinedeployment")); err != nil {
+		return err
+	}
+	if err := (&clusterclass.Reconciler{
+		Client: mgr.GetClient(), WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("clusterclass")); err != nil {
 		return err
 	}
 	if err := (&clusterresourceset.Reconciler{

@@ -16,6 +16,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/secret"
+	"capstan.dev/contracts/testing/crds"
 )
 
 var kubeadmConfigGVK = schema.GroupVersionKind{Group: "bootstrap.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmConfig"}
@@ -40,7 +41,8 @@ func TestBootstrapManager_RunsOnItsGeneratedRBACAlone(t *testing.T) {
 
 	ns := env.CreateNamespace(t, "rbac-bootstrap")
 	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: ns},
-		Spec: clusterv1.ClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "10.0.0.1", Port: 6443}}}
+		Spec: clusterv1.ClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "10.0.0.1", Port: 6443},
+			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, "c1")}}
 	require.NoError(t, env.Client.Create(ctx, cluster))
 	envtest.UpdateStatus(t, env.Client, cluster, func() {
 		cluster.Status.Initialization.InfrastructureProvisioned = ptr.To(true) // as an infrastructure provider would

@@ -51,8 +51,13 @@ func TestCoreManager_RunsOnItsGeneratedRBACAlone(t *testing.T) {
 	ns := env.CreateNamespace(t, "rbac")
 	infra := crds.New(crds.GenericInfrastructureMachineGVK, ns, "m1")
 	require.NoError(t, env.Client.Create(ctx, infra))
+	infraCluster := crds.New(crds.GenericInfrastructureClusterGVK, ns, "c1")
+	require.NoError(t, env.Client.Create(ctx, infraCluster))
+	require.NoError(t, unstructured.SetNestedField(infraCluster.Object, true, "status", "initialization", "provisioned"))
+	require.NoError(t, env.Client.Status().Update(ctx, infraCluster))
 	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: ns},
-		Spec: clusterv1.ClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "10.0.0.1", Port: 6443}}}
+		Spec: clusterv1.ClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "10.0.0.1", Port: 6443},
+			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, "c1")}}
 	require.NoError(t, env.Client.Create(ctx, cluster))
 	machine := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m1", Namespace: ns},
 		Spec: clusterv1.MachineSpec{ClusterName: "c1", Bootstrap: clusterv1.Bootstrap{DataSecretName: ptr.To("data")},

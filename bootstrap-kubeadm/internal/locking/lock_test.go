@@ -33,6 +33,7 @@ import (
 	"capstan.dev/bootstrap-kubeadm/internal/apitest"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/testing/crds"
 )
 
 var env *envtest.Environment
@@ -45,7 +46,8 @@ func newCluster(t *testing.T) *clusterv1.Cluster {
 	t.Helper()
 	c := &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: env.CreateNamespace(t, "lock")},
-		Spec:       clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"}},
+		Spec: clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"},
+			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, "c1")},
 	}
 	require.NoError(t, env.Client.Create(context.Background(), c))
 	return c

@@ -40,6 +40,7 @@ import (
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/remote"
 	"capstan.dev/contracts/secret"
+	"capstan.dev/contracts/testing/crds"
 )
 
 // wait is the deadline of every wait in this package: generous for a 2-core machine under
@@ -106,7 +107,7 @@ func createCluster(t *testing.T, ns string) client.ObjectKey {
 	t.Helper()
 	c := &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c-" + rand.String(5)},
-		Spec:       clusterv1.ClusterSpec{Paused: ptr.To(false)},
+		Spec:       clusterv1.ClusterSpec{Paused: ptr.To(false), InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, "infra")},
 	}
 	require.NoError(t, env.Client.Create(context.Background(), c))
 	t.Cleanup(func() { _ = client.IgnoreNotFound(env.Client.Delete(context.Background(), c)) })

@@ -24,6 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 )
 
 //go:embed *.yaml
@@ -66,6 +68,14 @@ func New(gvk schema.GroupVersionKind, namespace, name string) *unstructured.Unst
 	u.SetNamespace(namespace)
 	u.SetName(name)
 	return u
+}
+
+// Ref references a generic object by kind and name, as a Cluster or Machine does.
+// A Cluster must reference something (or have a topology) to be admitted, so tests
+// whose Cluster needs no provider give it Ref(GenericInfrastructureClusterGVK, name):
+// only the Cluster controller follows it.
+func Ref(gvk schema.GroupVersionKind, name string) clusterv1.ContractVersionedObjectReference {
+	return clusterv1.ContractVersionedObjectReference{APIGroup: gvk.Group, Kind: gvk.Kind, Name: name}
 }
 
 // All returns fresh copies of every generic CRD, sorted by name, for

@@ -81,8 +81,12 @@ func TestSteadyState_TwentyMachinesProduceNoWrites(t *testing.T) {
 	ctx := context.Background()
 	ns := env.CreateNamespace(t, "steady")
 
+	infra := crds.New(crds.GenericInfrastructureClusterGVK, ns, "steady")
+	require.NoError(t, env.Client.Create(ctx, infra))
+	coretest.SetStatus(t, env, infra, map[string]any{"initialization.provisioned": true})
 	c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "steady", Namespace: ns},
-		Spec: clusterv1.ClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "10.0.0.1", Port: 6443}}}
+		Spec: clusterv1.ClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "10.0.0.1", Port: 6443},
+			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, "steady")}}
 	require.NoError(t, env.Client.Create(ctx, c))
 	coretest.CreateKubeconfigSecret(t, env, c)
 	envtest.WaitFor(t, 30*time.Second, "the Cluster finalizer", func() (bool, error) {

@@ -41,6 +41,7 @@ import (
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/remote"
+	"capstan.dev/contracts/testing/crds"
 )
 
 var env *envtest.Environment
@@ -95,6 +96,7 @@ func newFixture(t *testing.T, mutate ...func(*clusterv1.Cluster)) *fixture {
 	f.cluster = &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: f.ns},
 		Spec: clusterv1.ClusterSpec{
+			InfrastructureRef:    crds.Ref(crds.GenericInfrastructureClusterGVK, "c1"),
 			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "10.0.0.1", Port: 6443},
 			ClusterNetwork: clusterv1.ClusterNetwork{
 				ServiceDomain: "cluster.local",

@@ -247,7 +247,7 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 			obj: func(t *testing.T, ns string) client.Object {
 				return env.WithField(t, newCluster(ns), map[string]any{}, "spec")
 			},
-			wantMessages: []string{"spec: Invalid value", "spec is empty: set infrastructureRef and controlPlaneRef"},
+			wantMessages: []string{"spec: Invalid value", "spec says nothing that builds the cluster: set topology"},
 		},
 		{
 			name: "ClusterInfrastructureRefAPIGroupWithVersion",
@@ -612,10 +612,12 @@ func TestAdmission_AcceptsValuesAtTheEdgeOfEachRule(t *testing.T) {
 		{
 			// Refs are not required (ClusterClass will come with that rule): a Cluster with only a
 			// network is accepted.
-			name: "ClusterWithoutRefs",
+			name: "ClusterWithOnlyAControlPlaneRef",
 			obj: func(ns string) client.Object {
 				c := newCluster(ns)
 				c.Spec.InfrastructureRef = clusterv1.ContractVersionedObjectReference{}
+				c.Spec.ControlPlaneRef = clusterv1.ContractVersionedObjectReference{
+					APIGroup: "controlplane.cluster.x-k8s.io", Kind: "ManagedControlPlane", Name: "cp"}
 				return c
 			},
 		},
@@ -717,14 +719,18 @@ func TestAdmission_RejectsClusterNameChange(t *testing.T) {
 
 // TestAdmission_ClusterRefsCanChangeButNotBeRemoved follows upstream's Cluster webhook: once set,
 // spec.infrastructureRef and spec.controlPlaneRef may point elsewhere but not disappear, and a
-// Cluster created without them may still get them later.
+// Cluster created without one of them may still get it later.
 func TestAdmission_ClusterRefsCanChangeButNotBeRemoved(t *testing.T) {
 	for _, field := range []string{"infrastructureRef", "controlPlaneRef"} {
 		t.Run(field, func(t *testing.T) {
 			ctx := context.Background()
 			c := newCluster(env.CreateNamespace(t, "refs"))
-			c.Spec.InfrastructureRef = clusterv1.ContractVersionedObjectReference{}
-			require.NoError(t, env.Client.Create(ctx, c), "a Cluster without refs is accepted")
+			if field == "infrastructureRef" { // a Cluster needs one ref (or a topology): start with the other
+				c.Spec.InfrastructureRef = clusterv1.ContractVersionedObjectReference{}
+				c.Spec.ControlPlaneRef = clusterv1.ContractVersionedObjectReference{
+					APIGroup: "controlplane.cluster.x-k8s.io", Kind: "KubeadmControlPlane", Name: "cp"}
+			}
+			require.NoError(t, env.Client.Create(ctx, c), "a Cluster with one ref is accepted")
 
 			ref := func(name string) *clusterv1.ContractVersionedObjectReference {
 				if field == "infrastructureRef" {

@@ -195,7 +195,14 @@ const (
 //
 // Once set, infrastructureRef and controlPlaneRef may point elsewhere but cannot be removed (as
 // upstream's Cluster webhook): the Cluster would forget the provider objects it owns.
-// +kubebuilder:validation:XValidation:rule="has(self.paused) || has(self.clusterNetwork) || has(self.controlPlaneEndpoint) || has(self.controlPlaneRef) || has(self.infrastructureRef) || has(self.availabilityGates)",message="spec is empty: set infrastructureRef and controlPlaneRef to the provider objects that build the cluster, e.g. infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerCluster, name: my-cluster}"
+//
+// A Cluster says how it is built: by references to provider objects, or by a topology from which
+// the topology controller generates (and then references) them. Upstream accepts a Cluster with
+// neither and leaves it Provisioning for ever; Capstan refuses it, with what to write instead.
+// Whether a Cluster is a topology Cluster is fixed at creation, as upstream's webhook has it.
+// +kubebuilder:validation:XValidation:rule="has(self.topology) || has(self.infrastructureRef) || has(self.controlPlaneRef)",message="spec says nothing that builds the cluster: set topology (e.g. topology: {classRef: {name: quick-start}, version: v1.37.2}) to build it from a ClusterClass, or infrastructureRef and controlPlaneRef to the provider objects that build it (e.g. infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerCluster, name: my-cluster})"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.topology) || has(self.topology)",message="spec.topology cannot be removed from an existing Cluster: its objects are owned by the topology; delete the Cluster instead",fieldPath=".topology"
+// +kubebuilder:validation:XValidation:rule="has(oldSelf.topology) || !has(self.topology)",message="spec.topology cannot be added to an existing Cluster: a Cluster built from references cannot be taken over by a ClusterClass; create a new Cluster with a topology",fieldPath=".topology"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.infrastructureRef) || has(self.infrastructureRef)",message="spec.infrastructureRef cannot be removed from an existing Cluster: it may point to another object, but removing it would orphan the cluster's infrastructure; delete the Cluster instead",fieldPath=".infrastructureRef"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.controlPlaneRef) || has(self.controlPlaneRef)",message="spec.controlPlaneRef cannot be removed from an existing Cluster: it may point to another object, but removing it would orphan the control plane; delete the Cluster instead",fieldPath=".controlPlaneRef"
 type ClusterSpec struct {
@@ -224,8 +231,14 @@ type ClusterSpec struct {
 	// +optional
 	InfrastructureRef ContractVersionedObjectReference `json:"infrastructureRef,omitempty,omitzero"`
 
+	// topology builds the Cluster from a ClusterClass: the topology controller generates the
+	// InfraCluster, control plane and workers from the class's templates and this topology.
+	// +optional
+	Topology Topology `json:"topology,omitempty,omitzero"`
+
 	// availabilityGates lists extra conditions, possibly owned by third-party controllers, that must be
-	// true (or false, for negative polarity) for the Cluster's Available condition to be true.
+	// true (or false, for negative polarity) for the Cluster's Available condition to be true. On a
+	// topology Cluster they replace the ClusterClass's.
 	// +optional
 	// +listType=map
 	// +listMapKey=conditionType

@@ -16,12 +16,12 @@ limitations under the License.
 
 // Package v1beta2 holds the core Cluster API types of group cluster.x-k8s.io,
 // version v1beta2: Cluster, Machine, MachineSet, MachineDeployment,
-// MachineHealthCheck and MachinePool, plus the labels, annotations, finalizers,
+// MachineHealthCheck, MachinePool and ClusterClass (with Cluster.spec.topology), plus the labels, annotations, finalizers,
 // condition types and reasons that controllers and providers share.
 //
 // Field names and JSON tags follow upstream Cluster API v1beta2 exactly, so
 // manifests and tools written for upstream work unchanged; only the subset that
-// Capstan implements is declared (no ClusterClass/topology, no v1beta1
+// Capstan implements is declared (no v1beta1
 // deprecated status, no in-place taints).
 //
 // The package owns types only. It holds no controller logic: everything that

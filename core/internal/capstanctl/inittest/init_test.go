@@ -120,13 +120,13 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 		kinds[o.GetKind()]++
 		require.Equal(t, "capstanctl", managerOf(o), "%s %s is applied by capstanctl", o.GetKind(), o.GetName())
 	}
-	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 18, "ServiceAccount": 3, "ClusterRole": 3,
+	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 20, "ServiceAccount": 3, "ClusterRole": 3,
 		"ClusterRoleBinding": 3, "Role": 3, "RoleBinding": 3, "Deployment": 3, "Service": 1,
 		"MutatingAdmissionPolicy": 8, "MutatingAdmissionPolicyBinding": 8}, kinds)
 
 	crds := &apiextensionsv1.CustomResourceDefinitionList{}
 	require.NoError(t, env.Client.List(ctx, crds, client.HasLabels{"cluster.x-k8s.io/provider"}))
-	require.Len(t, crds.Items, 18)
+	require.Len(t, crds.Items, 19)
 	for _, crd := range crds.Items {
 		require.Equal(t, "v1beta2", crd.Labels["cluster.x-k8s.io/v1beta2"], "contract label on %s", crd.Name)
 		established := false

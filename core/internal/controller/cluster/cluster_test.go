@@ -84,9 +84,12 @@ func TestCluster_WithoutControlPlaneProviderWritesKubeconfigAndInitializesFromMa
 	startControllers(t, false)
 	ctx := context.Background()
 	ns := env.CreateNamespace(t, "nocp")
+	infra := newGeneric(t, crds.New(crds.GenericInfrastructureClusterGVK, ns, "infra"))
+	coretest.SetStatus(t, env, infra, map[string]any{"initialization.provisioned": true})
 	c := &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "c2", Namespace: ns},
-		Spec:       clusterv1.ClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "10.1.2.3", Port: 6443}},
+		Spec: clusterv1.ClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "10.1.2.3", Port: 6443},
+			InfrastructureRef: refTo(infra)},
 	}
 	require.NoError(t, env.Client.Create(ctx, c))
 	waitCondition(t, c, clusterv1.ClusterControlPlaneInitializedCondition, metav1.ConditionFalse,

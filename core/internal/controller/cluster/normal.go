@@ -24,7 +24,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	var res ctrl.Result
 	var errs []error
 	for _, step := range []func(context.Context, *scope) (ctrl.Result, error){
-		r.reconcileInfrastructure, r.reconcileControlPlane, r.reconcileKubeconfig, r.reconcileDescendants,
+		r.reconcileTopology, r.reconcileInfrastructure, r.reconcileControlPlane, r.reconcileKubeconfig, r.reconcileDescendants,
 	} {
 		stepRes, err := step(ctx, s)
 		errs = append(errs, err)
@@ -53,6 +53,9 @@ func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (ctr
 	c := s.cluster
 	ref := c.Spec.InfrastructureRef
 	if !ref.IsDefined() {
+		if c.Spec.Topology.IsDefined() {
+			return ctrl.Result{}, nil // the topology will reference an InfraCluster: wait for it
+		}
 		// No infrastructure provider: nothing to wait for.
 		c.Status.Initialization.InfrastructureProvisioned = ptr.To(true)
 		return ctrl.Result{}, nil

@@ -34,6 +34,9 @@ func (r *Reconciler) setStatus(s *scope) {
 	}
 	conditions.Set(c, r.remoteConnectionCondition(c))
 	conditions.Set(c, deletingCondition(s))
+	if s.topology != nil {
+		conditions.Set(c, *s.topology)
+	}
 	conditions.Set(c, availableCondition(c))
 	setPhase(c)
 }
@@ -44,6 +47,9 @@ func infrastructureCondition(s *scope) metav1.Condition {
 	ref := c.Spec.InfrastructureRef
 	provisioned := ptr.Deref(c.Status.Initialization.InfrastructureProvisioned, false)
 	switch {
+	case !ref.IsDefined() && c.Spec.Topology.IsDefined() && !provisioned:
+		return conditions.False(t, clusterv1.ClusterInfrastructureDoesNotExistReason,
+			"Waiting for the topology to create the InfraCluster and set spec.infrastructureRef (see the TopologyReconciled condition)")
 	case !ref.IsDefined():
 		return conditions.True(t, clusterv1.ClusterInfrastructureReadyReason, "")
 	case s.infraErr != nil:

@@ -20,6 +20,7 @@ import (
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/remote"
+	"capstan.dev/contracts/testing/crds"
 	"capstan.dev/core/internal/coretest"
 )
 
@@ -97,7 +98,8 @@ func (f *fixture) newCluster(name string, initialized bool, mutate ...func(*clus
 	f.t.Helper()
 	c := &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.ns, Labels: map[string]string{"cni": "test"}},
-		Spec:       clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"}},
+		Spec: clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"},
+			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, name)},
 	}
 	for _, m := range mutate {
 		m(c)

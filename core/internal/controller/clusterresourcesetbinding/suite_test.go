@@ -16,6 +16,7 @@ import (
 	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/testing/crds"
 	"capstan.dev/core/internal/coretest"
 )
 
@@ -41,7 +42,8 @@ func newCluster(t *testing.T, ns, name string, mutate ...func(*clusterv1.Cluster
 	t.Helper()
 	c := &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec:       clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"}},
+		Spec: clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"},
+			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, name)},
 	}
 	for _, m := range mutate {
 		m(c)

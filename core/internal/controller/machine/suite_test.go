@@ -75,7 +75,8 @@ func newFixture(t *testing.T, clusterMutators ...func(*clusterv1.Cluster)) *fixt
 	f := &fixture{ns: env.CreateNamespace(t, "machine")}
 	f.cluster = &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: f.ns},
-		Spec:       clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"}},
+		Spec: clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"},
+			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, "c1")},
 	}
 	for _, mut := range clusterMutators {
 		mut(f.cluster)

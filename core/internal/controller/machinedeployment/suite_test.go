@@ -61,7 +61,8 @@ func newFixtureWithoutControllers(t *testing.T) *fixture {
 	f := &fixture{t: t, ctx: context.Background(), ns: env.CreateNamespace(t, "md")}
 	require.NoError(t, env.Client.Create(f.ctx, &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: clusterName},
-		Spec:       clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"}},
+		Spec: clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"},
+			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, clusterName)},
 	}))
 	bt := crds.New(crds.GenericBootstrapConfigTemplateGVK, f.ns, "bootstrap")
 	require.NoError(t, unstructured.SetNestedField(bt.Object, map[string]any{"spec": map[string]any{}}, "spec", "template"))

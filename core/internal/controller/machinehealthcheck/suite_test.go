@@ -83,7 +83,8 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{t: t, ctx: context.Background(), ns: env.CreateNamespace(t, "mhc")}
 	f.cluster = &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: clusterName, Namespace: f.ns},
-		Spec:       clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"}},
+		Spec: clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"},
+			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, clusterName)},
 	}
 	require.NoError(t, env.Client.Create(f.ctx, f.cluster))
 	envtest.UpdateStatus(t, env.Client, f.cluster, func() {

@@ -71,7 +71,8 @@ func newFixtureWithoutController(t *testing.T, clusterMutators ...func(*clusterv
 	f.ns = env.CreateNamespace(t, "mp")
 	f.cluster = &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: clusterName, Namespace: f.ns},
-		Spec:       clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"}},
+		Spec: clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"},
+			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, clusterName)},
 	}
 	for _, mut := range clusterMutators {
 		mut(f.cluster)

@@ -53,7 +53,8 @@ func newFixture(t *testing.T, withoutController ...bool) *fixture {
 	f := &fixture{t: t, ctx: context.Background(), ns: env.CreateNamespace(t, "ms")}
 	cluster := &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: clusterName},
-		Spec:       clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"}},
+		Spec: clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"},
+			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, clusterName)},
 	}
 	require.NoError(t, env.Client.Create(f.ctx, cluster))
 

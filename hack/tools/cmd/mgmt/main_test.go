@@ -19,6 +19,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/k8sbin"
+	"capstan.dev/contracts/testing/crds"
 )
 
 // TestMgmtCommand_UpDownUpKeepsTheCluster drives the command exactly as
@@ -49,7 +50,8 @@ func TestMgmtCommand_UpDownUpKeepsTheCluster(t *testing.T) {
 	}
 	cluster := &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "kept", Namespace: "default"},
-		Spec:       clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"}},
+		Spec: clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"},
+			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, "kept")},
 	}
 	require.NoError(t, c.Create(ctx, cluster))
 

@@ -21,6 +21,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/k8sbin"
+	"capstan.dev/contracts/testing/crds"
 )
 
 func init() { log.SetLogger(logr.Discard()) } // controller-runtime's CRD installer logs through it
@@ -60,7 +61,8 @@ func TestPlane_ObjectsSurviveDownAndUp(t *testing.T) {
 	require.NoError(t, c.Get(ctx, types.NamespacedName{Name: "capstan-system"}, &corev1.Namespace{}))
 	cluster := &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "survivor", Namespace: "default"},
-		Spec:       clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"}},
+		Spec: clusterv1.ClusterSpec{ClusterNetwork: clusterv1.ClusterNetwork{ServiceDomain: "cluster.local"},
+			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, "survivor")},
 	}
 	require.NoError(t, c.Create(ctx, cluster))
 

@@ -1,0 +1,72 @@
+package cluster
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conditions"
+	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/testing/crds"
+	"capstan.dev/core/internal/topology/variables"
+)
+
+// TestCluster_TopologyConditionNamesTheMissingClassThenTheInvalidVariable: a topology Cluster
+// waits for its ClusterClass (named in TopologyReconciled), then reports a variable that does
+// not match the class's schema with its field path, and, once valid, that no topology objects
+// are generated yet. Its infrastructure is not reported ready while the topology has set no ref.
+func TestCluster_TopologyConditionNamesTheMissingClassThenTheInvalidVariable(t *testing.T) {
+	startControllers(t, false)
+	ctx := t.Context()
+	ns := env.CreateNamespace(t, "topology")
+	c := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "topo", Namespace: ns},
+		Spec: clusterv1.ClusterSpec{Topology: clusterv1.Topology{
+			ClassRef: clusterv1.ClusterClassRef{Name: "quick-start"}, Version: "v1.37.2",
+			Workers:   clusterv1.WorkersTopology{MachineDeployments: []clusterv1.MachineDeploymentTopology{{Class: "default-worker", Name: "md-0"}}},
+			Variables: []clusterv1.ClusterVariable{{Name: "replicas", Value: apiextensionsv1.JSON{Raw: []byte(`"three"`)}}},
+		}},
+	}
+	require.NoError(t, env.Client.Create(ctx, c))
+	got := waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
+		"ClusterClass "+ns+"/quick-start does not exist: create it, or fix spec.topology.classRef")
+	require.Equal(t, clusterv1.ClusterTopologyReconciledClusterClassNotReconciledReason, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Reason)
+	require.False(t, conditions.IsTrue(got, clusterv1.ClusterInfrastructureReadyCondition), "no InfraCluster yet")
+	require.Nil(t, got.Status.Initialization.InfrastructureProvisioned)
+
+	var schema clusterv1.JSONSchemaProps
+	require.NoError(t, json.Unmarshal([]byte(`{"type":"integer","minimum":1}`), &schema))
+	ref := clusterv1.ClusterClassTemplateReference{APIVersion: crds.GenericInfrastructureMachineTemplateGVK.GroupVersion().String(),
+		Kind: crds.GenericInfrastructureMachineTemplateGVK.Kind, Name: "t"}
+	cc := &clusterv1.ClusterClass{ObjectMeta: metav1.ObjectMeta{Name: "quick-start", Namespace: ns}, Spec: clusterv1.ClusterClassSpec{
+		Infrastructure: clusterv1.InfrastructureClass{TemplateRef: ref}, ControlPlane: clusterv1.ControlPlaneClass{TemplateRef: ref},
+		Variables: []clusterv1.ClusterClassVariable{{Name: "replicas", Required: ptr.To(true), Schema: clusterv1.VariableSchema{OpenAPIV3Schema: schema}}},
+	}}
+	require.NoError(t, env.Client.Create(ctx, cc))
+	waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse, "ClusterClass "+ns+"/quick-start is not reconciled yet")
+
+	// Play the ClusterClass controller.
+	envtest.UpdateStatus(t, env.Client, cc, func() {
+		cc.Status.ObservedGeneration = cc.Generation
+		cc.Status.Variables = variables.StatusVariables(cc.Spec.Variables)
+		conditions.Set(cc, conditions.True(clusterv1.ClusterClassVariablesReadyCondition, clusterv1.ClusterClassVariablesReadyReason, ""))
+	})
+	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
+		`spec.topology.variables[replicas].value: Invalid value: "string"`)
+	require.Equal(t, clusterv1.ClusterTopologyReconciledVariablesInvalidReason, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Reason)
+	require.Contains(t, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Message, "must be of type integer")
+	require.Contains(t, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Message,
+		`spec.topology.workers.machineDeployments[md-0].class: Invalid value: "default-worker": ClusterClass quick-start has no such MachineDeployment class`)
+
+	envtest.Update(t, env.Client, got, func() {
+		got.Spec.Topology.Variables[0].Value = apiextensionsv1.JSON{Raw: []byte(`3`)}
+		got.Spec.Topology.Workers = clusterv1.WorkersTopology{}
+	})
+	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse, "Capstan has no topology controller yet")
+	require.Equal(t, clusterv1.ClusterTopologyReconciledNotImplementedReason, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Reason)
+}

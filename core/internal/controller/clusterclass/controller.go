@@ -1,0 +1,154 @@
+package clusterclass
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/external"
+	"capstan.dev/contracts/patch"
+	"capstan.dev/contracts/predicates"
+)
+
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses;clusterclasses/status,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;controlplane.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+
+// Reconciler reconciles ClusterClasses.
+type Reconciler struct {
+	Client client.Client
+	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
+	WatchFilterValue string
+
+	tracker *external.Tracker
+}
+
+// SetupWithManager registers the controller: ClusterClasses and, lazily, the kinds of the
+// templates they reference, mapped back to every class of the namespace that references them.
+func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
+	if r.Client == nil {
+		return fmt.Errorf("clusterclass reconciler needs Client")
+	}
+	c, err := ctrl.NewControllerManagedBy(mgr).
+		For(&clusterv1.ClusterClass{}, builder.WithPredicates(predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
+		WithOptions(opts).
+		Build(patch.RequeueOnConflict(r))
+	if err != nil {
+		return fmt.Errorf("creating the clusterclass controller: %w", err)
+	}
+	r.tracker = &external.Tracker{
+		Controller: c,
+		Cache:      mgr.GetCache(),
+		// Not by owner: a template created after its class has no owner reference yet.
+		Handler: handler.EnqueueRequestsFromMapFunc(r.templateToClusterClasses),
+	}
+	return nil
+}
+
+// templateToClusterClasses requests every ClusterClass of the template's namespace that
+// references it (by group, kind and name: the version may differ).
+func (r *Reconciler) templateToClusterClasses(ctx context.Context, o client.Object) []reconcile.Request {
+	classes := &clusterv1.ClusterClassList{}
+	if err := r.Client.List(ctx, classes, client.InNamespace(o.GetNamespace())); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing ClusterClasses to map a template event")
+		return nil
+	}
+	gk := o.GetObjectKind().GroupVersionKind().GroupKind()
+	var out []reconcile.Request
+	for i := range classes.Items {
+		for _, t := range templateRefs(&classes.Items[i]) {
+			if t.ref.Name == o.GetName() && t.ref.GroupVersionKind().GroupKind() == gk {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&classes.Items[i])})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Reconcile is the controller's entry point.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
+	cc := &clusterv1.ClusterClass{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cc); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	helper, err := patch.NewHelper(cc, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	s := &scope{class: cc}
+	defer func() {
+		setStatus(s, retErr)
+		if err := helper.Patch(ctx, cc); err != nil && !apierrors.IsNotFound(err) && retErr == nil {
+			retErr = fmt.Errorf("patching ClusterClass %s: %w", cc.Name, err)
+		}
+	}()
+	if s.paused = predicates.SetPausedCondition(cc, nil); s.paused {
+		return ctrl.Result{}, nil
+	}
+	if !cc.DeletionTimestamp.IsZero() {
+		s.deleting = true
+		return ctrl.Result{}, nil // no finalizer: the templates go with their owner references
+	}
+	return r.reconcileNormal(ctx, s)
+}
+
+// scope holds what one reconcile found.
+type scope struct {
+	class  *clusterv1.ClusterClass
+	paused bool
+	// deleting: the class is going away (held by someone else's finalizer); nothing was checked.
+	deleting bool
+
+	// refProblems say, per template, what is wrong with it (missing, unreadable); outdated
+	// lists references at an older API version than their CRD's contract declares.
+	refProblems []string
+	outdated    []string
+
+	// variableProblems say what is wrong with the variable schemas and patches; nil when
+	// status.variables was published.
+	variableProblems []string
+}
+
+// templateRef is a template reference with where the class holds it.
+type templateRef struct {
+	path string // e.g. spec.workers.machineDeployments[default-worker].infrastructure.templateRef
+	ref  clusterv1.ClusterClassTemplateReference
+}
+
+// templateRefs lists the class's template references in spec order.
+func templateRefs(cc *clusterv1.ClusterClass) []templateRef {
+	refs := []templateRef{
+		{"spec.infrastructure.templateRef", cc.Spec.Infrastructure.TemplateRef},
+		{"spec.controlPlane.templateRef", cc.Spec.ControlPlane.TemplateRef},
+	}
+	if mi := cc.Spec.ControlPlane.MachineInfrastructure.TemplateRef; mi.IsDefined() {
+		refs = append(refs, templateRef{"spec.controlPlane.machineInfrastructure.templateRef", mi})
+	}
+	for _, md := range cc.Spec.Workers.MachineDeployments {
+		p := "spec.workers.machineDeployments[" + md.Class + "]"
+		refs = append(refs, templateRef{p + ".bootstrap.templateRef", md.Bootstrap.TemplateRef},
+			templateRef{p + ".infrastructure.templateRef", md.Infrastructure.TemplateRef})
+	}
+	for _, mp := range cc.Spec.Workers.MachinePools {
+		p := "spec.workers.machinePools[" + mp.Class + "]"
+		refs = append(refs, templateRef{p + ".bootstrap.templateRef", mp.Bootstrap.TemplateRef},
+			templateRef{p + ".infrastructure.templateRef", mp.Infrastructure.TemplateRef})
+	}
+	return refs
+}
+
+// key identifies a template whatever the version it is referenced at.
+func (t templateRef) key() string {
+	gk := schema.FromAPIVersionAndKind(t.ref.APIVersion, t.ref.Kind).GroupKind()
+	return gk.String() + "/" + t.ref.Name
+}
