@@ -47,6 +47,9 @@ func clusterSpecUp(in *ClusterSpec, restored *clusterv1.ClusterSpec) (clusterv1.
 		Paused:               conversion.BoolIntent(in.Paused, restored.Paused),
 		ControlPlaneEndpoint: in.ControlPlaneEndpoint,
 		AvailabilityGates:    append([]clusterv1.ClusterAvailabilityGate(nil), in.AvailabilityGates...),
+		// spec.topology is not served at v1beta1 yet: it comes back from the v1beta2 object kept
+		// in the conversion-data annotation.
+		Topology: restored.Topology,
 	}
 	if n := in.ClusterNetwork; n != nil {
 		out.ClusterNetwork = clusterv1.ClusterNetwork{

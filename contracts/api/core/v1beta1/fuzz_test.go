@@ -20,12 +20,14 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -51,6 +53,8 @@ var resolver = conversion.ResolverFunc(func(_ context.Context, gk schema.GroupKi
 func filler(seed int64) *randfill.Filler {
 	return randfill.NewWithSeed(seed).NilChance(0.3).NumElements(0, 3).Funcs(
 		func(t *metav1.Time, c randfill.Continue) { *t = metav1.NewTime(time.Unix(c.Int63n(2e9), 0).UTC()) },
+		// Topology variable values are JSON documents: random bytes are not one.
+		func(j *apiextensionsv1.JSON, c randfill.Continue) { j.Raw = []byte(strconv.Quote(token(c))) },
 		func(v *intstr.IntOrString, c randfill.Continue) {
 			if c.Bool() {
 				*v = intstr.FromInt32(c.Int31())
