@@ -131,7 +131,7 @@ func (s *suite) dockerProblems(machines map[string]bool) []string {
 		if c.State != "running" {
 			out = append(out, fmt.Sprintf("container %s is %s", name, c.State))
 		}
-		if c.Labels[roleLabel] == "loadbalancer" {
+		if c.Labels[roleLabel] == "load-balancer" {
 			lbs++
 			continue
 		}
