@@ -31,7 +31,7 @@ func TestCoreCRDs_HoldsTheCoreKindsAndTheTwoAddonsKinds(t *testing.T) {
 	for _, c := range crds {
 		kinds[c.Spec.Group] = append(kinds[c.Spec.Group], c.Spec.Names.Kind)
 	}
-	require.ElementsMatch(t, []string{"Cluster", "Machine", "MachineSet", "MachineDeployment", "MachineHealthCheck", "MachinePool", "MachineDrainRule"}, kinds["cluster.x-k8s.io"])
+	require.ElementsMatch(t, []string{"Cluster", "Machine", "MachineSet", "MachineDeployment", "MachineHealthCheck", "MachinePool", "MachineDrainRule", "ClusterClass"}, kinds["cluster.x-k8s.io"])
 	require.ElementsMatch(t, []string{"ClusterResourceSet", "ClusterResourceSetBinding"}, kinds["addons.cluster.x-k8s.io"])
 	require.Len(t, kinds, 2)
 }

@@ -37,7 +37,7 @@ import (
 func TestBases_PassTheAPIServersCRDValidation(t *testing.T) {
 	files, err := fs.Glob(crd.Bases, "bases/*.yaml")
 	require.NoError(t, err)
-	require.Len(t, files, 9, "one CRD per core kind and per addons kind")
+	require.Len(t, files, 10, "one CRD per core kind (with MachineDrainRule and ClusterClass) and per addons kind")
 
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {

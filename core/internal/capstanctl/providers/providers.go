@@ -58,7 +58,7 @@ func Shipped(version string) []Provider {
 	c := string(contract.V1Beta2)
 	return []Provider{
 		{Name: "cluster-api", Type: CoreProvider, Contract: c, Version: version, APIGroup: clusterv1.GroupVersion.Group,
-			Kinds: []string{"Cluster", "Machine", "MachineDeployment", "MachineHealthCheck", "MachinePool", "MachineSet"}},
+			Kinds: []string{"Cluster", "ClusterClass", "Machine", "MachineDeployment", "MachineDrainRule", "MachineHealthCheck", "MachinePool", "MachineSet"}},
 		{Name: "kubeadm", Type: BootstrapProvider, Contract: c, Version: version, APIGroup: "bootstrap.cluster.x-k8s.io",
 			Kinds: []string{"KubeadmConfig", "KubeadmConfigTemplate"}},
 		{Name: "kubeadm", Type: ControlPlaneProvider, Contract: c, Version: version, APIGroup: "controlplane.cluster.x-k8s.io",
