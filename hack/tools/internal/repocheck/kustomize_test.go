@@ -65,7 +65,7 @@ func TestKustomize_EachProviderBuildsAloneIntoItsNamespace(t *testing.T) {
 			require.Equal(t, 1, kinds["Deployment"])
 			require.Equal(t, 1, kinds["Namespace"])
 			if p.Config.Context == "core" {
-				require.Equal(t, 9, kinds["CustomResourceDefinition"], "core deploys the seven core CRDs and the two addons CRDs")
+				require.Equal(t, 10, kinds["CustomResourceDefinition"], "core deploys the eight core CRDs (with MachineDrainRule and ClusterClass) and the two addons CRDs")
 			}
 		})
 	}
