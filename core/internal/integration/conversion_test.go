@@ -115,7 +115,7 @@ func TestConversion_V1Beta1ClientWorksOnObjectsTheV1Beta2ControllersOwn(t *testi
 		ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: ns},
 		Spec: clusterv1beta1.ClusterSpec{
 			InfrastructureRef: infraRef,
-			ClusterNetwork:    &clusterv1beta1.ClusterNetwork{Pods: &clusterv1.NetworkRanges{CIDRBlocks: []string{"10.244.0.0/16"}}},
+			ClusterNetwork:    &clusterv1beta1.ClusterNetwork{Pods: &clusterv1beta1.NetworkRanges{CIDRBlocks: []string{"10.244.0.0/16"}}},
 		},
 	}
 	require.NoError(t, old.Create(ctx, c))
