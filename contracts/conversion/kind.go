@@ -21,7 +21,7 @@ import (
 
 // KindConversion is one kind's spec and status conversions; Up and Down are the steps every
 // kind shares (the annotation, and preferring what an old-version client wrote while it still
-// holds). A kind without status uses struct{} for both status types and NoStatus.
+// holds). A kind without status is a SpecOnly conversion.
 type KindConversion[SpokeSpec, SpokeStatus, HubSpec, HubStatus any] struct {
 	SpecUp   func(in *SpokeSpec, restored *HubSpec) (HubSpec, error)
 	SpecDown func(ctx context.Context, in *HubSpec, namespace string, stored *SpokeSpec,
@@ -30,8 +30,15 @@ type KindConversion[SpokeSpec, SpokeStatus, HubSpec, HubStatus any] struct {
 	StatusDown func(in *HubStatus) SpokeStatus
 }
 
-// NoStatus is the status conversion of a kind without status.
-func NoStatus[T any](*T) (out struct{}) { return out }
+// SpecOnly is the conversion of a kind without status (its status types are struct{}).
+func SpecOnly[SS, HS any](specUp func(in *SS, restored *HS) (HS, error),
+	specDown func(ctx context.Context, in *HS, namespace string, stored *SS, resolver APIVersionResolver) (SS, error)) KindConversion[SS, struct{}, HS, struct{}] {
+	return KindConversion[SS, struct{}, HS, struct{}]{
+		SpecUp: specUp, SpecDown: specDown,
+		StatusUp:   func(*struct{}, *struct{}) (out struct{}) { return out },
+		StatusDown: func(*struct{}) (out struct{}) { return out },
+	}
+}
 
 // spokeData is what a v1beta2 object keeps of the old-version object it was last written as.
 type spokeData[Spec, Status any] struct {

@@ -46,13 +46,7 @@ func copyMap(in map[string]string) map[string]string {
 }
 
 func selectorUp(in metav1.LabelSelector) clusterv1.LabelSelector {
-	out := clusterv1.LabelSelector{MatchLabels: copyMap(in.MatchLabels)}
-	for _, e := range in.MatchExpressions {
-		out.MatchExpressions = append(out.MatchExpressions, clusterv1.LabelSelectorRequirement{
-			Key: e.Key, Operator: clusterv1.LabelSelectorOperator(e.Operator), Values: append([]string(nil), e.Values...),
-		})
-	}
-	return out
+	return clusterv1.LabelSelectorFromMetav1(in)
 }
 
 func selectorDown(in clusterv1.LabelSelector) metav1.LabelSelector {
