@@ -157,6 +157,11 @@ func TestConversion_UpstreamStyleV1Beta1ObjectsAreAccepted(t *testing.T) {
 		v2 := &unstructured.Unstructured{}
 		v2.SetGroupVersionKind(o.GroupVersionKind().GroupKind().WithVersion("v1beta2"))
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(o), v2), what+" at v1beta2")
+		if o.GetName() == "quick-md-0" {
+			// The defaulting policies saw the object converted to v1beta2 and their result came back.
+			labels, _, _ := unstructured.NestedStringMap(v2.Object, "spec", "selector", "matchLabels")
+			require.Equal(t, "quick", labels["cluster.x-k8s.io/cluster-name"], "the selector got the cluster-name label: %v", v2.Object["spec"])
+		}
 		if o.GetName() == "go-client" {
 			// Stored as v1beta2 says "unset", so v1beta2 writes of it validate; read back as written.
 			_, hasEndpoint, _ := unstructured.NestedFieldNoCopy(v2.Object, "spec", "controlPlaneEndpoint")
