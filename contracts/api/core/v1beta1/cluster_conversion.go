@@ -24,22 +24,22 @@ import (
 	"capstan.dev/contracts/conversion"
 )
 
-var clusterConversion = kindConversion[ClusterSpec, ClusterStatus, clusterv1.ClusterSpec, clusterv1.ClusterStatus]{
-	specUp:     clusterSpecUp,
-	specDown:   clusterSpecDown,
-	statusUp:   clusterStatusUp,
-	statusDown: clusterStatusDown,
+var clusterConversion = conversion.KindConversion[ClusterSpec, ClusterStatus, clusterv1.ClusterSpec, clusterv1.ClusterStatus]{
+	SpecUp:     clusterSpecUp,
+	SpecDown:   clusterSpecDown,
+	StatusUp:   clusterStatusUp,
+	StatusDown: clusterStatusDown,
 }
 
 // ConvertClusterToHub converts a v1beta1 Cluster to v1beta2.
 func ConvertClusterToHub(_ context.Context, src *Cluster, dst *clusterv1.Cluster) error {
-	return clusterConversion.up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return clusterConversion.Up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 // ConvertHubToCluster converts a v1beta2 Cluster to v1beta1; resolver names the API version of
 // references that v1beta1 clients did not write themselves.
 func ConvertHubToCluster(ctx context.Context, src *clusterv1.Cluster, dst *Cluster, resolver conversion.APIVersionResolver) error {
-	return clusterConversion.down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return clusterConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func clusterSpecUp(in *ClusterSpec, restored *clusterv1.ClusterSpec) (clusterv1.ClusterSpec, error) {
