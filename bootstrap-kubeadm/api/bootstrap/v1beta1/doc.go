@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package v1beta1 serves KubeadmConfig and KubeadmConfigTemplate (group
 // bootstrap.cluster.x-k8s.io) at version v1beta1, with upstream Cluster API's v1beta1 JSON field
 // names, so that manifests and clients written for upstream's v1beta1 keep working. It is a
