@@ -131,3 +131,17 @@ func requireSame(t *testing.T, seed int, what string, want, got client.Object) {
 		t.Fatalf("seed %d: %s is lossy (-want +got):\n%s", seed, what, cmp.Diff(want, got))
 	}
 }
+
+// NonNilList fills a pointer to a list as the API server can hold one: nil, or a list (maybe
+// empty), never a pointer to a nil list (which JSON cannot tell from nil).
+func NonNilList[T any](c randfill.Continue) *[]T {
+	if c.Bool() {
+		return nil
+	}
+	out := []T{}
+	c.Fill(&out)
+	if out == nil {
+		out = []T{}
+	}
+	return &out
+}

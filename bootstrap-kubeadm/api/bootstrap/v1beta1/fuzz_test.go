@@ -40,19 +40,9 @@ func TestFuzzRoundTrip_KubeadmConfigTemplate(t *testing.T) {
 // matters there) is absent or a list, never a pointer to nothing.
 func filler(seed int64) *randfill.Filler {
 	return conversionfuzz.Filler(seed,
-		func(p **[]bootstrapv1.EnvVar, c randfill.Continue) { *p = nonNilList[bootstrapv1.EnvVar](c) },
-		func(p **[]corev1.Taint, c randfill.Continue) { *p = nonNilList[corev1.Taint](c) },
+		func(p **[]bootstrapv1.EnvVar, c randfill.Continue) {
+			*p = conversionfuzz.NonNilList[bootstrapv1.EnvVar](c)
+		},
+		func(p **[]corev1.Taint, c randfill.Continue) { *p = conversionfuzz.NonNilList[corev1.Taint](c) },
 	)
-}
-
-func nonNilList[T any](c randfill.Continue) *[]T {
-	if c.Bool() {
-		return nil
-	}
-	out := []T{}
-	c.Fill(&out)
-	if out == nil {
-		out = []T{}
-	}
-	return &out
 }
