@@ -13,10 +13,15 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	bootstrapv1beta1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta1"
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
+	controlplanev1beta1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta1"
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+	"capstan.dev/bootstrap-kubeadm/api/converters"
 	"capstan.dev/bootstrap-kubeadm/internal/controller/kubeadmconfig"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conversion"
+	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/contracts/manager"
 )
 
@@ -31,7 +36,8 @@ func main() {
 	log := ctrl.Log.WithName("setup")
 
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme,
+		bootstrapv1beta1.AddToScheme, controlplanev1beta1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			log.Error(err, "Unable to build the scheme")
 			os.Exit(1)
@@ -42,6 +48,14 @@ func main() {
 	mgr, err := manager.New(opts, scheme, ctrl.GetConfigOrDie())
 	if err != nil {
 		log.Error(err, "Unable to create the manager")
+		os.Exit(1)
+	}
+
+	// v1beta1 is served through the conversion webhook; the KubeadmControlPlane's infrastructure
+	// reference gets the API version its CRD's contract label names (read through the cache).
+	resolver := conversion.CRDContractResolver{Reader: mgr.GetClient()}
+	if err := conversionwebhook.Setup(mgr, opts.Webhook, converters.Kinds(resolver)); err != nil {
+		log.Error(err, "Unable to set up the conversion webhook")
 		os.Exit(1)
 	}
 
