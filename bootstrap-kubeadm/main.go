@@ -17,11 +17,8 @@ import (
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	controlplanev1beta1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta1"
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
-	"capstan.dev/bootstrap-kubeadm/api/converters"
 	"capstan.dev/bootstrap-kubeadm/internal/controller/kubeadmconfig"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
-	"capstan.dev/contracts/conversion"
-	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/contracts/manager"
 )
 
@@ -51,10 +48,7 @@ func main() {
 		os.Exit(1)
 	}
 
-	// v1beta1 is served through the conversion webhook; the KubeadmControlPlane's infrastructure
-	// reference gets the API version its CRD's contract label names (read through the cache).
-	resolver := conversion.CRDContractResolver{Reader: mgr.GetClient()}
-	if err := conversionwebhook.Setup(mgr, opts.Webhook, converters.Kinds(resolver)); err != nil {
+	if err := setupConversionWebhook(mgr, opts); err != nil {
 		log.Error(err, "Unable to set up the conversion webhook")
 		os.Exit(1)
 	}

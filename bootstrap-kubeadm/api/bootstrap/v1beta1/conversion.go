@@ -17,10 +17,10 @@ limitations under the License.
 package v1beta1
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"sort"
-
-	"k8s.io/apimachinery/pkg/api/equality"
 
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
@@ -37,19 +37,25 @@ import (
 
 // keep returns restored when it converts down as the mapping of in does, else that mapping.
 // Comparing the two down-conversions (rather than restored's with in itself) makes it blind to
-// spellings v1beta1 has and v1beta2 does not (an empty patches: {}).
+// spellings v1beta1 has and v1beta2 does not (an empty patches: {}); comparing them as JSON makes
+// it see exactly what a v1beta1 client can (an empty taints list is not a missing one).
 func keep[S, H any](in S, restored H, down func(H, S) S, mapped func() H) H {
 	m := mapped()
-	if equality.Semantic.DeepEqual(down(restored, in), down(m, in)) {
+	a, errA := json.Marshal(down(restored, in))
+	b, errB := json.Marshal(down(m, in))
+	if errA == nil && errB == nil && bytes.Equal(a, b) {
 		return restored
 	}
 	return m
 }
 
-// isZero reports whether v is its type's zero value (nil and empty lists alike).
+// isZero reports whether v reads at v1beta1 as its type's zero value does (so an empty list
+// that is sent, such as taints: [], is not zero).
 func isZero[T any](v T) bool {
 	var zero T
-	return equality.Semantic.DeepEqual(v, zero)
+	a, errA := json.Marshal(v)
+	b, errB := json.Marshal(zero)
+	return errA == nil && errB == nil && bytes.Equal(a, b)
 }
 
 // ptrUnlessZero returns &v, or nil for a zero v (v1beta1's optional sub-structs).

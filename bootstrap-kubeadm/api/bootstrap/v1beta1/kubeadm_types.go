@@ -194,9 +194,10 @@ type NodeRegistrationOptions struct {
 	Name string `json:"name,omitempty"`
 	// +optional
 	CRISocket string `json:"criSocket,omitempty"`
-	// taints: an empty list means no taints (kubeadm's default adds the control plane taint).
+	// taints: an empty list means no taints (left out, kubeadm adds the control plane taint).
+	// No omitempty, as upstream: a client must be able to send the empty list.
 	// +optional
-	Taints []corev1.Taint `json:"taints,omitempty"`
+	Taints []corev1.Taint `json:"taints"`
 	// +optional
 	KubeletExtraArgs map[string]string `json:"kubeletExtraArgs,omitempty"`
 	// +optional
