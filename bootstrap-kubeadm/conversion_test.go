@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
@@ -44,20 +43,7 @@ func startManager(t *testing.T) (stop func()) {
 	require.NoError(t, setupConversionWebhook(mgr, opts))
 	require.NoError(t, setupControllers(context.Background(), mgr, opts, kubeadmconfig.DefaultTokenTTL))
 	stop = envtest.StartManager(t, mgr)
-	url := "https://" + opts.Webhook.BindAddress + conversionwebhook.Path
-	envtest.WaitFor(t, 60*time.Second, "the conversion webhook to be configured in the provider's CRDs", func() (bool, error) {
-		for _, name := range providerCRDs {
-			crd := &apiextensionsv1.CustomResourceDefinition{}
-			if err := env.Client.Get(context.Background(), client.ObjectKey{Name: name}, crd); err != nil {
-				return false, err
-			}
-			c := crd.Spec.Conversion
-			if c == nil || c.Webhook == nil || ptr.Deref(c.Webhook.ClientConfig.URL, "") != url || !crd.Spec.Versions[0].Served {
-				return false, nil
-			}
-		}
-		return true, nil
-	})
+	env.WaitForConversionWebhook(t, 60*time.Second, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path, providerCRDs...)
 	return stop
 }
 

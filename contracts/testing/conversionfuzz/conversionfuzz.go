@@ -132,9 +132,13 @@ func requireSame(t *testing.T, seed int, what string, want, got client.Object) {
 	}
 }
 
-// NonNilList fills a pointer to a list as the API server can hold one: nil, or a list (maybe
-// empty), never a pointer to a nil list (which JSON cannot tell from nil).
-func NonNilList[T any](c randfill.Continue) *[]T {
+// PointerList is a Filler func for a pointer to a list of T: nil, or a list (maybe empty), never
+// a pointer to a nil list, which JSON, and so the API server, cannot tell from nil.
+func PointerList[T any]() func(**[]T, randfill.Continue) {
+	return func(p **[]T, c randfill.Continue) { *p = nonNilList[T](c) }
+}
+
+func nonNilList[T any](c randfill.Continue) *[]T {
 	if c.Bool() {
 		return nil
 	}

@@ -61,30 +61,13 @@ func startCoreWithWebhook(t *testing.T, certValidity time.Duration) (stop func()
 	require.NoError(t, (&cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Health: cc}).SetupWithManager(ctx, mgr, copts))
 	require.NoError(t, (&machine.Reconciler{Client: mgr.GetClient(), Workload: cc}).SetupWithManager(ctx, mgr, copts))
 	stop = envtest.StartManager(t, mgr)
-	envtest.WaitFor(t, 60*time.Second, "the conversion webhook to be configured in the core CRDs", func() (bool, error) {
-		return webhookConfigured(ctx, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path)
-	})
+	env.WaitForConversionWebhook(t, 60*time.Second, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path, coreCRDs...)
 	return stop, opts.Webhook.BindAddress
 }
 
-func webhookConfigured(ctx context.Context, url string) (bool, error) {
-	for _, plural := range []string{"clusters", "machines", "machinesets", "machinedeployments", "machinehealthchecks", "machinepools"} {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: plural + ".cluster.x-k8s.io"}, crd); err != nil {
-			return false, err
-		}
-		c := crd.Spec.Conversion
-		if c == nil || c.Webhook == nil || c.Webhook.ClientConfig == nil || ptr.Deref(c.Webhook.ClientConfig.URL, "") != url {
-			return false, nil
-		}
-		for _, v := range crd.Spec.Versions {
-			if !v.Served {
-				return false, nil
-			}
-		}
-	}
-	return true, nil
-}
+// coreCRDs are the CRDs the core manager's webhook serves.
+var coreCRDs = []string{"clusters.cluster.x-k8s.io", "machines.cluster.x-k8s.io", "machinesets.cluster.x-k8s.io",
+	"machinedeployments.cluster.x-k8s.io", "machinehealthchecks.cluster.x-k8s.io", "machinepools.cluster.x-k8s.io"}
 
 func freeLoopbackAddr(t *testing.T) string {
 	t.Helper()

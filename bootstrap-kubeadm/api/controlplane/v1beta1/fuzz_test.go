@@ -43,10 +43,5 @@ func TestFuzzRoundTrip_KubeadmControlPlaneTemplate(t *testing.T) {
 // filler makes objects as the API server holds them: a list behind a pointer (nil vs empty
 // matters there) is absent or a list, never a pointer to nothing.
 func filler(seed int64) *randfill.Filler {
-	return conversionfuzz.Filler(seed,
-		func(p **[]bootstrapv1.EnvVar, c randfill.Continue) {
-			*p = conversionfuzz.NonNilList[bootstrapv1.EnvVar](c)
-		},
-		func(p **[]corev1.Taint, c randfill.Continue) { *p = conversionfuzz.NonNilList[corev1.Taint](c) },
-	)
+	return conversionfuzz.Filler(seed, conversionfuzz.PointerList[bootstrapv1.EnvVar](), conversionfuzz.PointerList[corev1.Taint]())
 }
