@@ -29,16 +29,19 @@ import (
 var providerCRDs = []string{"kubeadmconfigs.bootstrap.cluster.x-k8s.io", "kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io",
 	"kubeadmcontrolplanes.controlplane.cluster.x-k8s.io", "kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io"}
 
-// startManager runs the manager as main.go builds it, with the conversion webhook on a loopback
-// port (as `capstanctl init --dev` and `make run` run it), and waits until the webhook is
-// configured in the provider's CRDs.
+// startManager runs the manager as main.go builds it, as a user holding only what the
+// kubebuilder:rbac markers grant (the manager's ClusterRole is generated from them), with the
+// conversion webhook on a loopback port (as `capstanctl init --dev` and `make run` run it), and
+// waits until the webhook is configured in the provider's CRDs.
 func startManager(t *testing.T) (stop func()) {
 	t.Helper()
 	opts := manager.NewOptions("bootstrap-kubeadm-conversion", "bootstrap-kubeadm-conversion", "default", "kubeadmconfig", "kubeadmcontrolplane")
 	opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress = false, "0", "0"
 	opts.Webhook.BindAddress = freeLoopbackAddr(t)
 	opts.Webhook.ResyncInterval = time.Second
-	mgr, err := manager.New(opts, env.Client.Scheme(), env.Config)
+	cfg := env.UserFromRBACMarkers(t, "capstan-bootstrap-kubeadm-conversion-test", "rbac.go",
+		"internal/controller/kubeadmconfig/controller.go", "internal/controller/kubeadmcontrolplane/controller.go")
+	mgr, err := manager.New(opts, env.Client.Scheme(), cfg)
 	require.NoError(t, err)
 	require.NoError(t, setupConversionWebhook(mgr, opts))
 	require.NoError(t, setupControllers(context.Background(), mgr, opts, kubeadmconfig.DefaultTokenTTL))
