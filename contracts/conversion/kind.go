@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// How every kind converts (see the package doc for the annotation):
+// How every kind converts (see DataAnnotation):
 //
 //   - up (old version -> v1beta2): the v1beta2 object recorded in the annotation, if any, settles
 //     what the old version cannot say (false vs unset, 0 vs unset, v1beta2-only fields); the old
@@ -16,14 +16,18 @@ import (
 //   - down (v1beta2 -> old version): fields are mapped; where the old spec or status recorded on
 //     the object still converts up to exactly the current v1beta2 one, it is returned as written
 //     (so nothing an old-version client wrote is lost, and nothing recorded can be stale: once a
-//     v1beta2 client changed the spec, the mapping wins, keeping only references and durations
-//     that still mean the same); the v1beta2 object is then recorded on the old-version one.
+//     v1beta2 client changed the spec, the mapping wins, keeping only what the stored old spec
+//     says that still means the same); the v1beta2 object is then recorded on the old one.
 
-// KindConversion is one kind's spec and status conversions; Up and Down are the steps every
-// kind shares (the annotation, and preferring what an old-version client wrote while it still
-// holds). A kind without status is a SpecOnly conversion.
+// KindConversion is one kind's spec and status conversions between an old version (the spoke)
+// and v1beta2 (the hub); Up and Down are the steps every kind shares. A kind without status
+// uses struct{} for both status types and returns the zero value.
 type KindConversion[SpokeSpec, SpokeStatus, HubSpec, HubStatus any] struct {
-	SpecUp   func(in *SpokeSpec, restored *HubSpec) (HubSpec, error)
+	// SpecUp maps a spoke spec; restored is the hub spec recorded by the last down-conversion
+	// (zero when there was none).
+	SpecUp func(in *SpokeSpec, restored *HubSpec) (HubSpec, error)
+	// SpecDown maps a hub spec; stored is the spoke spec recorded by the last up-conversion
+	// (nil when there was none), namespace the object's.
 	SpecDown func(ctx context.Context, in *HubSpec, namespace string, stored *SpokeSpec,
 		resolver APIVersionResolver) (SpokeSpec, error)
 	StatusUp   func(in *SpokeStatus, restored *HubStatus) HubStatus
@@ -52,7 +56,7 @@ type hubData[Spec, Status any] struct {
 	Status Status `json:"status"`
 }
 
-// Up converts an old-version object (its metadata, spec and status) into the v1beta2 dst ones.
+// Up converts a spoke object's metadata, spec and status into the hub's.
 func (k KindConversion[SS, SSt, HS, HSt]) Up(srcMeta *metav1.ObjectMeta, srcSpec *SS, srcStatus *SSt,
 	dstMeta *metav1.ObjectMeta, dstSpec *HS, dstStatus *HSt) error {
 	*dstMeta = *srcMeta.DeepCopy()
@@ -69,8 +73,7 @@ func (k KindConversion[SS, SSt, HS, HSt]) Up(srcMeta *metav1.ObjectMeta, srcSpec
 	return MarshalData(spokeData[SS, SSt]{Spec: *srcSpec, Status: *srcStatus}, dstMeta)
 }
 
-// Down converts the v1beta2 hub (its metadata, spec and status) into the old-version dst ones;
-// resolver names the API version of references that old-version clients did not write.
+// Down converts a hub object (hub, whose parts are srcMeta, srcSpec, srcStatus) into a spoke's.
 func (k KindConversion[SS, SSt, HS, HSt]) Down(ctx context.Context, resolver APIVersionResolver, hub runtime.Object,
 	srcMeta *metav1.ObjectMeta, srcSpec *HS, srcStatus *HSt, dstMeta *metav1.ObjectMeta, dstSpec *SS, dstStatus *SSt) error {
 	*dstMeta = *srcMeta.DeepCopy()
@@ -88,13 +91,13 @@ func (k KindConversion[SS, SSt, HS, HSt]) Down(ctx context.Context, resolver API
 	if err != nil {
 		return err
 	}
-	*dstSpec = prefer(spec, storedSpec, func(s *SS) (HS, error) { return k.SpecUp(s, srcSpec) }, *srcSpec)
-	*dstStatus = prefer(k.StatusDown(srcStatus), storedStatus, func(s *SSt) (HSt, error) { return k.StatusUp(s, srcStatus), nil }, *srcStatus)
+	*dstSpec = Prefer(spec, storedSpec, func(s *SS) (HS, error) { return k.SpecUp(s, srcSpec) }, *srcSpec)
+	*dstStatus = Prefer(k.StatusDown(srcStatus), storedStatus, NoErr(func(s *SSt) HSt { return k.StatusUp(s, srcStatus) }), *srcStatus)
 	return MarshalHubData(hub, dstMeta)
 }
 
-// prefer returns stored when it converts up to current, else mapped.
-func prefer[T, H any](mapped T, stored *T, up func(*T) (H, error), current H) T {
+// Prefer returns stored when it converts up to current, else mapped.
+func Prefer[T, H any](mapped T, stored *T, up func(*T) (H, error), current H) T {
 	if stored == nil {
 		return mapped
 	}
@@ -103,4 +106,9 @@ func prefer[T, H any](mapped T, stored *T, up func(*T) (H, error), current H) T 
 		return mapped
 	}
 	return *stored
+}
+
+// NoErr adapts a conversion that cannot fail to Prefer.
+func NoErr[T, H any](f func(*T) H) func(*T) (H, error) {
+	return func(in *T) (H, error) { return f(in), nil }
 }

@@ -64,29 +64,17 @@ func startCoreWithWebhook(t *testing.T, certValidity time.Duration) (stop func()
 	require.NoError(t, (&cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Health: cc}).SetupWithManager(ctx, mgr, copts))
 	require.NoError(t, (&machine.Reconciler{Client: mgr.GetClient(), Workload: cc}).SetupWithManager(ctx, mgr, copts))
 	stop = envtest.StartManager(t, mgr)
-	envtest.WaitFor(t, 60*time.Second, "the conversion webhook to be configured in the core CRDs", func() (bool, error) {
-		return webhookConfigured(ctx, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path)
-	})
+	env.WaitForConversionWebhook(t, 60*time.Second, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path, coreCRDs()...)
 	return stop, opts.Webhook.BindAddress
 }
 
-func webhookConfigured(ctx context.Context, url string) (bool, error) {
+// coreCRDs are the CRDs the core manager's webhook serves.
+func coreCRDs() []string {
+	var names []string
 	for _, k := range converters.Kinds(nil) {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: contract.CalculateCRDName(k.GroupKind.Group, k.GroupKind.Kind)}, crd); err != nil {
-			return false, err
-		}
-		c := crd.Spec.Conversion
-		if c == nil || c.Webhook == nil || c.Webhook.ClientConfig == nil || ptr.Deref(c.Webhook.ClientConfig.URL, "") != url {
-			return false, nil
-		}
-		for _, v := range crd.Spec.Versions {
-			if !v.Served {
-				return false, nil
-			}
-		}
+		names = append(names, contract.CalculateCRDName(k.GroupKind.Group, k.GroupKind.Kind))
 	}
-	return true, nil
+	return names
 }
 
 func freeLoopbackAddr(t *testing.T) string {

@@ -20,15 +20,15 @@ import (
 	"testing"
 
 	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
-	"capstan.dev/contracts/conversion/conversiontest"
+	"capstan.dev/contracts/testing/conversionfuzz"
 )
 
 func TestFuzzRoundTrip_ClusterResourceSet(t *testing.T) {
-	conversiontest.RoundTrip(t, func() *addonsv1.ClusterResourceSet { return &addonsv1.ClusterResourceSet{} },
-		func() *ClusterResourceSet { return &ClusterResourceSet{} }, ConvertClusterResourceSetToHub, ConvertHubToClusterResourceSet)
+	conversionfuzz.RoundTrip(t, func() *addonsv1.ClusterResourceSet { return &addonsv1.ClusterResourceSet{} },
+		func() *ClusterResourceSet { return &ClusterResourceSet{} }, ConvertClusterResourceSetToHub, ConvertHubToClusterResourceSet, nil)
 }
 
 func TestFuzzRoundTrip_ClusterResourceSetBinding(t *testing.T) {
-	conversiontest.RoundTrip(t, func() *addonsv1.ClusterResourceSetBinding { return &addonsv1.ClusterResourceSetBinding{} },
-		func() *ClusterResourceSetBinding { return &ClusterResourceSetBinding{} }, ConvertClusterResourceSetBindingToHub, ConvertHubToClusterResourceSetBinding)
+	conversionfuzz.RoundTrip(t, func() *addonsv1.ClusterResourceSetBinding { return &addonsv1.ClusterResourceSetBinding{} },
+		func() *ClusterResourceSetBinding { return &ClusterResourceSetBinding{} }, ConvertClusterResourceSetBindingToHub, ConvertHubToClusterResourceSetBinding, nil)
 }

@@ -23,9 +23,7 @@ package converters
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
 	addonsv1beta1 "capstan.dev/contracts/api/addons/v1beta1"
 	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
@@ -58,19 +56,10 @@ func Kinds(resolver conversion.APIVersionResolver) []conversionwebhook.Kind {
 
 func kind[H, S client.Object](kindOf string, hub H, spoke S, up func(context.Context, S, H) error,
 	down func(context.Context, H, S, conversion.APIVersionResolver) error, resolver conversion.APIVersionResolver) conversionwebhook.Kind {
-	return groupKind(clusterv1.GroupVersion.WithKind(kindOf).GroupKind(), hub, spoke, up, down, resolver)
+	return conversionwebhook.HubSpokeKind(clusterv1.GroupVersion.WithKind(kindOf).GroupKind(), hub, spoke, up, down, resolver)
 }
 
 func addonsKind[H, S client.Object](kindOf string, hub H, spoke S, up func(context.Context, S, H) error,
 	down func(context.Context, H, S, conversion.APIVersionResolver) error, resolver conversion.APIVersionResolver) conversionwebhook.Kind {
-	return groupKind(addonsv1.GroupVersion.WithKind(kindOf).GroupKind(), hub, spoke, up, down, resolver)
-}
-
-func groupKind[H, S client.Object](gk schema.GroupKind, hub H, spoke S, up func(context.Context, S, H) error,
-	down func(context.Context, H, S, conversion.APIVersionResolver) error, resolver conversion.APIVersionResolver) conversionwebhook.Kind {
-	return conversionwebhook.Kind{
-		GroupKind: gk,
-		Converter: crconversion.NewHubSpokeConverter(hub, crconversion.NewSpokeConverter(spoke,
-			func(ctx context.Context, h H, s S) error { return down(ctx, h, s, resolver) }, up)),
-	}
+	return conversionwebhook.HubSpokeKind(addonsv1.GroupVersion.WithKind(kindOf).GroupKind(), hub, spoke, up, down, resolver)
 }

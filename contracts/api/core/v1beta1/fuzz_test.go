@@ -20,40 +20,40 @@ import (
 	"testing"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
-	"capstan.dev/contracts/conversion/conversiontest"
+	"capstan.dev/contracts/testing/conversionfuzz"
 )
 
 func TestFuzzRoundTrip_Cluster(t *testing.T) {
-	conversiontest.RoundTrip(t, func() *clusterv1.Cluster { return &clusterv1.Cluster{} }, func() *Cluster { return &Cluster{} },
-		ConvertClusterToHub, ConvertHubToCluster)
+	conversionfuzz.RoundTrip(t, func() *clusterv1.Cluster { return &clusterv1.Cluster{} }, func() *Cluster { return &Cluster{} },
+		ConvertClusterToHub, ConvertHubToCluster, nil)
 }
 
 func TestFuzzRoundTrip_Machine(t *testing.T) {
-	conversiontest.RoundTrip(t, func() *clusterv1.Machine { return &clusterv1.Machine{} }, func() *Machine { return &Machine{} },
-		ConvertMachineToHub, ConvertHubToMachine)
+	conversionfuzz.RoundTrip(t, func() *clusterv1.Machine { return &clusterv1.Machine{} }, func() *Machine { return &Machine{} },
+		ConvertMachineToHub, ConvertHubToMachine, nil)
 }
 
 func TestFuzzRoundTrip_MachineSet(t *testing.T) {
-	conversiontest.RoundTrip(t, func() *clusterv1.MachineSet { return &clusterv1.MachineSet{} }, func() *MachineSet { return &MachineSet{} },
-		ConvertMachineSetToHub, ConvertHubToMachineSet)
+	conversionfuzz.RoundTrip(t, func() *clusterv1.MachineSet { return &clusterv1.MachineSet{} }, func() *MachineSet { return &MachineSet{} },
+		ConvertMachineSetToHub, ConvertHubToMachineSet, nil)
 }
 
 func TestFuzzRoundTrip_MachineDeployment(t *testing.T) {
-	conversiontest.RoundTrip(t, func() *clusterv1.MachineDeployment { return &clusterv1.MachineDeployment{} },
-		func() *MachineDeployment { return &MachineDeployment{} }, ConvertMachineDeploymentToHub, ConvertHubToMachineDeployment)
+	conversionfuzz.RoundTrip(t, func() *clusterv1.MachineDeployment { return &clusterv1.MachineDeployment{} },
+		func() *MachineDeployment { return &MachineDeployment{} }, ConvertMachineDeploymentToHub, ConvertHubToMachineDeployment, nil)
 }
 
 func TestFuzzRoundTrip_MachineHealthCheck(t *testing.T) {
-	conversiontest.RoundTrip(t, func() *clusterv1.MachineHealthCheck { return &clusterv1.MachineHealthCheck{} },
-		func() *MachineHealthCheck { return &MachineHealthCheck{} }, ConvertMachineHealthCheckToHub, ConvertHubToMachineHealthCheck)
+	conversionfuzz.RoundTrip(t, func() *clusterv1.MachineHealthCheck { return &clusterv1.MachineHealthCheck{} },
+		func() *MachineHealthCheck { return &MachineHealthCheck{} }, ConvertMachineHealthCheckToHub, ConvertHubToMachineHealthCheck, nil)
 }
 
 func TestFuzzRoundTrip_MachinePool(t *testing.T) {
-	conversiontest.RoundTrip(t, func() *clusterv1.MachinePool { return &clusterv1.MachinePool{} }, func() *MachinePool { return &MachinePool{} },
-		ConvertMachinePoolToHub, ConvertHubToMachinePool)
+	conversionfuzz.RoundTrip(t, func() *clusterv1.MachinePool { return &clusterv1.MachinePool{} }, func() *MachinePool { return &MachinePool{} },
+		ConvertMachinePoolToHub, ConvertHubToMachinePool, nil)
 }
 
 func TestFuzzRoundTrip_MachineDrainRule(t *testing.T) {
-	conversiontest.RoundTrip(t, func() *clusterv1.MachineDrainRule { return &clusterv1.MachineDrainRule{} },
-		func() *MachineDrainRule { return &MachineDrainRule{} }, ConvertMachineDrainRuleToHub, ConvertHubToMachineDrainRule)
+	conversionfuzz.RoundTrip(t, func() *clusterv1.MachineDrainRule { return &clusterv1.MachineDrainRule{} },
+		func() *MachineDrainRule { return &MachineDrainRule{} }, ConvertMachineDrainRuleToHub, ConvertHubToMachineDrainRule, nil)
 }
