@@ -23,6 +23,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// Labels the topology controller puts on the objects it generates, as upstream does.
+const (
+	// ClusterTopologyOwnedLabel marks every object generated from a Cluster's topology (and the
+	// Cluster itself); the topology controller lists and watches managed objects by it.
+	ClusterTopologyOwnedLabel = "topology.cluster.x-k8s.io/owned"
+
+	// ClusterTopologyMachineDeploymentNameLabel is the topology name of the MachineDeployment an
+	// object was generated for: on the MachineDeployment, its machine template, its selector and its
+	// template copies.
+	ClusterTopologyMachineDeploymentNameLabel = "topology.cluster.x-k8s.io/deployment-name"
+
+	// ClusterTopologyHoldUpgradeSequenceAnnotation and ClusterTopologyDeferUpgradeAnnotation are set
+	// by users in MachineDeployment topology metadata; they are never copied to generated objects.
+	ClusterTopologyHoldUpgradeSequenceAnnotation = "topology.cluster.x-k8s.io/hold-upgrade-sequence"
+	ClusterTopologyDeferUpgradeAnnotation        = "topology.cluster.x-k8s.io/defer-upgrade"
+)
+
 // Cluster's TopologyReconciled condition and reasons (only on Clusters with spec.topology). The
 // topology controller will add upstream's ReconcileSucceeded, ReconcileFailed, ClusterUpgrading...
 const (
