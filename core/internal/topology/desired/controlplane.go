@@ -14,15 +14,8 @@ import (
 
 // computeControlPlane generates the ControlPlane from the class's template and, for a machine-based
 // control plane, the copy of its InfraMachineTemplate the ControlPlane references.
-func computeControlPlane(in *Input, tpls *Templates, s *State, random func() string) error {
+func computeControlPlane(in *Input, tpls *Templates, s *State, name string, random func() string) error {
 	c, cc := in.Cluster, in.Class
-	name := in.Current.ControlPlaneName
-	if name == "" {
-		var err error
-		if name, err = RenderName(cc.Spec.ControlPlane.Naming.Template, DefaultControlPlaneNaming, c.Name, "", random); err != nil {
-			return fmt.Errorf("ClusterClass %s spec.controlPlane.naming.template: %w", cc.Name, err)
-		}
-	}
 	obj, err := objectFromTemplate(tpls.ControlPlane, c, name)
 	if err != nil {
 		return err

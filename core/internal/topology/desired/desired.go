@@ -28,21 +28,25 @@ func Compute(in *Input) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
+	names, err := computeNames(in, random)
+	if err != nil {
+		return nil, err
+	}
 	if in.Patch != nil {
-		if err := in.Patch(tpls); err != nil {
+		if err := in.Patch(tpls, names); err != nil {
 			return nil, err
 		}
 	}
 	s := &State{}
-	if err := computeInfrastructureCluster(in, tpls, s, random); err != nil {
+	if err := computeInfrastructureCluster(in, tpls, s, names.InfrastructureCluster); err != nil {
 		return nil, err
 	}
-	if err := computeControlPlane(in, tpls, s, random); err != nil {
+	if err := computeControlPlane(in, tpls, s, names.ControlPlane, random); err != nil {
 		return nil, err
 	}
 	s.ControlPlaneHealthCheck = controlPlaneHealthCheck(in, s)
 	for _, mdt := range in.Cluster.Spec.Topology.Workers.MachineDeployments {
-		md, err := computeMachineDeployment(in, tpls, mdt, random)
+		md, err := computeMachineDeployment(in, tpls, mdt, names.MachineDeployments[mdt.Name], random)
 		if err != nil {
 			return nil, err
 		}
@@ -78,17 +82,41 @@ func copyTemplates(in *Input) (*Templates, error) {
 	return out, nil
 }
 
-// computeInfrastructureCluster generates the InfrastructureCluster from the class's template.
-func computeInfrastructureCluster(in *Input, tpls *Templates, s *State, random func() string) error {
-	c := in.Cluster
-	name := in.Current.InfrastructureClusterName
-	if name == "" {
-		var err error
-		if name, err = RenderName(in.Class.Spec.Infrastructure.Naming.Template, DefaultInfrastructureClusterNaming, c.Name, "", random); err != nil {
-			return fmt.Errorf("ClusterClass %s spec.infrastructure.naming.template: %w", in.Class.Name, err)
+// computeNames keeps the current names and renders the class's naming templates for the others.
+func computeNames(in *Input, random func() string) (*Names, error) {
+	c, cc := in.Cluster, in.Class
+	n := &Names{InfrastructureCluster: in.Current.InfrastructureClusterName, ControlPlane: in.Current.ControlPlaneName,
+		MachineDeployments: map[string]string{}}
+	var err error
+	if n.InfrastructureCluster == "" {
+		if n.InfrastructureCluster, err = RenderName(cc.Spec.Infrastructure.Naming.Template, DefaultInfrastructureClusterNaming, c.Name, "", random); err != nil {
+			return nil, fmt.Errorf("ClusterClass %s spec.infrastructure.naming.template: %w", cc.Name, err)
 		}
 	}
-	obj, err := objectFromTemplate(tpls.InfrastructureCluster, c, name)
+	if n.ControlPlane == "" {
+		if n.ControlPlane, err = RenderName(cc.Spec.ControlPlane.Naming.Template, DefaultControlPlaneNaming, c.Name, "", random); err != nil {
+			return nil, fmt.Errorf("ClusterClass %s spec.controlPlane.naming.template: %w", cc.Name, err)
+		}
+	}
+	for _, mdt := range c.Spec.Topology.Workers.MachineDeployments {
+		name := in.Current.MachineDeployments[mdt.Name].Name
+		if name == "" {
+			class := findMachineDeploymentClass(cc, mdt.Class)
+			if class == nil {
+				return nil, fmt.Errorf("spec.topology.workers.machineDeployments[%s].class: ClusterClass %s has no MachineDeployment class %q", mdt.Name, cc.Name, mdt.Class)
+			}
+			if name, err = RenderName(class.Naming.Template, DefaultMachineDeploymentNaming, c.Name, mdt.Name, random); err != nil {
+				return nil, fmt.Errorf("ClusterClass %s spec.workers.machineDeployments[%s].naming.template: %w", cc.Name, class.Class, err)
+			}
+		}
+		n.MachineDeployments[mdt.Name] = name
+	}
+	return n, nil
+}
+
+// computeInfrastructureCluster generates the InfrastructureCluster from the class's template.
+func computeInfrastructureCluster(in *Input, tpls *Templates, s *State, name string) error {
+	obj, err := objectFromTemplate(tpls.InfrastructureCluster, in.Cluster, name)
 	if err != nil {
 		return err
 	}

@@ -133,9 +133,9 @@ func TestCompute_GeneratesInfrastructureClusterAndControlPlaneFromTheClassTempla
 
 	cpm := s.ControlPlaneMachineInfrastructure
 	require.Equal(t, "DevMachineTemplate", cpm.GetKind())
-	require.Equal(t, "c1-r0003", cpm.GetName(), "template copies are named <cluster>-<random>")
+	require.Equal(t, "c1-r0004", cpm.GetName(), "template copies are named <cluster>-<random>")
 	require.Equal(t, "node:v1", nested(t, cpm, "spec", "template", "spec", "image"))
-	require.Equal(t, map[string]any{"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DevMachineTemplate", "name": "c1-r0003"},
+	require.Equal(t, map[string]any{"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DevMachineTemplate", "name": "c1-r0004"},
 		nested(t, cp, "spec", "machineTemplate", "spec", "infrastructureRef"))
 	require.Equal(t, map[string]any{"nodeDrainTimeoutSeconds": int64(60), "nodeDeletionTimeoutSeconds": int64(10)},
 		nested(t, cp, "spec", "machineTemplate", "spec", "deletion"), "each timeout the topology sets replaces the class's")
@@ -149,7 +149,7 @@ func TestCompute_GeneratesOneMachineDeploymentPerTopologyEntry(t *testing.T) {
 	require.Len(t, s.MachineDeployments, 1)
 	mds := s.MachineDeployments[0]
 	md := mds.Object
-	require.Equal(t, "c1-md-0-r0004", md.Name, "default naming template: cluster, topology name, random")
+	require.Equal(t, "c1-md-0-r0003", md.Name, "default naming template: cluster, topology name, random")
 	selector := map[string]string{clusterv1.ClusterNameLabel: "c1", clusterv1.ClusterTopologyOwnedLabel: "", clusterv1.ClusterTopologyMachineDeploymentNameLabel: "md-0"}
 	require.Equal(t, selector, md.Spec.Selector.MatchLabels)
 	require.Equal(t, selector, md.Labels)
@@ -275,7 +275,7 @@ func TestCompute_PatchSeesPerEntryCopiesAndNeverTheInput(t *testing.T) {
 	in := quickStart()
 	in.Cluster.Spec.Topology.Workers.MachineDeployments = append(in.Cluster.Spec.Topology.Workers.MachineDeployments,
 		clusterv1.MachineDeploymentTopology{Class: "default-worker", Name: "md-1"})
-	in.Patch = func(tpls *Templates) error {
+	in.Patch = func(tpls *Templates, _ *Names) error {
 		return unstructured.SetNestedField(tpls.MachineDeployments["md-1"].Infrastructure.Object, "node:v2", "spec", "template", "spec", "image")
 	}
 	s, err := Compute(in)
@@ -284,7 +284,7 @@ func TestCompute_PatchSeesPerEntryCopiesAndNeverTheInput(t *testing.T) {
 	require.Equal(t, "node:v2", nested(t, s.MachineDeployments[1].Infrastructure, "spec", "template", "spec", "image"))
 	require.Equal(t, "node:v1", nested(t, in.Templates.MachineDeployments["default-worker"].Infrastructure, "spec", "template", "spec", "image"))
 
-	in.Patch = func(*Templates) error { return fmt.Errorf("patch p1 failed") }
+	in.Patch = func(*Templates, *Names) error { return fmt.Errorf("patch p1 failed") }
 	_, err = Compute(in)
 	require.ErrorContains(t, err, "patch p1")
 }

@@ -23,8 +23,17 @@ type Input struct {
 	// Random returns the random part of generated names; nil means RandomSuffix.
 	Random func() string
 	// Patch, when set, changes the template copies before objects are generated from them
-	// (the class's patches); it returns an error naming the patch and the path that failed.
-	Patch func(*Templates) error
+	// (the class's patches), knowing the generated objects' names (for builtin variables); it
+	// returns an error naming the patch and the path that failed.
+	Patch func(*Templates, *Names) error
+}
+
+// Names are the generated objects' names: the current ones, or new ones from the naming templates.
+type Names struct {
+	InfrastructureCluster string
+	ControlPlane          string
+	// MachineDeployments are keyed by topology name.
+	MachineDeployments map[string]string
 }
 
 // Templates are a class's templates, keyed as the class references them. Compute gives Patch a

@@ -11,20 +11,13 @@ import (
 
 // computeMachineDeployment generates one topology entry's MachineDeployment and the copies of its
 // class's bootstrap and infrastructure templates; topology values replace the class's.
-func computeMachineDeployment(in *Input, tpls *Templates, mdt clusterv1.MachineDeploymentTopology, random func() string) (*MachineDeploymentState, error) {
+func computeMachineDeployment(in *Input, tpls *Templates, mdt clusterv1.MachineDeploymentTopology, name string, random func() string) (*MachineDeploymentState, error) {
 	c := in.Cluster
 	class := findMachineDeploymentClass(in.Class, mdt.Class)
 	if class == nil {
 		return nil, fmt.Errorf("spec.topology.workers.machineDeployments[%s].class: ClusterClass %s has no MachineDeployment class %q", mdt.Name, in.Class.Name, mdt.Class)
 	}
 	cur := in.Current.MachineDeployments[mdt.Name]
-	name := cur.Name
-	if name == "" {
-		var err error
-		if name, err = RenderName(class.Naming.Template, DefaultMachineDeploymentNaming, c.Name, mdt.Name, random); err != nil {
-			return nil, fmt.Errorf("ClusterClass %s spec.workers.machineDeployments[%s].naming.template: %w", in.Class.Name, class.Class, err)
-		}
-	}
 	mdLabel := map[string]string{clusterv1.ClusterTopologyMachineDeploymentNameLabel: mdt.Name}
 	t := tpls.MachineDeployments[mdt.Name]
 	out := &MachineDeploymentState{TopologyName: mdt.Name}
