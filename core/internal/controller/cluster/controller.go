@@ -111,7 +111,6 @@ type scope struct {
 
 	kubeconfigErr error
 	deleting      deletingStatus
-
 }
 
 type deletingStatus struct{ reason, message string }
