@@ -86,7 +86,7 @@ func machineDeployments(t *testing.T, c *clusterv1.Cluster) map[string]*clusterv
 func TestTopology_GeneratesTheClusterFromItsClass(t *testing.T) {
 	ns := env.CreateNamespace(t, "topology")
 	calls := &envtest.CallCounter{Type: &clusterv1.Cluster{}, Key: client.ObjectKey{Namespace: ns, Name: "c1"}}
-	startController(t, env.UserFromRBACMarkers(t, "capstan-topology-rbac-test", "controller.go"), calls)
+	applies := startController(t, env.UserFromRBACMarkers(t, "capstan-topology-rbac-test", "controller.go"), calls)
 	quickStart(t, ns)
 	c := topologyCluster(ns)
 	require.NoError(t, env.Client.Create(t.Context(), c))
@@ -131,6 +131,7 @@ func TestTopology_GeneratesTheClusterFromItsClass(t *testing.T) {
 		return out
 	}
 	before := versions()
+	appliedBefore := applies.Load()
 	gets, _ := calls.Snapshot()
 	envtest.Update(t, env.Client, got, func() { got.Labels = map[string]string{"touched": "yes"} })
 	envtest.WaitFor(t, timeout, "a reconcile after the label change", func() (bool, error) {
@@ -139,6 +140,7 @@ func TestTopology_GeneratesTheClusterFromItsClass(t *testing.T) {
 	})
 	waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
 	require.Equal(t, before, versions(), "steady state: nothing was written")
+	require.Equal(t, appliedBefore, applies.Load(), "steady state: only dry-run applies were sent")
 	require.Equal(t, ptr.To[int32](4), machineDeployments(t, got)["md-1"].Spec.Replicas)
 	cur, err := getCluster(c)
 	require.NoError(t, err)

@@ -14,10 +14,12 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -34,9 +36,10 @@ func TestMain(m *testing.M) { os.Exit(coretest.Run(m, &env)) }
 
 const timeout = 60 * time.Second
 
-// startController runs the controller as cfg (nil: the admin), counting through calls (nil: not).
+// startController runs the controller as cfg (nil: the admin), counting through calls (nil: not);
+// it returns the number of server-side applies that were not dry runs, i.e. real writes.
 // Generated names get a counter instead of random characters, so tests can predict them.
-func startController(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter) {
+func startController(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter) *atomic.Int64 {
 	t.Helper()
 	if cfg == nil {
 		cfg = env.Config
@@ -46,10 +49,22 @@ func startController(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter)
 	if calls != nil {
 		c = calls.Wrap(c)
 	}
+	applies := &atomic.Int64{}
+	c = envtest.Intercept(c, interceptor.Funcs{
+		Apply: func(ctx context.Context, cl client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			o := &client.ApplyOptions{}
+			o.ApplyOptions(opts)
+			if len(o.DryRun) == 0 {
+				applies.Add(1)
+			}
+			return cl.Apply(ctx, obj, opts...)
+		},
+	})
 	var n atomic.Int64
 	r := &Reconciler{Client: c, Random: func() string { return fmt.Sprintf("n%04d", n.Add(1)) }}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	coretest.StartManager(t, mgr)
+	return applies
 }
 
 func classRef(gvk schema.GroupVersionKind, name string) clusterv1.ClusterClassTemplateReference {
