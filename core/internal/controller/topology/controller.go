@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -43,7 +44,8 @@ type Reconciler struct {
 }
 
 // SetupWithManager registers the controller: Clusters (spec and metadata changes, not status),
-// their ClusterClasses, and the MachineDeployments and MachineHealthChecks they own.
+// their ClusterClasses, the MachineDeployments and MachineHealthChecks they own, and the
+// deletion of their MachineSets.
 func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil {
 		return fmt.Errorf("topology reconciler needs Client")
@@ -57,12 +59,21 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 		Watches(&clusterv1.ClusterClass{}, handler.EnqueueRequestsFromMapFunc(r.clusterClassToClusters)).
 		Watches(&clusterv1.MachineDeployment{}, toCluster, builder.WithPredicates(filter)).
 		Watches(&clusterv1.MachineHealthCheck{}, toCluster, builder.WithPredicates(filter)).
+		// A deleted MachineSet may have been the last user of a replaced template copy.
+		Watches(&clusterv1.MachineSet{}, toCluster, builder.WithPredicates(filter, deletedOnly)).
 		WithOptions(opts).
 		Complete(patch.RequeueOnConflict(r))
 	if err != nil {
 		return fmt.Errorf("creating the topology controller: %w", err)
 	}
 	return nil
+}
+
+// deletedOnly passes delete events only.
+var deletedOnly = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	UpdateFunc:  func(event.UpdateEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
 }
 
 // ownedToCluster maps an object the topology generated to its Cluster.

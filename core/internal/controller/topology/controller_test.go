@@ -158,7 +158,7 @@ func conditionReason(c *clusterv1.Cluster) string {
 
 // TestTopology_RotatesTemplatesDeletesRemovedWorkersAndHonoursPause: a variable change that
 // changes a worker's machine template creates a new copy under a new name, points the
-// MachineDeployment at it and deletes the old one; removing a topology entry deletes its
+// MachineDeployment at it and deletes the old one once no MachineSet uses it; removing a topology entry deletes its
 // MachineDeployment and health check; a paused Cluster is not touched; a missing template is
 // reported with the class path that references it.
 func TestTopology_RotatesTemplatesDeletesRemovedWorkersAndHonoursPause(t *testing.T) {
@@ -171,6 +171,12 @@ func TestTopology_RotatesTemplatesDeletesRemovedWorkersAndHonoursPause(t *testin
 	got := waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
 	md0 := machineDeployments(t, got)["md-0"]
 	oldInfra, oldBootstrap := md0.Spec.Template.Spec.InfrastructureRef.Name, md0.Spec.Template.Spec.Bootstrap.ConfigRef.Name
+	// Play the MachineDeployment controller: a MachineSet of md-0 uses the current copies.
+	ms := &clusterv1.MachineSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: md0.Name + "-ms", Labels: md0.Spec.Template.Labels},
+		Spec: clusterv1.MachineSetSpec{ClusterName: "c1", Selector: md0.Spec.Selector, Template: md0.Spec.Template},
+	}
+	require.NoError(t, env.Client.Create(t.Context(), ms))
 
 	envtest.Update(t, env.Client, got, func() {
 		got.Spec.Topology.Variables = []clusterv1.ClusterVariable{{Name: "image", Value: js(`"node:v2"`)}}
@@ -183,7 +189,10 @@ func TestTopology_RotatesTemplatesDeletesRemovedWorkersAndHonoursPause(t *testin
 	newInfra := get(t, crds.GenericInfrastructureMachineTemplateGVK, ns, md0.Spec.Template.Spec.InfrastructureRef.Name)
 	require.Equal(t, "node:v2", nestedString(t, newInfra, "spec", "template", "spec", "image"))
 	require.Equal(t, oldBootstrap, md0.Spec.Template.Spec.Bootstrap.ConfigRef.Name, "an unchanged template keeps its copy")
-	envtest.WaitFor(t, timeout, "the replaced template copy to be deleted", func() (bool, error) {
+	waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
+	require.NotNil(t, get(t, crds.GenericInfrastructureMachineTemplateGVK, ns, oldInfra), "a MachineSet still uses the replaced copy")
+	require.NoError(t, env.Client.Delete(t.Context(), ms))
+	envtest.WaitFor(t, timeout, "the replaced template copy to be deleted once its MachineSet is gone", func() (bool, error) {
 		return get(t, crds.GenericInfrastructureMachineTemplateGVK, ns, oldInfra) == nil, nil
 	})
 
