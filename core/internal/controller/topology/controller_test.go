@@ -174,7 +174,7 @@ func TestTopology_RotatesTemplatesDeletesRemovedWorkersAndHonoursPause(t *testin
 	// Play the MachineDeployment controller: a MachineSet of md-0 uses the current copies.
 	ms := &clusterv1.MachineSet{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: md0.Name + "-ms", Labels: md0.Spec.Template.Labels},
-		Spec: clusterv1.MachineSetSpec{ClusterName: "c1", Selector: md0.Spec.Selector, Template: md0.Spec.Template},
+		Spec:       clusterv1.MachineSetSpec{ClusterName: "c1", Selector: md0.Spec.Selector, Template: md0.Spec.Template},
 	}
 	require.NoError(t, env.Client.Create(t.Context(), ms))
 
