@@ -27,7 +27,7 @@ import (
 
 func main() {
 	opts := manager.NewOptions("core", "capstan-core-leader-election", "capstan-system", "cluster", "machine", "machineset", "machinedeployment", "machinehealthcheck", "machinepool",
-		"clusterresourceset", "clusterresourcesetbinding", "clusterclass")
+		"clusterresourceset", "clusterresourcesetbinding", "clusterclass", "topology")
 	opts.AddFlags(pflag.CommandLine)
 	remoteConditionsGracePeriod := pflag.Duration("remote-conditions-grace-period", machine.DefaultRemoteConditionsGracePeriod,
 		"How long a Machine keeps its last observed Node conditions while its workload cluster cannot be reached, from the last successful probe.")
