@@ -96,21 +96,32 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	return nil
 }
 
-// observeOwnSpecWrite moves status.observedGeneration along with the spec patch just
-// written: the status was computed from exactly that spec (the optimistic lock guarantees
-// nobody changed it in between), so it observes the generation the patch created. Without
-// it every spec write (a Machine's providerID, say) costs a second status write on the next
-// reconcile, only to bump observedGeneration. It reports whether it changed the status.
+// observeOwnSpecWrite moves status.observedGeneration, and the observedGeneration of each
+// condition, along with the spec patch just written: the status was computed from exactly that
+// spec (the optimistic lock guarantees nobody changed it in between), so it observes the
+// generation the patch created. Without it every spec write (a Machine's providerID, say) costs
+// a second status write on the next reconcile, only to bump observedGeneration. It reports
+// whether it changed the status.
 func observeOwnSpecWrite(status any, before, after int64) bool {
 	m, ok := status.(map[string]any)
 	if !ok || after == before {
 		return false
 	}
+	changed := false
 	if og, ok := m["observedGeneration"].(int64); ok && og == before {
 		m["observedGeneration"] = after
-		return true
+		changed = true
 	}
-	return false
+	conds, _ := m["conditions"].([]any)
+	for _, c := range conds {
+		if cm, ok := c.(map[string]any); ok {
+			if og, ok := cm["observedGeneration"].(int64); ok && og == before {
+				cm["observedGeneration"] = after
+				changed = true
+			}
+		}
+	}
+	return changed
 }
 
 // HasChanges reports whether obj differs from the snapshot (for tests and logging).

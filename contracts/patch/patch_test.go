@@ -150,9 +150,9 @@ func TestPatch_StatusConflictsInsteadOfDroppingAnotherControllersCondition(t *te
 	require.NotNil(t, conditions.Get(got, "TheirCondition"), "their condition is not lost")
 }
 
-// A reconcile that changes spec and sets status.observedGeneration to the generation it
-// read writes the generation its own spec patch created: otherwise the next reconcile
-// writes status again only to catch up.
+// A reconcile that changes spec and sets status.observedGeneration (and its conditions'
+// observedGeneration) to the generation it read writes the generation its own spec patch
+// created: otherwise the next reconcile writes status again only to catch up.
 func TestPatch_ObservedGenerationFollowsTheOwnSpecWrite(t *testing.T) {
 	ctx := context.Background()
 	c, writes := countingClient(t)
@@ -163,6 +163,7 @@ func TestPatch_ObservedGenerationFollowsTheOwnSpecWrite(t *testing.T) {
 
 	cluster.Spec.Paused = ptr.To(true)
 	cluster.Status.ObservedGeneration = gen
+	conditions.Set(cluster, conditions.True("Computed", "FromThisSpec", ""))
 	require.NoError(t, h.Patch(ctx, cluster))
 	require.Equal(t, int32(2), writes.Load())
 
@@ -170,11 +171,13 @@ func TestPatch_ObservedGenerationFollowsTheOwnSpecWrite(t *testing.T) {
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), got))
 	require.Greater(t, got.Generation, gen, "the spec patch created a generation")
 	require.Equal(t, got.Generation, got.Status.ObservedGeneration)
+	require.Equal(t, got.Generation, conditions.Get(got, "Computed").ObservedGeneration, "conditions observe it too")
 
 	// The next reconcile computes the same status: nothing to write.
 	h, err = patch.NewHelper(got, c)
 	require.NoError(t, err)
 	got.Status.ObservedGeneration = got.Generation
+	conditions.Set(got, conditions.True("Computed", "FromThisSpec", ""))
 	require.NoError(t, h.Patch(ctx, got))
 	require.Equal(t, int32(2), writes.Load())
 }
