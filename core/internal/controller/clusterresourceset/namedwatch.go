@@ -85,7 +85,9 @@ func (w *namedConfigMapWatches) sync(keys sets.Set[client.ObjectKey]) error {
 // ClusterResourceSets that name it.
 func (w *namedConfigMapWatches) start(key client.ObjectKey) namedWatch {
 	ctx, cancel := context.WithCancel(w.ctx)
-	byName := func(o *metav1.ListOptions) { o.FieldSelector = fields.OneTermEqualSelector("metadata.name", key.Name).String() }
+	byName := func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", key.Name).String()
+	}
 	inf := metadatainformer.NewFilteredMetadataInformer(w.client, configMapsResource, key.Namespace, 0, toolscache.Indexers{}, byName).Informer()
 	_ = inf.SetTransform(keepIdentity) // fails only once the informer runs
 	queue := w.queue
