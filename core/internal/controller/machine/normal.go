@@ -31,7 +31,32 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if err := errors.Join(errs...); err != nil {
 		return ctrl.Result{}, err
 	}
+	if wait := waitForCreator(s, time.Now()); wait > 0 {
+		s.waitingForCreator = true
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
 	return lowestRequeue(res, availabilityRequeue(s, time.Now())), nil
+}
+
+// CloneGracePeriod is how long a new Machine waits quietly for the objects it references to
+// appear. A MachineSet creates the Machine first and its bootstrap config and infrastructure
+// machine right after, already owned by it (so nobody has to adopt them), so the Machine's
+// first reconcile may find them missing for a moment; reporting that would cost a status write
+// only to be corrected by the next one. After the grace period a missing object is reported
+// (DoesNotExist), which is also what tells a MachineSet that was killed in between to create it.
+const CloneGracePeriod = 10 * time.Second
+
+// waitForCreator returns how long to wait, writing nothing, for the referenced objects of a new
+// Machine that its creator (its controller owner) is still creating: only while the Machine
+// carries its finalizer already, has never had a status written and is younger than
+// CloneGracePeriod. Their creation events bring the reconcile back (they are owned by the
+// Machine); the requeue is the bound.
+func waitForCreator(s *scope, now time.Time) time.Duration {
+	m := s.machine
+	if !(s.bootstrapNotFound || s.infraNotFound) || !s.hadFinalizer || m.Status.Phase != "" || metav1.GetControllerOf(m) == nil {
+		return 0
+	}
+	return m.CreationTimestamp.Add(CloneGracePeriod).Sub(now)
 }
 
 // reconcileOwnerAndLabels labels the Machine with its Cluster and, for a Machine

@@ -116,18 +116,6 @@ func controllerRef(ms *clusterv1.MachineSet) metav1.OwnerReference {
 	}
 }
 
-// ownerRef is a non-controller ownerReference to ms, for the provider objects cloned for a
-// Machine until the Machine controller takes them over: if the Machine is never created, the
-// garbage collector still removes them with the MachineSet.
-func ownerRef(ms *clusterv1.MachineSet) metav1.OwnerReference {
-	return metav1.OwnerReference{
-		APIVersion: clusterv1.GroupVersion.String(),
-		Kind:       "MachineSet",
-		Name:       ms.Name,
-		UID:        ms.UID,
-	}
-}
-
 // ownerDeployment returns the MachineDeployment that controls ms, or nil when there is none or it
 // cannot be found.
 func (r *Reconciler) ownerDeployment(ctx context.Context, ms *clusterv1.MachineSet) (*clusterv1.MachineDeployment, error) {
