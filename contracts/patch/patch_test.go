@@ -181,3 +181,26 @@ func TestPatch_ObservedGenerationFollowsTheOwnSpecWrite(t *testing.T) {
 	require.NoError(t, h.Patch(ctx, got))
 	require.Equal(t, int32(2), writes.Load())
 }
+
+// A write is followed by reads through the helper's client until its cache shows the written
+// version: the next reconcile would otherwise patch the stale version and get a conflict.
+func TestPatch_ReturnsOnceItsClientsCacheShowsTheWrite(t *testing.T) {
+	ctx := context.Background()
+	cluster := newCluster(t)
+	stale := cluster.DeepCopy()
+	var reads atomic.Int32
+	lagging := interceptor.NewClient(env.Client, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if reads.Add(1) < 3 { // a cache that has not seen the write yet, twice
+				stale.DeepCopyInto(obj.(*clusterv1.Cluster))
+				return nil
+			}
+			return c.Get(ctx, key, obj, opts...)
+		},
+	})
+	h, err := patch.NewHelper(cluster, lagging)
+	require.NoError(t, err)
+	conditions.Set(cluster, conditions.True("Seen", "Seen", ""))
+	require.NoError(t, h.Patch(ctx, cluster))
+	require.Equal(t, int32(3), reads.Load(), "read until the cache showed the write, then stopped")
+}

@@ -411,3 +411,35 @@ func TestMachine_NewMachineWaitsQuietlyForTheObjectsItsCreatorIsCreating(t *test
 	require.Contains(t, conditions.Get(got, clusterv1.MachineBootstrapConfigReadyCondition).Message, "to report status.initialization.dataSecretCreated")
 	stop()
 }
+
+// TestMachine_FirstStatusCarriesTheMachineSetsUpToDate: a new Machine of a (standalone)
+// MachineSet gets its UpToDate condition with its first status write, computed as the
+// MachineSet does, with no MachineSet controller running.
+func TestMachine_FirstStatusCarriesTheMachineSetsUpToDate(t *testing.T) {
+	startController(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	ms := &clusterv1.MachineSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "workers", Namespace: f.ns},
+		Spec: clusterv1.MachineSetSpec{
+			ClusterName: f.cluster.Name, Replicas: ptr.To[int32](1),
+			Selector: clusterv1.LabelSelector{MatchLabels: map[string]string{"pool": "workers"}},
+			Template: clusterv1.MachineTemplateSpec{
+				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"pool": "workers"}},
+				Spec: clusterv1.MachineSpec{ClusterName: f.cluster.Name, Bootstrap: clusterv1.Bootstrap{DataSecretName: ptr.To("data")},
+					InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+						APIGroup: crds.GenericInfrastructureMachineTemplateGVK.Group, Kind: crds.GenericInfrastructureMachineTemplateGVK.Kind, Name: "workers"}},
+			},
+		},
+	}
+	require.NoError(t, env.Client.Create(ctx, ms))
+	m, _, _ := f.newMachine(t, "m1", func(m *clusterv1.Machine) {
+		m.Labels = map[string]string{"pool": "workers"}
+		m.OwnerReferences = []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineSet",
+			Name: ms.Name, UID: ms.UID, Controller: ptr.To(true)}}
+	})
+	got := waitPhase(t, m, clusterv1.MachinePhasePending)
+	c := conditions.Get(got, clusterv1.MachineUpToDateCondition)
+	require.NotNil(t, c, "the first status carries UpToDate")
+	require.Equal(t, metav1.ConditionTrue, c.Status)
+}

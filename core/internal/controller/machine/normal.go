@@ -9,16 +9,21 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/contract"
 	"capstan.dev/contracts/owner"
+	"capstan.dev/core/internal/controller/machineset"
 )
 
 // reconcileNormal runs the steps of a live Machine; each step may ask to come back.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
 	r.reconcileOwnerAndLabels(s)
+	if err := r.reconcileUpToDate(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
 	var res ctrl.Result
 	var errs []error
 	for _, step := range []func(context.Context, *scope) (ctrl.Result, error){
@@ -200,4 +205,32 @@ func lowestRequeue(a, b ctrl.Result) ctrl.Result {
 		return b
 	}
 	return a
+}
+
+// reconcileUpToDate gives a new Machine of a MachineSet its UpToDate condition with its first
+// status write, computed as the MachineSet computes it (machineset.MachineUpToDateCondition);
+// from then on the MachineSet maintains it. The MachineSet used to write it alone: one more
+// status write of every new Machine, often conflicting with this controller's own (make bench).
+func (r *Reconciler) reconcileUpToDate(ctx context.Context, s *scope) error {
+	m := s.machine
+	ref := metav1.GetControllerOf(m)
+	if m.Status.Phase != "" || conditions.Get(m, clusterv1.MachineUpToDateCondition) != nil ||
+		ref == nil || ref.Kind != "MachineSet" || ref.APIVersion != clusterv1.GroupVersion.String() {
+		return nil
+	}
+	ms := &clusterv1.MachineSet{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: ref.Name}, ms); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if ms.UID != ref.UID {
+		return nil
+	}
+	md, err := machineset.OwningMachineDeployment(ctx, r.Client, ms)
+	if err != nil {
+		return err
+	}
+	if c := machineset.MachineUpToDateCondition(ms, md); c != nil {
+		conditions.Set(m, *c)
+	}
+	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -44,6 +46,9 @@ type Reconciler struct {
 	APIReader client.Reader
 	// WatchFilterValue limits reconciliation to objects labelled with it (--watch-filter).
 	WatchFilterValue string
+
+	// summaries spaces status writes that only move counters (patch.SummaryLimiter).
+	summaries patch.SummaryLimiter
 	// PreflightChecks are the checks run before Machines are created or remediated
 	// (--machineset-preflight-checks, see ParsePreflightChecks); none when empty.
 	PreflightChecks sets.Set[clusterv1.MachineSetPreflightCheck]
@@ -104,7 +109,7 @@ type scope struct {
 }
 
 // Reconcile is the controller's entry point.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
 	ms := &clusterv1.MachineSet{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ms); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -136,8 +141,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 
 	s := &scope{ms: ms, cluster: cluster}
+	orig := ms.Status.DeepCopy()
 	defer func() {
 		setStatus(s, retErr == nil)
+		res = r.holdCounterOnlyStatus(ms, orig, res)
 		if err := helper.Patch(ctx, ms); err != nil && !(apierrors.IsNotFound(err) && !ms.DeletionTimestamp.IsZero()) {
 			retErr = errors.Join(retErr, err) // a deleted MachineSet whose finalizer just went has nothing left to patch
 		}
@@ -164,4 +171,25 @@ func (r *Reconciler) getCluster(ctx context.Context, ms *clusterv1.MachineSet) (
 		return nil, fmt.Errorf("reading Cluster %s: %w", key, err)
 	}
 	return cluster, nil
+}
+
+// holdCounterOnlyStatus puts back the status as read when all that changed is a counter or a
+// message and the MachineSet's status was written less than patch.DefaultSummaryInterval ago,
+// and asks to come back when it may be written; otherwise it records the write to come. See
+// patch.SummaryLimiter.
+func (r *Reconciler) holdCounterOnlyStatus(ms *clusterv1.MachineSet, orig *clusterv1.MachineSetStatus, res ctrl.Result) ctrl.Result {
+	if equality.Semantic.DeepEqual(*orig, ms.Status) {
+		return res
+	}
+	now := time.Now()
+	wait := r.summaries.Hold(ms.UID, orig.Conditions, ms.Status.Conditions, orig.ObservedGeneration, ms.Status.ObservedGeneration, now)
+	if wait <= 0 {
+		r.summaries.Wrote(ms.UID, now)
+		return res
+	}
+	ms.Status = *orig
+	if res.RequeueAfter == 0 || wait < res.RequeueAfter {
+		res.RequeueAfter = wait
+	}
+	return res
 }

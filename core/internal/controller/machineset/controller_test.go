@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -497,4 +498,34 @@ func sortedKeys(m map[string]*clusterv1.Machine) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestMachineSet_LeavesANewMachinesUpToDateToItsFirstStatus: a Machine whose status the
+// Machine controller has not written yet (no phase) gets no UpToDate write from the MachineSet
+// (the Machine controller sets it with its first status); once it has a phase, the MachineSet
+// maintains the condition. The reconcile that sets it on one Machine passes over the other.
+func TestMachineSet_LeavesANewMachinesUpToDateToItsFirstStatus(t *testing.T) {
+	f := newFixture(t, true)
+	mgr := coretest.NewManager(t, env)
+	r := &Reconciler{Client: mgr.GetClient()}
+	require.NoError(t, r.SetupWithManager(f.ctx, mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
+	coretest.StartManager(t, mgr)
+	stop := env.Observe(t, &clusterv1.MachineList{}, f.ns, func(objs map[string]client.Object) error {
+		for _, o := range objs {
+			m := o.(*clusterv1.Machine)
+			if m.Status.Phase == "" && conditions.Get(m, clusterv1.MachineUpToDateCondition) != nil {
+				return fmt.Errorf("Machine %s got UpToDate before its first status", m.Name)
+			}
+		}
+		return nil
+	})
+	ms := f.newMachineSet("workers", "web", 2)
+	require.NoError(t, env.Client.Create(f.ctx, ms))
+	names := sortedKeys(f.waitForOwned(ms, 2))
+	f.updateMachine(names[0], func(m *clusterv1.Machine) { m.Status.Phase = string(clusterv1.MachinePhasePending) }, true)
+	envtest.WaitFor(t, timeout, "the MachineSet to set UpToDate on the Machine with a status", func() (bool, error) {
+		return conditions.IsTrue(f.machines()[names[0]], clusterv1.MachineUpToDateCondition), nil
+	})
+	stop()
+	require.Nil(t, conditions.Get(f.machines()[names[1]], clusterv1.MachineUpToDateCondition))
 }

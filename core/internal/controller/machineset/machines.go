@@ -116,15 +116,20 @@ func controllerRef(ms *clusterv1.MachineSet) metav1.OwnerReference {
 	}
 }
 
-// ownerDeployment returns the MachineDeployment that controls ms, or nil when there is none or it
-// cannot be found.
+// ownerDeployment returns the MachineDeployment that controls ms (OwningMachineDeployment).
 func (r *Reconciler) ownerDeployment(ctx context.Context, ms *clusterv1.MachineSet) (*clusterv1.MachineDeployment, error) {
+	return OwningMachineDeployment(ctx, r.Client, ms)
+}
+
+// OwningMachineDeployment returns the MachineDeployment that controls ms, read through c, or nil
+// when there is none or it cannot be found.
+func OwningMachineDeployment(ctx context.Context, c client.Reader, ms *clusterv1.MachineSet) (*clusterv1.MachineDeployment, error) {
 	ref := metav1.GetControllerOf(ms)
 	if ref == nil || ref.Kind != "MachineDeployment" || !isClusterGroup(ref.APIVersion) {
 		return nil, nil
 	}
 	md := &clusterv1.MachineDeployment{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ms.Namespace, Name: ref.Name}, md); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ms.Namespace, Name: ref.Name}, md); err != nil {
 		if client.IgnoreNotFound(err) == nil {
 			return nil, nil
 		}
