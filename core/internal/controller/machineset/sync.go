@@ -73,7 +73,9 @@ func (r *Reconciler) syncInPlaceFields(ctx context.Context, ms *clusterv1.Machin
 }
 
 // upToDateCondition is the UpToDate condition of the MachineSet's Machines (MachineUpToDateCondition).
-func upToDateCondition(s *scope) *metav1.Condition { return MachineUpToDateCondition(s.ms, s.deployment) }
+func upToDateCondition(s *scope) *metav1.Condition {
+	return MachineUpToDateCondition(s.ms, s.deployment)
+}
 
 // MachineUpToDateCondition is the UpToDate condition of the Machines of ms, whose controlling
 // MachineDeployment is md (nil when there is none or it cannot be found): a standalone
