@@ -6,6 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 )
 
 // DefaultSummaryInterval is how long a summary's counters may lag while they move.
@@ -40,6 +41,29 @@ func (l *SummaryLimiter) Hold(uid types.UID, before, after []metav1.Condition, b
 		return 0
 	}
 	return last.Add(l.interval()).Sub(now)
+}
+
+// Apply decides one reconcile's status write of a summary object uid: changed says whether the
+// status differs from the one read, whose conditions and observedGeneration are before and
+// beforeGen. A write that Hold holds back is undone with restore (which puts back the status as
+// read) and res asks to come back when it may be written; otherwise the write to come is
+// recorded. It returns res, amended.
+func (l *SummaryLimiter) Apply(uid types.UID, changed bool, before, after []metav1.Condition, beforeGen, afterGen int64,
+	restore func(), res ctrl.Result) ctrl.Result {
+	if !changed {
+		return res
+	}
+	now := time.Now()
+	wait := l.Hold(uid, before, after, beforeGen, afterGen, now)
+	if wait <= 0 {
+		l.Wrote(uid, now)
+		return res
+	}
+	restore()
+	if res.RequeueAfter == 0 || wait < res.RequeueAfter {
+		res.RequeueAfter = wait
+	}
+	return res
 }
 
 // Wrote records that the object uid's status was written at now.

@@ -92,14 +92,7 @@ func TestSteadyState_TwentyMachinesProduceNoWrites(t *testing.T) {
 		Spec: clusterv1.MachineDeploymentSpec{
 			ClusterName: c.Name, Replicas: ptr.To[int32](replicas),
 			Selector: clusterv1.LabelSelector{MatchLabels: map[string]string{"pool": "workers"}},
-			Template: clusterv1.MachineTemplateSpec{
-				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"pool": "workers"}},
-				Spec: clusterv1.MachineSpec{ClusterName: c.Name, Version: "v1.37.2",
-					Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
-						APIGroup: crds.GenericBootstrapConfigTemplateGVK.Group, Kind: crds.GenericBootstrapConfigTemplateGVK.Kind, Name: "workers"}},
-					InfrastructureRef: clusterv1.ContractVersionedObjectReference{
-						APIGroup: crds.GenericInfrastructureMachineTemplateGVK.Group, Kind: crds.GenericInfrastructureMachineTemplateGVK.Kind, Name: "workers"}},
-			},
+			Template: workersTemplate(c.Name),
 		},
 	}
 	require.NoError(t, env.Client.Create(ctx, md))
@@ -198,6 +191,19 @@ func newInitializedCluster(t *testing.T, ns, name string) *clusterv1.Cluster {
 		require.NoError(t, env.Client.Create(ctx, tmpl))
 	}
 	return c
+}
+
+// workersTemplate is a Machine template of Cluster cluster cloning the "workers" templates
+// newInitializedCluster creates, labelled pool=workers.
+func workersTemplate(cluster string) clusterv1.MachineTemplateSpec {
+	return clusterv1.MachineTemplateSpec{
+		ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"pool": "workers"}},
+		Spec: clusterv1.MachineSpec{ClusterName: cluster, Version: "v1.37.2",
+			Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
+				APIGroup: crds.GenericBootstrapConfigTemplateGVK.Group, Kind: crds.GenericBootstrapConfigTemplateGVK.Kind, Name: "workers"}},
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+				APIGroup: crds.GenericInfrastructureMachineTemplateGVK.Group, Kind: crds.GenericInfrastructureMachineTemplateGVK.Kind, Name: "workers"}},
+	}
 }
 
 // provision marks a Machine's generic bootstrap config and infra machine done and

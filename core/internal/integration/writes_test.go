@@ -14,7 +14,6 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
-	"capstan.dev/contracts/testing/crds"
 )
 
 // coreUser is the identity the core runs as in the write-counting tests, so the audit log
@@ -41,14 +40,7 @@ func TestWrites_AMachineOfAMachineSetCostsNoAdoptionNorFinalizerWrite(t *testing
 		Spec: clusterv1.MachineSetSpec{
 			ClusterName: c.Name, Replicas: ptr.To[int32](replicas),
 			Selector: clusterv1.LabelSelector{MatchLabels: map[string]string{"pool": "workers"}},
-			Template: clusterv1.MachineTemplateSpec{
-				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"pool": "workers"}},
-				Spec: clusterv1.MachineSpec{ClusterName: c.Name, Version: "v1.37.2",
-					Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
-						APIGroup: crds.GenericBootstrapConfigTemplateGVK.Group, Kind: crds.GenericBootstrapConfigTemplateGVK.Kind, Name: "workers"}},
-					InfrastructureRef: clusterv1.ContractVersionedObjectReference{
-						APIGroup: crds.GenericInfrastructureMachineTemplateGVK.Group, Kind: crds.GenericInfrastructureMachineTemplateGVK.Kind, Name: "workers"}},
-			},
+			Template: workersTemplate(c.Name),
 		},
 	}
 	require.NoError(t, env.Client.Create(ctx, ms))

@@ -161,23 +161,11 @@ func (r *Reconciler) getCluster(ctx context.Context, md *clusterv1.MachineDeploy
 	return cluster, nil
 }
 
-// holdCounterOnlyStatus puts back the status as read when all that changed is a counter or a
-// message and the MachineDeployment's status was written less than patch.DefaultSummaryInterval ago,
-// and asks to come back when it may be written; otherwise it records the write to come. See
-// patch.SummaryLimiter.
+// holdCounterOnlyStatus holds back a status write that only moves counters or messages while
+// the MachineDeployment's status was written less than patch.DefaultSummaryInterval ago, and asks to
+// come back when it may be written (patch.SummaryLimiter).
 func (r *Reconciler) holdCounterOnlyStatus(md *clusterv1.MachineDeployment, orig *clusterv1.MachineDeploymentStatus, res ctrl.Result) ctrl.Result {
-	if equality.Semantic.DeepEqual(*orig, md.Status) {
-		return res
-	}
-	now := time.Now()
-	wait := r.summaries.Hold(md.UID, orig.Conditions, md.Status.Conditions, orig.ObservedGeneration, md.Status.ObservedGeneration, now)
-	if wait <= 0 {
-		r.summaries.Wrote(md.UID, now)
-		return res
-	}
-	md.Status = *orig
-	if res.RequeueAfter == 0 || wait < res.RequeueAfter {
-		res.RequeueAfter = wait
-	}
-	return res
+	changed := !equality.Semantic.DeepEqual(*orig, md.Status)
+	return r.summaries.Apply(md.UID, changed, orig.Conditions, md.Status.Conditions, orig.ObservedGeneration, md.Status.ObservedGeneration,
+		func() { md.Status = *orig }, res)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -173,23 +172,11 @@ func (r *Reconciler) getCluster(ctx context.Context, ms *clusterv1.MachineSet) (
 	return cluster, nil
 }
 
-// holdCounterOnlyStatus puts back the status as read when all that changed is a counter or a
-// message and the MachineSet's status was written less than patch.DefaultSummaryInterval ago,
-// and asks to come back when it may be written; otherwise it records the write to come. See
-// patch.SummaryLimiter.
+// holdCounterOnlyStatus holds back a status write that only moves counters or messages while
+// the MachineSet's status was written less than patch.DefaultSummaryInterval ago, and asks to
+// come back when it may be written (patch.SummaryLimiter).
 func (r *Reconciler) holdCounterOnlyStatus(ms *clusterv1.MachineSet, orig *clusterv1.MachineSetStatus, res ctrl.Result) ctrl.Result {
-	if equality.Semantic.DeepEqual(*orig, ms.Status) {
-		return res
-	}
-	now := time.Now()
-	wait := r.summaries.Hold(ms.UID, orig.Conditions, ms.Status.Conditions, orig.ObservedGeneration, ms.Status.ObservedGeneration, now)
-	if wait <= 0 {
-		r.summaries.Wrote(ms.UID, now)
-		return res
-	}
-	ms.Status = *orig
-	if res.RequeueAfter == 0 || wait < res.RequeueAfter {
-		res.RequeueAfter = wait
-	}
-	return res
+	changed := !equality.Semantic.DeepEqual(*orig, ms.Status)
+	return r.summaries.Apply(ms.UID, changed, orig.Conditions, ms.Status.Conditions, orig.ObservedGeneration, ms.Status.ObservedGeneration,
+		func() { ms.Status = *orig }, res)
 }
