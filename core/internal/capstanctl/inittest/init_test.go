@@ -120,8 +120,9 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 		kinds[o.GetKind()]++
 		require.Equal(t, "capstanctl", managerOf(o), "%s %s is applied by capstanctl", o.GetKind(), o.GetName())
 	}
+	// Services: the conversion webhooks of the core and the bootstrap-kubeadm managers.
 	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 20, "ServiceAccount": 3, "ClusterRole": 4,
-		"ClusterRoleBinding": 4, "Role": 3, "RoleBinding": 3, "Deployment": 3, "Service": 1,
+		"ClusterRoleBinding": 4, "Role": 3, "RoleBinding": 3, "Deployment": 3, "Service": 2,
 		"MutatingAdmissionPolicy": 8, "MutatingAdmissionPolicyBinding": 8}, kinds)
 
 	crds := &apiextensionsv1.CustomResourceDefinitionList{}
