@@ -15,6 +15,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -117,20 +118,14 @@ func (h *Helper) waitForCache(ctx context.Context, obj client.Object) {
 		return
 	}
 	probe := obj.DeepCopyObject().(client.Object)
-	deadline := time.Now().Add(CacheWait)
-	for {
+	// The wait's own outcome (a timeout included) is ignored: see above.
+	_ = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, CacheWait, true, func(ctx context.Context) (bool, error) {
 		if err := h.c.Get(ctx, client.ObjectKeyFromObject(obj), probe); err != nil {
-			return
+			return false, err
 		}
-		if got, err := strconv.ParseUint(probe.GetResourceVersion(), 10, 64); err != nil || got >= want || time.Now().After(deadline) {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+		got, err := strconv.ParseUint(probe.GetResourceVersion(), 10, 64)
+		return err != nil || got >= want, nil
+	})
 }
 
 // observeOwnSpecWrite moves status.observedGeneration, and the observedGeneration of each
