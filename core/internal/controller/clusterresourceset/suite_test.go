@@ -53,7 +53,9 @@ func startController(t *testing.T, o controllerOptions) (stop func()) {
 	}
 	mgr := coretest.NewManagerAs(t, env, cfg)
 	copts := controller.Options{SkipNameValidation: ptr.To(true)}
-	cc, err := remote.SetupWithManager(mgr, remote.Options{SecretReader: mgr.GetAPIReader(), Controller: copts})
+	// A failed connect is retried after 2 s, not the default 30 s, so a test that fixes a
+	// workload cluster's kubeconfig sees the connection well within its timeout.
+	cc, err := remote.SetupWithManager(mgr, remote.Options{SecretReader: mgr.GetAPIReader(), Controller: copts, ConnectRetryInterval: 2 * time.Second})
 	require.NoError(t, err)
 	var workload WorkloadClusters = cc
 	c := mgr.GetClient()

@@ -21,12 +21,17 @@ const startupConnectAttempts = 5
 // MachineDeployments and the Cluster count): the last observed values are kept
 // for the grace period, counted from the last successful probe. After it, or when
 // nothing was ever observed, they are Unknown and say since when the connection
-// is down.
+// is down. Before any Node was seen they follow the Machine's own progress.
 func connectionDownConditions(s *scope, now time.Time) (ready, healthy metav1.Condition) {
 	m := s.machine
 	r, h := clusterv1.MachineNodeReadyCondition, clusterv1.MachineNodeHealthyCondition
 	lastReady, lastHealthy := conditions.Get(m, r), conditions.Get(m, h)
 	if lastReady != nil && lastHealthy != nil && withinGracePeriod(s, now) {
+		if lastHealthy.Reason == clusterv1.MachineNodeDoesNotExistReason && m.Status.NodeRef.Name == "" {
+			// No Node was observed yet: what was kept is the Machine's own progress
+			// (e.g. "waiting for spec.providerID"), which is current without the connection.
+			return nodeAwaitedConditions(s)
+		}
 		return *lastReady, *lastHealthy
 	}
 	msg := connectionDownMessage(s)

@@ -12,6 +12,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/remote"
 	"capstan.dev/core/internal/coretest"
 )
 
@@ -95,4 +96,35 @@ func TestMachine_RestartedManagerDoesNotFlipNodeConditionsBeforeItConnects(t *te
 		require.Empty(t, conditionsDiff(before, v.Machine, nodeDerivedConditions),
 			"Machine version %s flipped a Node-derived condition before the manager connected", v.Machine.ResourceVersion)
 	}
+}
+
+// TestNodeConditions_BeforeAnyNodeFollowTheMachineWhileNotConnected: a Machine whose
+// provider sets spec.providerID while the workload cluster is not connected yet (a
+// manager that just started) must not keep saying it waits for the providerID; the
+// conditions of an observed Node are kept as they were.
+func TestNodeConditions_BeforeAnyNodeFollowTheMachineWhileNotConnected(t *testing.T) {
+	waiting := "Waiting for the infrastructure provider to set spec.providerID"
+	m := &clusterv1.Machine{}
+	m.Spec.ProviderID = "generic:///m1"
+	m.Status.Conditions = []metav1.Condition{
+		conditions.Unknown(clusterv1.MachineNodeReadyCondition, clusterv1.MachineNodeDoesNotExistReason, waiting),
+		conditions.Unknown(clusterv1.MachineNodeHealthyCondition, clusterv1.MachineNodeDoesNotExistReason, waiting),
+	}
+	s := &scope{machine: m, nodeErr: remote.ErrClusterNotConnected, gracePeriod: 5 * time.Minute}
+	ready, healthy := nodeConditions(s, time.Now())
+	for _, c := range []metav1.Condition{ready, healthy} {
+		require.Equal(t, metav1.ConditionUnknown, c.Status)
+		require.Contains(t, c.Message, "Waiting for a Node with spec.providerID generic:///m1", c.Type)
+	}
+
+	observed := m.DeepCopy()
+	observed.Status.NodeRef.Name = "n1"
+	observed.Status.Conditions = []metav1.Condition{
+		conditions.True(clusterv1.MachineNodeReadyCondition, "KubeletReady", ""),
+		conditions.True(clusterv1.MachineNodeHealthyCondition, clusterv1.MachineNodeHealthyReason, ""),
+	}
+	s.machine = observed
+	ready, healthy = nodeConditions(s, time.Now())
+	require.Equal(t, metav1.ConditionTrue, ready.Status)
+	require.Equal(t, metav1.ConditionTrue, healthy.Status)
 }

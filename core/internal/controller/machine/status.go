@@ -107,14 +107,22 @@ func nodeConditions(s *scope, now time.Time) (ready, healthy metav1.Condition) {
 			healthy = conditions.Unknown(h, clusterv1.MachineNodeDoesNotExistReason, "")
 		}
 		return ready, healthy
-	case m.Spec.ProviderID == "":
-		msg := "Waiting for the infrastructure provider to set spec.providerID"
-		return conditions.Unknown(r, clusterv1.MachineNodeDoesNotExistReason, msg), conditions.Unknown(h, clusterv1.MachineNodeDoesNotExistReason, msg)
-	case s.cluster != nil && !controlPlaneInitialized(s.cluster):
-		msg := "Waiting for the Cluster's control plane to be initialized"
-		return conditions.Unknown(r, clusterv1.MachineNodeDoesNotExistReason, msg), conditions.Unknown(h, clusterv1.MachineNodeDoesNotExistReason, msg)
 	}
+	return nodeAwaitedConditions(s)
+}
+
+// nodeAwaitedConditions are NodeReady and NodeHealthy before any Node was seen: they
+// describe the Machine's own progress towards one, which is always observable.
+func nodeAwaitedConditions(s *scope) (ready, healthy metav1.Condition) {
+	m := s.machine
+	r, h := clusterv1.MachineNodeReadyCondition, clusterv1.MachineNodeHealthyCondition
 	msg := fmt.Sprintf("Waiting for a Node with spec.providerID %s to register in the workload cluster", m.Spec.ProviderID)
+	switch {
+	case m.Spec.ProviderID == "":
+		msg = "Waiting for the infrastructure provider to set spec.providerID"
+	case s.cluster != nil && !controlPlaneInitialized(s.cluster):
+		msg = "Waiting for the Cluster's control plane to be initialized"
+	}
 	return conditions.Unknown(r, clusterv1.MachineNodeDoesNotExistReason, msg), conditions.Unknown(h, clusterv1.MachineNodeDoesNotExistReason, msg)
 }
 
