@@ -33,6 +33,15 @@ type Kind struct {
 	Converter func(*runtime.Scheme) (crconversion.Converter, error)
 }
 
+// HubSpoke is the Kind gk whose spoke version converts to the hub with up and back with down.
+func HubSpoke[H, S client.Object](gk schema.GroupKind, hub H, spoke S, up func(context.Context, S, H) error,
+	down func(context.Context, H, S) error) Kind {
+	return Kind{
+		GroupKind: gk,
+		Converter: crconversion.NewHubSpokeConverter(hub, crconversion.NewSpokeConverter(spoke, down, up)),
+	}
+}
+
 // Setup adds to mgr a webhook server that converts kinds, a controller that issues and rotates
 // its certificate and keeps the kinds' CRDs pointed at it, and a readiness check
 // ("conversion-webhook") that passes once every CRD is. It does nothing when o is not Enabled.

@@ -23,7 +23,6 @@ import (
 	"context"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
 	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -48,9 +47,6 @@ func Kinds(resolver conversion.APIVersionResolver) []conversionwebhook.Kind {
 
 func kind[H, S client.Object](kindOf string, hub H, spoke S, up func(context.Context, S, H) error,
 	down func(context.Context, H, S, conversion.APIVersionResolver) error, resolver conversion.APIVersionResolver) conversionwebhook.Kind {
-	return conversionwebhook.Kind{
-		GroupKind: clusterv1.GroupVersion.WithKind(kindOf).GroupKind(),
-		Converter: crconversion.NewHubSpokeConverter(hub, crconversion.NewSpokeConverter(spoke,
-			func(ctx context.Context, h H, s S) error { return down(ctx, h, s, resolver) }, up)),
-	}
+	return conversionwebhook.HubSpoke(clusterv1.GroupVersion.WithKind(kindOf).GroupKind(), hub, spoke, up,
+		func(ctx context.Context, h H, s S) error { return down(ctx, h, s, resolver) })
 }

@@ -19,49 +19,12 @@ package v1beta1
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
 )
-
-// How every kind converts (see package conversion for the annotation):
-//
-//   - up (v1beta1 -> v1beta2): the v1beta2 object recorded in the annotation, if any, settles what
-//     v1beta1 cannot say (false vs unset, 0 vs unset, v1beta2-only fields); the v1beta1 spec and
-//     status are then recorded on the v1beta2 object;
-//   - down (v1beta2 -> v1beta1): fields are mapped; where the v1beta1 spec or status recorded on the
-//     object still converts up to exactly the current v1beta2 one, it is returned as written (so
-//     nothing a v1beta1 client wrote is lost, and nothing recorded can be stale: once a v1beta2
-//     client changed the spec, the mapping wins, keeping only references and durations that still
-//     mean the same); the v1beta2 object is then recorded on the v1beta1 one.
-
-// spokeData is what a v1beta2 object keeps of the v1beta1 object it was last written as.
-type spokeData[Spec, Status any] struct {
-	Spec   Spec   `json:"spec"`
-	Status Status `json:"status"`
-}
-
-// prefer returns stored when it converts up to current, else mapped.
-func prefer[T, H any](mapped T, stored *T, up func(*T) (H, error), current H) T {
-	if stored == nil {
-		return mapped
-	}
-	converted, err := up(stored)
-	if err != nil || !equality.Semantic.DeepEqual(converted, current) {
-		return mapped
-	}
-	return *stored
-}
-
-// noErr adapts a conversion that cannot fail to prefer.
-func noErr[T, H any](f func(*T) H) func(*T) (H, error) {
-	return func(in *T) (H, error) { return f(in), nil }
-}
-
-func copyMeta(in *metav1.ObjectMeta) metav1.ObjectMeta { return *in.DeepCopy() }
 
 func templateMetaUp(in ObjectMeta) clusterv1.ObjectMeta {
 	return clusterv1.ObjectMeta{Labels: copyMap(in.Labels), Annotations: copyMap(in.Annotations)}
@@ -114,7 +77,7 @@ func unavailable(replicas, available *int32) int32 {
 }
 
 // kindConversion is one kind's spec and status conversions; up and down are the steps every
-// kind shares (the annotation, and preferring what a v1beta1 client wrote while it still holds).
+// kind of every provider shares (conversion.Steps).
 type kindConversion[SpokeSpec, SpokeStatus, HubSpec, HubStatus any] struct {
 	specUp   func(in *SpokeSpec, restored *HubSpec) (HubSpec, error)
 	specDown func(ctx context.Context, in *HubSpec, namespace string, stored *SpokeSpec,
@@ -123,46 +86,16 @@ type kindConversion[SpokeSpec, SpokeStatus, HubSpec, HubStatus any] struct {
 	statusDown func(in *HubStatus) SpokeStatus
 }
 
-// hubData is the v1beta2 object recorded on a v1beta1 one, as far as conversions read it.
-type hubData[Spec, Status any] struct {
-	Spec   Spec   `json:"spec"`
-	Status Status `json:"status"`
+func (k kindConversion[SS, SSt, HS, HSt]) steps() conversion.Steps[SS, SSt, HS, HSt] {
+	return conversion.Steps[SS, SSt, HS, HSt]{SpecUp: k.specUp, SpecDown: k.specDown, StatusUp: k.statusUp, StatusDown: k.statusDown}
 }
 
 func (k kindConversion[SS, SSt, HS, HSt]) up(srcMeta *metav1.ObjectMeta, srcSpec *SS, srcStatus *SSt,
 	dstMeta *metav1.ObjectMeta, dstSpec *HS, dstStatus *HSt) error {
-	*dstMeta = copyMeta(srcMeta)
-	restored := &hubData[HS, HSt]{}
-	if _, err := conversion.UnmarshalData(dstMeta, restored); err != nil {
-		return err
-	}
-	spec, err := k.specUp(srcSpec, &restored.Spec)
-	if err != nil {
-		return err
-	}
-	*dstSpec = spec
-	*dstStatus = k.statusUp(srcStatus, &restored.Status)
-	return conversion.MarshalData(spokeData[SS, SSt]{Spec: *srcSpec, Status: *srcStatus}, dstMeta)
+	return k.steps().Up(srcMeta, srcSpec, srcStatus, dstMeta, dstSpec, dstStatus)
 }
 
 func (k kindConversion[SS, SSt, HS, HSt]) down(ctx context.Context, resolver conversion.APIVersionResolver, hub runtime.Object,
 	srcMeta *metav1.ObjectMeta, srcSpec *HS, srcStatus *HSt, dstMeta *metav1.ObjectMeta, dstSpec *SS, dstStatus *SSt) error {
-	*dstMeta = copyMeta(srcMeta)
-	stored := &spokeData[SS, SSt]{}
-	has, err := conversion.UnmarshalData(dstMeta, stored)
-	if err != nil {
-		return err
-	}
-	var storedSpec *SS
-	var storedStatus *SSt
-	if has {
-		storedSpec, storedStatus = &stored.Spec, &stored.Status
-	}
-	spec, err := k.specDown(ctx, srcSpec, srcMeta.Namespace, storedSpec, resolver)
-	if err != nil {
-		return err
-	}
-	*dstSpec = prefer(spec, storedSpec, func(s *SS) (HS, error) { return k.specUp(s, srcSpec) }, *srcSpec)
-	*dstStatus = prefer(k.statusDown(srcStatus), storedStatus, noErr(func(s *SSt) HSt { return k.statusUp(s, srcStatus) }), *srcStatus)
-	return conversion.MarshalHubData(hub, dstMeta)
+	return k.steps().Down(ctx, resolver, hub, srcMeta, srcSpec, srcStatus, dstMeta, dstSpec, dstStatus)
 }

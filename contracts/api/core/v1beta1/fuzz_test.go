@@ -25,10 +25,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -37,6 +35,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
+	"capstan.dev/contracts/conversion/conversiontest"
 )
 
 // fuzzIterations per kind and direction; ten times as many find nothing more and take minutes on two cores.
@@ -89,54 +88,12 @@ func token(c randfill.Continue) string {
 	return strings.Map(func(r rune) rune { return 'a' + r%26 }, fmt.Sprint(c.Uint64()))
 }
 
-// roundTrip checks both directions for one kind: v1beta2 -> v1beta1 -> v1beta2 and
-// v1beta1 -> v1beta2 -> v1beta1 give back the object they started from, once the
-// conversion-data annotation each conversion leaves behind is removed.
+// roundTrip checks both directions for one kind (conversiontest.RoundTrip).
 func roundTrip[H, S client.Object](t *testing.T, newHub func() H, newSpoke func() S,
 	up func(context.Context, S, H) error, down func(context.Context, H, S, conversion.APIVersionResolver) error) {
 	t.Helper()
-	ctx := context.Background()
-	for i := range fuzzIterations {
-		f := filler(int64(i))
-
-		hub := newHub()
-		f.Fill(hub)
-		hub.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
-		spoke, back := newSpoke(), newHub()
-		if err := down(ctx, hub.DeepCopyObject().(H), spoke, resolver); err != nil {
-			t.Fatalf("seed %d: v1beta2 -> v1beta1: %v", i, err)
-		}
-		if err := up(ctx, spoke, back); err != nil {
-			t.Fatalf("seed %d: v1beta1 -> v1beta2: %v", i, err)
-		}
-		requireSame(t, i, "v1beta2 -> v1beta1 -> v1beta2", hub, back)
-
-		spoke = newSpoke()
-		f.Fill(spoke)
-		spoke.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
-		hub, spokeBack := newHub(), newSpoke()
-		if err := up(ctx, spoke.DeepCopyObject().(S), hub); err != nil {
-			t.Fatalf("seed %d: v1beta1 -> v1beta2: %v", i, err)
-		}
-		if err := down(ctx, hub, spokeBack, resolver); err != nil {
-			t.Fatalf("seed %d: v1beta2 -> v1beta1: %v", i, err)
-		}
-		requireSame(t, i, "v1beta1 -> v1beta2 -> v1beta1", spoke, spokeBack)
-	}
-}
-
-func requireSame(t *testing.T, seed int, what string, want, got client.Object) {
-	t.Helper()
-	for _, o := range []client.Object{want, got} {
-		a := o.GetAnnotations()
-		delete(a, conversion.DataAnnotation)
-		if len(a) == 0 {
-			o.SetAnnotations(nil)
-		}
-	}
-	if !equality.Semantic.DeepEqual(want, got) {
-		t.Fatalf("seed %d: %s is lossy (-want +got):\n%s", seed, what, cmp.Diff(want, got))
-	}
+	conversiontest.RoundTrip(t, fuzzIterations, filler, newHub, newSpoke, up,
+		func(ctx context.Context, h H, s S) error { return down(ctx, h, s, resolver) })
 }
 
 func TestFuzzRoundTrip_Cluster(t *testing.T) {
