@@ -13,8 +13,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/contracts/manager"
+	infrav1beta1 "capstan.dev/infrastructure-docker/api/v1beta1"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
+	"capstan.dev/infrastructure-docker/internal/converters"
 	"capstan.dev/infrastructure-docker/internal/docker"
 )
 
@@ -28,7 +31,7 @@ func main() {
 	log := ctrl.Log.WithName("setup")
 
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, infrav1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, infrav1.AddToScheme, infrav1beta1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			log.Error(err, "Unable to build the scheme")
 			os.Exit(1)
@@ -39,6 +42,12 @@ func main() {
 	mgr, err := manager.New(opts, scheme, ctrl.GetConfigOrDie())
 	if err != nil {
 		log.Error(err, "Unable to create the manager")
+		os.Exit(1)
+	}
+
+	// v1beta1 is served through the conversion webhook, on the provider's own CRDs only.
+	if err := conversionwebhook.Setup(mgr, opts.Webhook, converters.Kinds()); err != nil {
+		log.Error(err, "Unable to set up the conversion webhook")
 		os.Exit(1)
 	}
 

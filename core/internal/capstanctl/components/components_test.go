@@ -236,7 +236,7 @@ func TestEmbedded_EachProviderDeploysAloneIntoItsNamespaceHardened(t *testing.T)
 				ports[port.Name] = port.ContainerPort
 			}
 			wantPorts := map[string]int32{"metrics": 8080, "healthz": 9440}
-			if p.Name == "core" {
+			if p.Name == "core" || p.Name == "docker" {
 				// The conversion webhook (v1beta1) listens behind the provider's Service.
 				wantPorts["webhook"] = 9443
 				require.Contains(t, c.Args, "--webhook-bind-address=:9443")
