@@ -92,10 +92,12 @@ func ConvertHubToDockerClusterTemplate(ctx context.Context, src *infrav1.DockerC
 func dockerClusterSpecUp(in *DockerClusterSpec, restored *infrav1.DockerClusterSpec) infrav1.DockerClusterSpec {
 	return infrav1.DockerClusterSpec{
 		ControlPlaneEndpoint: in.ControlPlaneEndpoint,
-		FailureDomains:       clusterv1beta1.ConvertFailureDomainsToHub(in.FailureDomains, restored.FailureDomains),
-		LoadBalancer: infrav1.DockerLoadBalancer{ImageMeta: infrav1.ImageMeta{
-			ImageRepository: in.LoadBalancer.ImageRepository, ImageTag: in.LoadBalancer.ImageTag,
-		}},
+		DockerClusterBackendSpec: infrav1.DockerClusterBackendSpec{
+			FailureDomains: clusterv1beta1.ConvertFailureDomainsToHub(in.FailureDomains, restored.FailureDomains),
+			LoadBalancer: infrav1.DockerLoadBalancer{ImageMeta: infrav1.ImageMeta{
+				ImageRepository: in.LoadBalancer.ImageRepository, ImageTag: in.LoadBalancer.ImageTag,
+			}},
+		},
 	}
 }
 

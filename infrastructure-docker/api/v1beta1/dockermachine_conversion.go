@@ -70,11 +70,13 @@ func ConvertHubToDockerMachineTemplate(ctx context.Context, src *infrav1.DockerM
 
 func dockerMachineSpecUp(in *DockerMachineSpec, restored *infrav1.DockerMachineSpec) infrav1.DockerMachineSpec {
 	return infrav1.DockerMachineSpec{
-		ProviderID:       conversion.Deref(in.ProviderID),
-		CustomImage:      in.CustomImage,
-		PreLoadImages:    append([]string(nil), in.PreLoadImages...),
-		ExtraMounts:      mountsUp(in.ExtraMounts, restored.ExtraMounts),
-		BootstrapTimeout: in.BootstrapTimeout.DeepCopy(),
+		ProviderID: conversion.Deref(in.ProviderID),
+		DockerMachineBackendSpec: infrav1.DockerMachineBackendSpec{
+			CustomImage:      in.CustomImage,
+			PreLoadImages:    append([]string(nil), in.PreLoadImages...),
+			ExtraMounts:      mountsUp(in.ExtraMounts, restored.ExtraMounts),
+			BootstrapTimeout: in.BootstrapTimeout.DeepCopy(),
+		},
 	}
 }
 
