@@ -1,5 +1,6 @@
 // Command infrastructure-docker is the manager of Capstan's Docker infrastructure provider (DockerCluster,
-// DockerMachine and DockerMachinePool controllers). It builds the scheme, the
+// DockerMachine and DockerMachinePool controllers, which also serve upstream's DevCluster,
+// DevMachine and DevMachinePool, and the conversion webhook serving the Docker kinds at v1beta1). It builds the scheme, the
 // controller-runtime manager (leader election on a Lease, metrics, health probes)
 // and registers the provider's controllers; everything else lives in packages.
 package main
