@@ -91,20 +91,30 @@ func ConvertHubToDockerClusterTemplate(ctx context.Context, src *infrav1.DockerC
 
 func dockerClusterSpecUp(in *DockerClusterSpec, restored *infrav1.DockerClusterSpec) infrav1.DockerClusterSpec {
 	return infrav1.DockerClusterSpec{
-		ControlPlaneEndpoint: in.ControlPlaneEndpoint,
-		DockerClusterBackendSpec: infrav1.DockerClusterBackendSpec{
-			FailureDomains: clusterv1beta1.ConvertFailureDomainsToHub(in.FailureDomains, restored.FailureDomains),
-			LoadBalancer: infrav1.DockerLoadBalancer{ImageMeta: infrav1.ImageMeta{
-				ImageRepository: in.LoadBalancer.ImageRepository, ImageTag: in.LoadBalancer.ImageTag,
-			}},
-		},
+		ControlPlaneEndpoint:     in.ControlPlaneEndpoint,
+		DockerClusterBackendSpec: dockerClusterBackendUp(&in.DockerClusterBackendSpec, &restored.DockerClusterBackendSpec),
 	}
 }
 
 func dockerClusterSpecDown(in *infrav1.DockerClusterSpec) DockerClusterSpec {
 	return DockerClusterSpec{
-		ControlPlaneEndpoint: in.ControlPlaneEndpoint,
-		FailureDomains:       clusterv1beta1.ConvertHubToFailureDomains(in.FailureDomains),
+		ControlPlaneEndpoint:     in.ControlPlaneEndpoint,
+		DockerClusterBackendSpec: dockerClusterBackendDown(&in.DockerClusterBackendSpec),
+	}
+}
+
+func dockerClusterBackendUp(in *DockerClusterBackendSpec, restored *infrav1.DockerClusterBackendSpec) infrav1.DockerClusterBackendSpec {
+	return infrav1.DockerClusterBackendSpec{
+		FailureDomains: clusterv1beta1.ConvertFailureDomainsToHub(in.FailureDomains, restored.FailureDomains),
+		LoadBalancer: infrav1.DockerLoadBalancer{ImageMeta: infrav1.ImageMeta{
+			ImageRepository: in.LoadBalancer.ImageRepository, ImageTag: in.LoadBalancer.ImageTag,
+		}},
+	}
+}
+
+func dockerClusterBackendDown(in *infrav1.DockerClusterBackendSpec) DockerClusterBackendSpec {
+	return DockerClusterBackendSpec{
+		FailureDomains: clusterv1beta1.ConvertHubToFailureDomains(in.FailureDomains),
 		LoadBalancer: DockerLoadBalancer{ImageMeta: ImageMeta{
 			ImageRepository: in.LoadBalancer.ImageRepository, ImageTag: in.LoadBalancer.ImageTag,
 		}},

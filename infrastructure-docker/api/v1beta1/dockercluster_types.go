@@ -30,6 +30,12 @@ type DockerClusterSpec struct {
 	// +optional
 	ControlPlaneEndpoint clusterv1.APIEndpoint `json:"controlPlaneEndpoint,omitempty,omitzero"`
 
+	// The Docker settings, which a DevCluster holds under spec.backend.docker.
+	DockerClusterBackendSpec `json:",inline"`
+}
+
+// DockerClusterBackendSpec is the Docker part of a DockerCluster's spec.
+type DockerClusterBackendSpec struct {
 	// failureDomains are the failure domains Machines may be placed in, by name.
 	// +optional
 	FailureDomains clusterv1beta1.FailureDomains `json:"failureDomains,omitempty"`

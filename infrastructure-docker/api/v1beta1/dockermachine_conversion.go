@@ -70,19 +70,31 @@ func ConvertHubToDockerMachineTemplate(ctx context.Context, src *infrav1.DockerM
 
 func dockerMachineSpecUp(in *DockerMachineSpec, restored *infrav1.DockerMachineSpec) infrav1.DockerMachineSpec {
 	return infrav1.DockerMachineSpec{
-		ProviderID: conversion.Deref(in.ProviderID),
-		DockerMachineBackendSpec: infrav1.DockerMachineBackendSpec{
-			CustomImage:      in.CustomImage,
-			PreLoadImages:    append([]string(nil), in.PreLoadImages...),
-			ExtraMounts:      mountsUp(in.ExtraMounts, restored.ExtraMounts),
-			BootstrapTimeout: in.BootstrapTimeout.DeepCopy(),
-		},
+		ProviderID:               conversion.Deref(in.ProviderID),
+		DockerMachineBackendSpec: dockerMachineBackendUp(&in.DockerMachineBackendSpec, &restored.DockerMachineBackendSpec),
 	}
 }
 
 func dockerMachineSpecDown(in *infrav1.DockerMachineSpec) DockerMachineSpec {
 	return DockerMachineSpec{
-		ProviderID:       conversion.NonZero(in.ProviderID),
+		ProviderID:               conversion.NonZero(in.ProviderID),
+		DockerMachineBackendSpec: dockerMachineBackendDown(&in.DockerMachineBackendSpec),
+	}
+}
+
+// dockerMachineBackendUp drops the deprecated bootstrapped flag (no v1beta2 home; the v1beta1
+// spec recorded on the object keeps it).
+func dockerMachineBackendUp(in *DockerMachineBackendSpec, restored *infrav1.DockerMachineBackendSpec) infrav1.DockerMachineBackendSpec {
+	return infrav1.DockerMachineBackendSpec{
+		CustomImage:      in.CustomImage,
+		PreLoadImages:    append([]string(nil), in.PreLoadImages...),
+		ExtraMounts:      mountsUp(in.ExtraMounts, restored.ExtraMounts),
+		BootstrapTimeout: in.BootstrapTimeout.DeepCopy(),
+	}
+}
+
+func dockerMachineBackendDown(in *infrav1.DockerMachineBackendSpec) DockerMachineBackendSpec {
+	return DockerMachineBackendSpec{
 		CustomImage:      in.CustomImage,
 		PreLoadImages:    append([]string(nil), in.PreLoadImages...),
 		ExtraMounts:      mountsDown(in.ExtraMounts),

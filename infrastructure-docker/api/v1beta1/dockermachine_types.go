@@ -30,6 +30,12 @@ type DockerMachineSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	ProviderID *string `json:"providerID,omitempty"`
 
+	// The Docker settings, which a DevMachine holds under spec.backend.docker.
+	DockerMachineBackendSpec `json:",inline"`
+}
+
+// DockerMachineBackendSpec is the Docker part of a DockerMachine's spec.
+type DockerMachineBackendSpec struct {
 	// customImage is the node image to run instead of the default one.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512

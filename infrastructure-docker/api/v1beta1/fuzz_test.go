@@ -81,3 +81,23 @@ func TestFuzzRoundTrip_DockerMachinePoolTemplate(t *testing.T) {
 	conversiontest.RoundTrip(t, fuzzIterations, filler, func() *infrav1.DockerMachinePoolTemplate { return &infrav1.DockerMachinePoolTemplate{} },
 		func() *DockerMachinePoolTemplate { return &DockerMachinePoolTemplate{} }, ConvertDockerMachinePoolTemplateToHub, ConvertHubToDockerMachinePoolTemplate)
 }
+
+func TestFuzzRoundTrip_DevCluster(t *testing.T) {
+	conversiontest.RoundTrip(t, fuzzIterations, filler, func() *infrav1.DevCluster { return &infrav1.DevCluster{} },
+		func() *DevCluster { return &DevCluster{} }, ConvertDevClusterToHub, ConvertHubToDevCluster)
+}
+
+func TestFuzzRoundTrip_DevClusterTemplate(t *testing.T) {
+	conversiontest.RoundTrip(t, fuzzIterations, filler, func() *infrav1.DevClusterTemplate { return &infrav1.DevClusterTemplate{} },
+		func() *DevClusterTemplate { return &DevClusterTemplate{} }, ConvertDevClusterTemplateToHub, ConvertHubToDevClusterTemplate)
+}
+
+func TestFuzzRoundTrip_DevMachine(t *testing.T) {
+	conversiontest.RoundTrip(t, fuzzIterations, filler, func() *infrav1.DevMachine { return &infrav1.DevMachine{} },
+		func() *DevMachine { return &DevMachine{} }, ConvertDevMachineToHub, ConvertHubToDevMachine)
+}
+
+func TestFuzzRoundTrip_DevMachineTemplate(t *testing.T) {
+	conversiontest.RoundTrip(t, fuzzIterations, filler, func() *infrav1.DevMachineTemplate { return &infrav1.DevMachineTemplate{} },
+		func() *DevMachineTemplate { return &DevMachineTemplate{} }, ConvertDevMachineTemplateToHub, ConvertHubToDevMachineTemplate)
+}

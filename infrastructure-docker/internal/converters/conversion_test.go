@@ -32,7 +32,7 @@ import (
 
 // plural names of the CRDs the provider's webhook serves.
 var servedCRDs = []string{"dockerclusters", "dockerclustertemplates", "dockermachines", "dockermachinetemplates",
-	"dockermachinepools", "dockermachinepooltemplates"}
+	"dockermachinepools", "dockermachinepooltemplates", "devclusters", "devclustertemplates", "devmachines", "devmachinetemplates"}
 
 func conversionScheme(t *testing.T) *runtime.Scheme {
 	t.Helper()
@@ -124,16 +124,17 @@ func TestConversion_V1Beta1ClientWorksOnDockerObjectsTheV1Beta2ControllersOwn(t 
 
 	haproxy := &corev1.LocalObjectReference{Name: "my-haproxy"}
 	dc := &infrav1beta1.DockerCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: ns, Labels: labels},
-		Spec: infrav1beta1.DockerClusterSpec{
+		Spec: infrav1beta1.DockerClusterSpec{DockerClusterBackendSpec: infrav1beta1.DockerClusterBackendSpec{
 			FailureDomains: clusterv1beta1.FailureDomains{"fd-b": {ControlPlane: true}, "fd-a": {}},
 			LoadBalancer: infrav1beta1.DockerLoadBalancer{ImageMeta: infrav1beta1.ImageMeta{ImageRepository: "kindest"},
 				CustomHAProxyConfigTemplateRef: haproxy},
-		}}
+		}}}
 	require.NoError(t, old.Create(ctx, dc))
 	dm := &infrav1beta1.DockerMachine{ObjectMeta: metav1.ObjectMeta{Name: "m1", Namespace: ns, Labels: labels,
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: "m1", UID: machine.UID}}},
-		Spec: infrav1beta1.DockerMachineSpec{Bootstrapped: true, BootstrapTimeout: &metav1.Duration{Duration: 90 * time.Second},
-			ExtraMounts: []infrav1beta1.Mount{{ContainerPath: "/data", HostPath: "/srv/data"}}}}
+		Spec: infrav1beta1.DockerMachineSpec{DockerMachineBackendSpec: infrav1beta1.DockerMachineBackendSpec{
+			Bootstrapped: true, BootstrapTimeout: &metav1.Duration{Duration: 90 * time.Second},
+			ExtraMounts: []infrav1beta1.Mount{{ContainerPath: "/data", HostPath: "/srv/data"}}}}}
 	require.NoError(t, old.Create(ctx, dm))
 
 	// The v1beta2 controllers own both: conditions, and the DockerMachine's finalizer.
@@ -180,6 +181,22 @@ func TestConversion_V1Beta1ClientWorksOnDockerObjectsTheV1Beta2ControllersOwn(t 
 	require.Equal(t, "capstan/node:custom", gotM.Spec.CustomImage)
 	require.NoError(t, old.Get(ctx, client.ObjectKeyFromObject(dc), gotC))
 	require.Equal(t, haproxy, gotC.Spec.LoadBalancer.CustomHAProxyConfigTemplateRef)
+
+	// Upstream's v1beta1 Dev manifests: converted, then defaulted as v1beta2 ones are.
+	devC := &infrav1beta1.DevCluster{ObjectMeta: metav1.ObjectMeta{Name: "dev1", Namespace: ns},
+		Spec: infrav1beta1.DevClusterSpec{Backend: infrav1beta1.DevClusterBackendSpec{Docker: &infrav1beta1.DockerClusterBackendSpec{
+			FailureDomains: clusterv1beta1.FailureDomains{"fd-a": {}}}}}}
+	require.NoError(t, old.Create(ctx, devC))
+	devM := &infrav1beta1.DevMachine{ObjectMeta: metav1.ObjectMeta{Name: "dev1", Namespace: ns}}
+	require.NoError(t, old.Create(ctx, devM))
+	hdc, hdm := &infrav1.DevCluster{}, &infrav1.DevMachine{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(devC), hdc))
+	require.Equal(t, clusterv1.APIEndpoint{Port: 6443}, hdc.Spec.ControlPlaneEndpoint)
+	require.Equal(t, []clusterv1.FailureDomain{{Name: "fd-a", ControlPlane: ptr.To(false)}}, hdc.Spec.Backend.Docker.FailureDomains)
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(devM), hdm))
+	require.Equal(t, &infrav1.DockerMachineBackendSpec{}, hdm.Spec.Backend.Docker)
+	require.NoError(t, old.Get(ctx, client.ObjectKeyFromObject(devM), devM))
+	require.NotNil(t, devM.Spec.Backend.Docker, "read back at v1beta1 with the defaulted backend")
 
 	// The manager goes away: v1beta2 still reads, v1beta1 fails and says why.
 	stop()

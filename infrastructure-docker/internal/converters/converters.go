@@ -11,7 +11,8 @@ import (
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 )
 
-// Kinds are the provider's kinds served at v1beta1.
+// Kinds are the provider's kinds served at v1beta1: the Docker kinds, and the Dev kinds that
+// upstream serves at v1beta1 (DevMachinePool and its template are v1beta2 only, as upstream).
 func Kinds() []conversionwebhook.Kind {
 	gk := func(kind string) schema.GroupKind { return infrav1.GroupVersion.WithKind(kind).GroupKind() }
 	return []conversionwebhook.Kind{
@@ -27,5 +28,13 @@ func Kinds() []conversionwebhook.Kind {
 			infrav1beta1.ConvertDockerMachinePoolToHub, infrav1beta1.ConvertHubToDockerMachinePool),
 		conversionwebhook.HubSpoke(gk("DockerMachinePoolTemplate"), &infrav1.DockerMachinePoolTemplate{}, &infrav1beta1.DockerMachinePoolTemplate{},
 			infrav1beta1.ConvertDockerMachinePoolTemplateToHub, infrav1beta1.ConvertHubToDockerMachinePoolTemplate),
+		conversionwebhook.HubSpoke(gk("DevCluster"), &infrav1.DevCluster{}, &infrav1beta1.DevCluster{},
+			infrav1beta1.ConvertDevClusterToHub, infrav1beta1.ConvertHubToDevCluster),
+		conversionwebhook.HubSpoke(gk("DevClusterTemplate"), &infrav1.DevClusterTemplate{}, &infrav1beta1.DevClusterTemplate{},
+			infrav1beta1.ConvertDevClusterTemplateToHub, infrav1beta1.ConvertHubToDevClusterTemplate),
+		conversionwebhook.HubSpoke(gk("DevMachine"), &infrav1.DevMachine{}, &infrav1beta1.DevMachine{},
+			infrav1beta1.ConvertDevMachineToHub, infrav1beta1.ConvertHubToDevMachine),
+		conversionwebhook.HubSpoke(gk("DevMachineTemplate"), &infrav1.DevMachineTemplate{}, &infrav1beta1.DevMachineTemplate{},
+			infrav1beta1.ConvertDevMachineTemplateToHub, infrav1beta1.ConvertHubToDevMachineTemplate),
 	}
 }

@@ -59,7 +59,7 @@ func pair(t *testing.T, ns, plane string, kinds devkinds.Kinds) (infraCluster, i
 	group := infrav1.GroupVersion.Group
 	require.NoError(t, env.Client.Create(ctx, &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: ns, Labels: map[string]string{clusterv1.WatchLabel: plane}},
-		Spec: clusterv1.ClusterSpec{InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: group, Kind: kinds.Cluster, Name: "c1"}},
+		Spec:       clusterv1.ClusterSpec{InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: group, Kind: kinds.Cluster, Name: "c1"}},
 	}))
 	machine := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m1", Namespace: ns, Labels: labels},
 		Spec: clusterv1.MachineSpec{ClusterName: "c1", Bootstrap: clusterv1.Bootstrap{DataSecretName: ptr.To("m1")},
