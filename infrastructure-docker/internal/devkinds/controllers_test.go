@@ -21,6 +21,7 @@ import (
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 	"capstan.dev/infrastructure-docker/internal/controller/dockercluster"
 	"capstan.dev/infrastructure-docker/internal/controller/dockermachine"
+	"capstan.dev/infrastructure-docker/internal/controller/dockermachinepool"
 	"capstan.dev/infrastructure-docker/internal/devkinds"
 	"capstan.dev/infrastructure-docker/internal/docker"
 	"capstan.dev/infrastructure-docker/internal/docker/dockertest"
@@ -31,7 +32,8 @@ import (
 func startControllers(t *testing.T, plane string) {
 	t.Helper()
 	cfg := env.UserFromRBACMarkers(t, "dev-kinds", "../../rbac.go",
-		"../controller/dockercluster/controller.go", "../controller/dockermachine/controller.go")
+		"../controller/dockercluster/controller.go", "../controller/dockermachine/controller.go",
+		"../controller/dockermachinepool/controller.go")
 	mgr := env.NewManager(t, "dev-kinds", cfg)
 	rt, err := docker.New(plane)
 	require.NoError(t, err)
@@ -44,6 +46,8 @@ func startControllers(t *testing.T, plane string) {
 		require.NoError(t, (&dockercluster.Reconciler{Client: mgr.GetClient(), Docker: rt, WatchFilterValue: plane, Dev: dev}).
 			SetupWithManager(ctx, mgr, copts))
 		require.NoError(t, (&dockermachine.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc,
+			WatchFilterValue: plane, Dev: dev}).SetupWithManager(ctx, mgr, copts))
+		require.NoError(t, (&dockermachinepool.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc,
 			WatchFilterValue: plane, Dev: dev}).SetupWithManager(ctx, mgr, copts))
 	}
 	envtest.StartManager(t, mgr)
@@ -78,6 +82,18 @@ func pair(t *testing.T, ns, plane string, kinds devkinds.Kinds) (infraCluster, i
 	return infraCluster, infraMachine
 }
 
+// pool creates, in ns, an infrastructure machine pool of kinds' kind that no MachinePool owns
+// yet (so that no container is made).
+func pool(t *testing.T, ns, plane string, kinds devkinds.Kinds) client.Object {
+	t.Helper()
+	p := kinds.NewMachinePool()
+	p.SetNamespace(ns)
+	p.SetName("p1")
+	p.SetLabels(map[string]string{clusterv1.ClusterNameLabel: "c1", clusterv1.WatchLabel: plane})
+	require.NoError(t, env.Client.Create(context.Background(), p))
+	return p
+}
+
 // observed is what a controller wrote on an object, with the names of kinds and namespaces
 // replaced so that a Docker pair and a Dev pair compare equal when they were treated alike.
 type observed struct {
@@ -99,16 +115,20 @@ func observe(t *testing.T, obj client.Object, ns string) observed {
 		out = observed{o.Finalizers, o.Status.Conditions, o.Status.Initialization.Provisioned}
 	case *infrav1.DevMachine:
 		out = observed{o.Finalizers, o.Status.Conditions, o.Status.Initialization.Provisioned}
+	case *infrav1.DockerMachinePool:
+		out = observed{o.Finalizers, o.Status.Conditions, o.Status.Initialization.Provisioned}
+	case *infrav1.DevMachinePool:
+		out = observed{o.Finalizers, o.Status.Conditions, o.Status.Initialization.Provisioned}
 	}
-	names := strings.NewReplacer(ns, "<ns>", "DevCluster", "DockerCluster", "DevMachine", "DockerMachine")
+	names := strings.NewReplacer(ns, "<ns>", "DevCluster", "DockerCluster", "DevMachinePool", "DockerMachinePool", "DevMachine", "DockerMachine")
 	for i := range out.Conditions {
 		out.Conditions[i].Message = names.Replace(out.Conditions[i].Message)
 	}
 	return out
 }
 
-// TestDevKinds_ReachTheStatusADockerPairReaches creates a Docker pair and a Dev pair the same
-// way and checks that the one implementation treats them alike: the same finalizers, conditions
+// TestDevKinds_ReachTheStatusADockerPairReaches creates a Docker pair and a Dev pair (cluster,
+// machine, and a machine pool no MachinePool owns yet) the same way and checks that the one implementation treats them alike: the same finalizers, conditions
 // (types, statuses, reasons, messages) and provisioning state, written on each object's own
 // kind. No container is made: the clusters have no owner Cluster, so their load balancers wait,
 // and the machines wait for the Cluster's infrastructure.
@@ -118,9 +138,10 @@ func TestDevKinds_ReachTheStatusADockerPairReaches(t *testing.T) {
 	dockerNS, devNS := env.CreateNamespace(t, "docker-pair"), env.CreateNamespace(t, "dev-pair")
 	dockerCluster, dockerMachine := pair(t, dockerNS, plane, devkinds.Docker)
 	devCluster, devMachine := pair(t, devNS, plane, devkinds.Dev)
+	dockerPool, devPool := pool(t, dockerNS, plane, devkinds.Docker), pool(t, devNS, plane, devkinds.Dev)
 
 	ignoreTimes := cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime", "ObservedGeneration")
-	for _, p := range []struct{ docker, dev client.Object }{{dockerCluster, devCluster}, {dockerMachine, devMachine}} {
+	for _, p := range []struct{ docker, dev client.Object }{{dockerCluster, devCluster}, {dockerMachine, devMachine}, {dockerPool, devPool}} {
 		envtest.WaitFor(t, 60*time.Second, fmt.Sprintf("%T and %T to be treated alike", p.docker, p.dev), func() (bool, error) {
 			want, got := observe(t, p.docker, dockerNS), observe(t, p.dev, devNS)
 			if len(want.Conditions) == 0 {
