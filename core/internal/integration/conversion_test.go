@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +46,7 @@ func startCoreWithWebhook(t *testing.T, certValidity time.Duration) (stop func()
 	t.Helper()
 	opts := manager.NewOptions("core-conversion", "core-conversion", "default")
 	opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress = false, "0", "0"
-	opts.Webhook.BindAddress = freeLoopbackAddr(t)
+	opts.Webhook.BindAddress = envtest.FreeLoopbackAddr(t)
 	opts.Webhook.CertValidity = certValidity
 	opts.Webhook.ResyncInterval = time.Second
 	mgr, err := manager.New(opts, conversionScheme(t), env.Config)
@@ -61,37 +60,12 @@ func startCoreWithWebhook(t *testing.T, certValidity time.Duration) (stop func()
 	require.NoError(t, (&cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Health: cc}).SetupWithManager(ctx, mgr, copts))
 	require.NoError(t, (&machine.Reconciler{Client: mgr.GetClient(), Workload: cc}).SetupWithManager(ctx, mgr, copts))
 	stop = envtest.StartManager(t, mgr)
-	envtest.WaitFor(t, 60*time.Second, "the conversion webhook to be configured in the core CRDs", func() (bool, error) {
-		return webhookConfigured(ctx, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path)
-	})
-	return stop, opts.Webhook.BindAddress
-}
-
-func webhookConfigured(ctx context.Context, url string) (bool, error) {
+	var names []string
 	for _, plural := range []string{"clusters", "machines", "machinesets", "machinedeployments", "machinehealthchecks", "machinepools"} {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: plural + ".cluster.x-k8s.io"}, crd); err != nil {
-			return false, err
-		}
-		c := crd.Spec.Conversion
-		if c == nil || c.Webhook == nil || c.Webhook.ClientConfig == nil || ptr.Deref(c.Webhook.ClientConfig.URL, "") != url {
-			return false, nil
-		}
-		for _, v := range crd.Spec.Versions {
-			if !v.Served {
-				return false, nil
-			}
-		}
+		names = append(names, plural+"."+clusterv1.GroupVersion.Group)
 	}
-	return true, nil
-}
-
-func freeLoopbackAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
+	env.WaitForConversionWebhook(t, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path, names...)
+	return stop, opts.Webhook.BindAddress
 }
 
 // TestConversion_V1Beta1ClientWorksOnObjectsTheV1Beta2ControllersOwn writes a Cluster and a

@@ -2,13 +2,11 @@ package converters
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -49,7 +47,7 @@ func startManagerWithWebhook(t *testing.T, plane string) (stop func()) {
 	t.Helper()
 	opts := manager.NewOptions("docker-conversion", "docker-conversion", "default")
 	opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress = false, "0", "0"
-	opts.Webhook.BindAddress = freeLoopbackAddr(t)
+	opts.Webhook.BindAddress = envtest.FreeLoopbackAddr(t)
 	opts.Webhook.ResyncInterval = time.Second
 	cfg := env.UserFromRBACMarkers(t, "docker-conversion", "../../rbac.go",
 		"../controller/dockercluster/controller.go", "../controller/dockermachine/controller.go")
@@ -67,34 +65,12 @@ func startManagerWithWebhook(t *testing.T, plane string) (stop func()) {
 	require.NoError(t, (&dockermachine.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc,
 		WatchFilterValue: plane}).SetupWithManager(ctx, mgr, copts))
 	stop = envtest.StartManager(t, mgr)
-	url := "https://" + opts.Webhook.BindAddress + conversionwebhook.Path
-	envtest.WaitFor(t, 60*time.Second, "the conversion webhook to be configured in the Docker CRDs", func() (bool, error) {
-		for _, plural := range servedCRDs {
-			crd := &apiextensionsv1.CustomResourceDefinition{}
-			if err := env.Client.Get(ctx, client.ObjectKey{Name: plural + "." + infrav1.GroupVersion.Group}, crd); err != nil {
-				return false, err
-			}
-			c := crd.Spec.Conversion
-			if c == nil || c.Webhook == nil || c.Webhook.ClientConfig == nil || ptr.Deref(c.Webhook.ClientConfig.URL, "") != url {
-				return false, nil
-			}
-			for _, v := range crd.Spec.Versions {
-				if !v.Served {
-					return false, nil
-				}
-			}
-		}
-		return true, nil
-	})
+	names := make([]string, 0, len(servedCRDs))
+	for _, plural := range servedCRDs {
+		names = append(names, plural+"."+infrav1.GroupVersion.Group)
+	}
+	env.WaitForConversionWebhook(t, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path, names...)
 	return stop
-}
-
-func freeLoopbackAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // TestConversion_V1Beta1ClientWorksOnDockerObjectsTheV1Beta2ControllersOwn writes a DockerCluster
