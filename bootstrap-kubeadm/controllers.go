@@ -8,8 +8,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
+	"capstan.dev/bootstrap-kubeadm/api/converters"
 	"capstan.dev/bootstrap-kubeadm/internal/controller/kubeadmconfig"
 	"capstan.dev/bootstrap-kubeadm/internal/controller/kubeadmcontrolplane"
+	"capstan.dev/contracts/conversion"
+	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/contracts/manager"
 	"capstan.dev/contracts/remote"
 )
@@ -36,4 +39,12 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 		return err
 	}
 	return nil
+}
+
+// setupConversionWebhook serves v1beta1 of the provider's kinds through the conversion webhook
+// (when --webhook-bind-address is set); the KubeadmControlPlane's infrastructure reference gets
+// the API version its CRD's contract label names (read through the cache).
+func setupConversionWebhook(mgr ctrl.Manager, opts *manager.Options) error {
+	resolver := conversion.CRDContractResolver{Reader: mgr.GetClient()}
+	return conversionwebhook.Setup(mgr, opts.Webhook, converters.Kinds(resolver))
 }

@@ -13,7 +13,9 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	bootstrapv1beta1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta1"
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
+	controlplanev1beta1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta1"
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
 	"capstan.dev/bootstrap-kubeadm/internal/controller/kubeadmconfig"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -31,7 +33,8 @@ func main() {
 	log := ctrl.Log.WithName("setup")
 
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme,
+		bootstrapv1beta1.AddToScheme, controlplanev1beta1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			log.Error(err, "Unable to build the scheme")
 			os.Exit(1)
@@ -42,6 +45,11 @@ func main() {
 	mgr, err := manager.New(opts, scheme, ctrl.GetConfigOrDie())
 	if err != nil {
 		log.Error(err, "Unable to create the manager")
+		os.Exit(1)
+	}
+
+	if err := setupConversionWebhook(mgr, opts); err != nil {
+		log.Error(err, "Unable to set up the conversion webhook")
 		os.Exit(1)
 	}
 

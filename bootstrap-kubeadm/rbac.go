@@ -4,3 +4,7 @@ package main
 // metadata-only then live, the <cluster>-kubeconfig Secrets.
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+
+// The conversion webhook (contracts/conversionwebhook) points the provider's own CRDs at itself
+// and turns their v1beta1 version on: patch on exactly those CRDs, nothing else.
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=patch,resourceNames=kubeadmconfigs.bootstrap.cluster.x-k8s.io;kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io;kubeadmcontrolplanes.controlplane.cluster.x-k8s.io;kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io

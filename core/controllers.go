@@ -21,6 +21,7 @@ import (
 	"capstan.dev/core/internal/controller/machinehealthcheck"
 	"capstan.dev/core/internal/controller/machinepool"
 	"capstan.dev/core/internal/controller/machineset"
+	"capstan.dev/core/internal/controller/topology"
 )
 
 // coreSettings are the core manager's own flags.
@@ -76,6 +77,11 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	if err := (&clusterclass.Reconciler{
 		Client: mgr.GetClient(), WatchFilterValue: opts.WatchFilterValue,
 	}).SetupWithManager(ctx, mgr, workers("clusterclass")); err != nil {
+		return err
+	}
+	if err := (&topology.Reconciler{
+		Client: mgr.GetClient(), WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("topology")); err != nil {
 		return err
 	}
 	if err := (&clusterresourceset.Reconciler{

@@ -13,6 +13,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	addonsv1beta1 "capstan.dev/contracts/api/addons/v1beta1"
 	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	"capstan.dev/contracts/api/core/converters"
 	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
@@ -26,7 +27,7 @@ import (
 
 func main() {
 	opts := manager.NewOptions("core", "capstan-core-leader-election", "capstan-system", "cluster", "machine", "machineset", "machinedeployment", "machinehealthcheck", "machinepool",
-		"clusterresourceset", "clusterresourcesetbinding", "clusterclass")
+		"clusterresourceset", "clusterresourcesetbinding", "clusterclass", "topology")
 	opts.AddFlags(pflag.CommandLine)
 	remoteConditionsGracePeriod := pflag.Duration("remote-conditions-grace-period", machine.DefaultRemoteConditionsGracePeriod,
 		"How long a Machine keeps its last observed Node conditions while its workload cluster cannot be reached, from the last successful probe.")
@@ -43,7 +44,7 @@ func main() {
 	}
 
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, clusterv1beta1.AddToScheme, addonsv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, clusterv1beta1.AddToScheme, addonsv1.AddToScheme, addonsv1beta1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			log.Error(err, "Unable to build the scheme")
 			os.Exit(1)

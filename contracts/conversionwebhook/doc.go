@@ -18,6 +18,11 @@
 // Kubernetes library line (k8s.io v0.35, controller-runtime v0.23) to a module pinned on v0.37.
 // What this package needs is a CA, a certificate and a merge patch: small enough to own and test.
 //
+// The deployed CRDs should name the webhook themselves (strategy, client config, the older
+// versions served) and leave only caBundle to this package: spec.versions is an atomic list, so
+// an apply of a CRD that says served: false switches the version off until the next resync.
+// capstanctl init renders them so (core/config/crd, and the loopback URL for --dev).
+//
 // The certificate lives in memory only (the server asks for it on every handshake, so a rotation
 // takes effect at once). Safe to kill -9: nothing is persisted but the CRD fields, re-checked
 // every resync. Several replicas, or a restarted process, each have

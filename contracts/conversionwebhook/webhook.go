@@ -18,6 +18,7 @@ import (
 	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
 	"capstan.dev/contracts/contract"
+	"capstan.dev/contracts/conversion"
 )
 
 // Path is where the webhook server serves conversions.
@@ -31,15 +32,6 @@ type Kind struct {
 	// conversion.NewHubSpokeConverter). Every version of the CRD that the manager's scheme
 	// knows is turned on once the webhook serves it.
 	Converter func(*runtime.Scheme) (crconversion.Converter, error)
-}
-
-// HubSpoke is the Kind gk whose spoke version converts to the hub with up and back with down.
-func HubSpoke[H, S client.Object](gk schema.GroupKind, hub H, spoke S, up func(context.Context, S, H) error,
-	down func(context.Context, H, S) error) Kind {
-	return Kind{
-		GroupKind: gk,
-		Converter: crconversion.NewHubSpokeConverter(hub, crconversion.NewSpokeConverter(spoke, down, up)),
-	}
 }
 
 // Setup adds to mgr a webhook server that converts kinds, a controller that issues and rotates
@@ -253,4 +245,16 @@ func (c *controller) readyCheck(_ *http.Request) error {
 		return errors.New("the conversion webhook is not yet configured in every CRD it serves")
 	}
 	return nil
+}
+
+// HubSpokeKind is the Kind for gk whose hub (the storage version) converts to and from one
+// spoke with up and down; resolver names the API version of references that clients of the
+// spoke did not write (conversion.CRDContractResolver in a manager).
+func HubSpokeKind[H, S client.Object](gk schema.GroupKind, hub H, spoke S, up func(context.Context, S, H) error,
+	down func(context.Context, H, S, conversion.APIVersionResolver) error, resolver conversion.APIVersionResolver) Kind {
+	return Kind{
+		GroupKind: gk,
+		Converter: crconversion.NewHubSpokeConverter(hub, crconversion.NewSpokeConverter(spoke,
+			func(ctx context.Context, h H, s S) error { return down(ctx, h, s, resolver) }, up)),
+	}
 }

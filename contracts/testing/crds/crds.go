@@ -1,6 +1,6 @@
 // Package crds holds generic provider CRDs for tests, so core tests need no real
-// provider: an InfraCluster, InfraMachine(+Template), BootstrapConfig(+Template) and
-// ControlPlane and an external remediation request (+Template) whose spec and status
+// provider: an InfraCluster(+Template), InfraMachine(+Template), BootstrapConfig(+Template) and
+// ControlPlane (+Template) and an external remediation request (+Template) whose spec and status
 // accept any fields, all declaring contract v1beta2, plus GenericLegacyInfrastructureMachine (contract v1beta1 only) and
 // GenericMultiVersionInfrastructureMachine (two CRD versions under one label).
 //
@@ -46,6 +46,11 @@ var (
 	GenericBootstrapConfigGVK               = BootstrapGroupVersion.WithKind("GenericBootstrapConfig")
 	GenericBootstrapConfigTemplateGVK       = BootstrapGroupVersion.WithKind("GenericBootstrapConfigTemplate")
 	GenericControlPlaneGVK                  = ControlPlaneGroupVersion.WithKind("GenericControlPlane")
+	// GenericInfrastructureClusterTemplateGVK and GenericControlPlaneTemplateGVK are the
+	// templates a ClusterClass references; the topology generates a GenericInfrastructureCluster
+	// and a GenericControlPlane from them.
+	GenericInfrastructureClusterTemplateGVK = InfrastructureGroupVersion.WithKind("GenericInfrastructureClusterTemplate")
+	GenericControlPlaneTemplateGVK          = ControlPlaneGroupVersion.WithKind("GenericControlPlaneTemplate")
 	// GenericRemediationTemplateGVK is an external remediation template (a
 	// MachineHealthCheck's remediation.templateRef); GenericRemediationGVK is the
 	// remediation request cloned from it.

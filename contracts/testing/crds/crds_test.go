@@ -13,7 +13,7 @@ import (
 
 func TestAll_NamesMatchCalculateCRDName(t *testing.T) {
 	all := All()
-	require.Len(t, all, 10)
+	require.Len(t, all, 12)
 	for _, crd := range all {
 		require.Equal(t, contract.CalculateCRDName(crd.Spec.Group, crd.Spec.Names.Kind), crd.Name)
 	}
@@ -27,6 +27,8 @@ func TestAll_EveryKindDeclaresAContractDiscoveryAccepts(t *testing.T) {
 		"GenericBootstrapConfig":                   {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
 		"GenericBootstrapConfigTemplate":           {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
 		"GenericControlPlane":                      {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
+		"GenericControlPlaneTemplate":              {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
+		"GenericInfrastructureClusterTemplate":     {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
 		"GenericRemediation":                       {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
 		"GenericRemediationTemplate":               {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
 		"GenericLegacyInfrastructureMachine":       {Contract: contract.V1Beta1, APIVersion: "v1beta1"},
@@ -46,6 +48,7 @@ func TestAll_GVKsAreServedByTheirCRDs(t *testing.T) {
 		GenericBootstrapConfigGVK, GenericBootstrapConfigTemplateGVK, GenericControlPlaneGVK,
 		GenericLegacyInfrastructureMachineGVK, GenericMultiVersionInfrastructureMachineGVK,
 		GenericRemediationTemplateGVK, GenericRemediationGVK,
+		GenericInfrastructureClusterTemplateGVK, GenericControlPlaneTemplateGVK,
 	}
 	byName := map[string]*apiextensionsv1.CustomResourceDefinition{}
 	for _, crd := range All() {

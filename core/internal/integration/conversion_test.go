@@ -17,9 +17,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
+	addonsv1beta1 "capstan.dev/contracts/api/addons/v1beta1"
 	"capstan.dev/contracts/api/core/converters"
 	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/contract"
 	"capstan.dev/contracts/conversion"
 	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/contracts/envtest"
@@ -36,12 +38,13 @@ func conversionScheme(t *testing.T) *runtime.Scheme {
 	s, err := envtest.DefaultScheme()
 	require.NoError(t, err)
 	require.NoError(t, clusterv1beta1.AddToScheme(s))
+	require.NoError(t, addonsv1beta1.AddToScheme(s))
 	return s
 }
 
 // startCoreWithWebhook runs the Cluster and Machine controllers and the conversion webhook on
 // a loopback port, as `capstanctl init --dev` runs the core manager, and waits until the
-// webhook is configured in every core CRD (the manager's readiness).
+// webhook is configured in every CRD the core serves at v1beta1 (the manager's readiness).
 func startCoreWithWebhook(t *testing.T, certValidity time.Duration) (stop func(), webhookAddr string) {
 	t.Helper()
 	opts := manager.NewOptions("core-conversion", "core-conversion", "default")
@@ -60,12 +63,17 @@ func startCoreWithWebhook(t *testing.T, certValidity time.Duration) (stop func()
 	require.NoError(t, (&cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Health: cc}).SetupWithManager(ctx, mgr, copts))
 	require.NoError(t, (&machine.Reconciler{Client: mgr.GetClient(), Workload: cc}).SetupWithManager(ctx, mgr, copts))
 	stop = envtest.StartManager(t, mgr)
-	var names []string
-	for _, plural := range []string{"clusters", "machines", "machinesets", "machinedeployments", "machinehealthchecks", "machinepools"} {
-		names = append(names, plural+"."+clusterv1.GroupVersion.Group)
-	}
-	env.WaitForConversionWebhook(t, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path, names...)
+	env.WaitForConversionWebhook(t, 60*time.Second, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path, coreCRDs()...)
 	return stop, opts.Webhook.BindAddress
+}
+
+// coreCRDs are the CRDs the core manager's webhook serves.
+func coreCRDs() []string {
+	var names []string
+	for _, k := range converters.Kinds(nil) {
+		names = append(names, contract.CalculateCRDName(k.GroupKind.Group, k.GroupKind.Kind))
+	}
+	return names
 }
 
 // TestConversion_V1Beta1ClientWorksOnObjectsTheV1Beta2ControllersOwn writes a Cluster and a
@@ -89,7 +97,7 @@ func TestConversion_V1Beta1ClientWorksOnObjectsTheV1Beta2ControllersOwn(t *testi
 		ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: ns},
 		Spec: clusterv1beta1.ClusterSpec{
 			InfrastructureRef: infraRef,
-			ClusterNetwork:    &clusterv1beta1.ClusterNetwork{Pods: &clusterv1.NetworkRanges{CIDRBlocks: []string{"10.244.0.0/16"}}},
+			ClusterNetwork:    &clusterv1beta1.ClusterNetwork{Pods: &clusterv1beta1.NetworkRanges{CIDRBlocks: []string{"10.244.0.0/16"}}},
 		},
 	}
 	require.NoError(t, old.Create(ctx, c))

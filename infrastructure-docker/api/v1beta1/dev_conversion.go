@@ -27,7 +27,7 @@ import (
 // The Dev kinds convert by the Docker kinds' rules (as upstream): what differs is only where
 // the Docker settings sit (spec.backend.docker).
 
-var devClusterConversion = conversion.Steps[DevClusterSpec, DockerClusterStatus, infrav1.DevClusterSpec, infrav1.DockerClusterStatus]{
+var devClusterConversion = conversion.KindConversion[DevClusterSpec, DockerClusterStatus, infrav1.DevClusterSpec, infrav1.DockerClusterStatus]{
 	SpecUp:     specUpOnly(devClusterSpecUp),
 	SpecDown:   specDownOnly(devClusterSpecDown),
 	StatusUp:   dockerClusterStatusUp,
@@ -40,11 +40,11 @@ func ConvertDevClusterToHub(_ context.Context, src *DevCluster, dst *infrav1.Dev
 }
 
 // ConvertHubToDevCluster converts a v1beta2 DevCluster to v1beta1.
-func ConvertHubToDevCluster(ctx context.Context, src *infrav1.DevCluster, dst *DevCluster) error {
-	return devClusterConversion.Down(ctx, nil, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+func ConvertHubToDevCluster(ctx context.Context, src *infrav1.DevCluster, dst *DevCluster, resolver conversion.APIVersionResolver) error {
+	return devClusterConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
-var devClusterTemplateConversion = conversion.Steps[DevClusterTemplateSpec, noStatus, infrav1.DevClusterTemplateSpec, noStatus]{
+var devClusterTemplateConversion = conversion.KindConversion[DevClusterTemplateSpec, noStatus, infrav1.DevClusterTemplateSpec, noStatus]{
 	SpecUp: specUpOnly(func(in *DevClusterTemplateSpec, restored *infrav1.DevClusterTemplateSpec) infrav1.DevClusterTemplateSpec {
 		return infrav1.DevClusterTemplateSpec{Template: infrav1.DevClusterTemplateResource{
 			ObjectMeta: clusterv1beta1.ConvertObjectMetaToHub(in.Template.ObjectMeta),
@@ -67,8 +67,8 @@ func ConvertDevClusterTemplateToHub(_ context.Context, src *DevClusterTemplate, 
 }
 
 // ConvertHubToDevClusterTemplate converts a v1beta2 DevClusterTemplate to v1beta1.
-func ConvertHubToDevClusterTemplate(ctx context.Context, src *infrav1.DevClusterTemplate, dst *DevClusterTemplate) error {
-	return devClusterTemplateConversion.Down(ctx, nil, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
+func ConvertHubToDevClusterTemplate(ctx context.Context, src *infrav1.DevClusterTemplate, dst *DevClusterTemplate, resolver conversion.APIVersionResolver) error {
+	return devClusterTemplateConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
 }
 
 func devClusterSpecUp(in *DevClusterSpec, restored *infrav1.DevClusterSpec) infrav1.DevClusterSpec {
@@ -99,7 +99,7 @@ func devClusterSpecDown(in *infrav1.DevClusterSpec) DevClusterSpec {
 	return out
 }
 
-var devMachineConversion = conversion.Steps[DevMachineSpec, DockerMachineStatus, infrav1.DevMachineSpec, infrav1.DockerMachineStatus]{
+var devMachineConversion = conversion.KindConversion[DevMachineSpec, DockerMachineStatus, infrav1.DevMachineSpec, infrav1.DockerMachineStatus]{
 	SpecUp:     specUpOnly(devMachineSpecUp),
 	SpecDown:   specDownOnly(devMachineSpecDown),
 	StatusUp:   dockerMachineStatusUp,
@@ -112,11 +112,11 @@ func ConvertDevMachineToHub(_ context.Context, src *DevMachine, dst *infrav1.Dev
 }
 
 // ConvertHubToDevMachine converts a v1beta2 DevMachine to v1beta1.
-func ConvertHubToDevMachine(ctx context.Context, src *infrav1.DevMachine, dst *DevMachine) error {
-	return devMachineConversion.Down(ctx, nil, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+func ConvertHubToDevMachine(ctx context.Context, src *infrav1.DevMachine, dst *DevMachine, resolver conversion.APIVersionResolver) error {
+	return devMachineConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
-var devMachineTemplateConversion = conversion.Steps[DevMachineTemplateSpec, noStatus, infrav1.DevMachineTemplateSpec, noStatus]{
+var devMachineTemplateConversion = conversion.KindConversion[DevMachineTemplateSpec, noStatus, infrav1.DevMachineTemplateSpec, noStatus]{
 	SpecUp: specUpOnly(func(in *DevMachineTemplateSpec, restored *infrav1.DevMachineTemplateSpec) infrav1.DevMachineTemplateSpec {
 		return infrav1.DevMachineTemplateSpec{Template: infrav1.DevMachineTemplateResource{
 			ObjectMeta: clusterv1beta1.ConvertObjectMetaToHub(in.Template.ObjectMeta),
@@ -139,8 +139,8 @@ func ConvertDevMachineTemplateToHub(_ context.Context, src *DevMachineTemplate, 
 }
 
 // ConvertHubToDevMachineTemplate converts a v1beta2 DevMachineTemplate to v1beta1.
-func ConvertHubToDevMachineTemplate(ctx context.Context, src *infrav1.DevMachineTemplate, dst *DevMachineTemplate) error {
-	return devMachineTemplateConversion.Down(ctx, nil, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
+func ConvertHubToDevMachineTemplate(ctx context.Context, src *infrav1.DevMachineTemplate, dst *DevMachineTemplate, resolver conversion.APIVersionResolver) error {
+	return devMachineTemplateConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
 }
 
 func devMachineSpecUp(in *DevMachineSpec, restored *infrav1.DevMachineSpec) infrav1.DevMachineSpec {

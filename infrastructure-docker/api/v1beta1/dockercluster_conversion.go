@@ -33,19 +33,19 @@ func noStatusUp(*noStatus, *noStatus) noStatus { return noStatus{} }
 func noStatusDown(*noStatus) noStatus          { return noStatus{} }
 
 // specDownOnly adapts a spec conversion that reads nothing but the v1beta2 spec (the Docker
-// kinds have no contract references) to conversion.Steps.SpecDown.
+// kinds have no contract references) to conversion.KindConversion.SpecDown.
 func specDownOnly[Hub, Spoke any](f func(*Hub) Spoke) func(context.Context, *Hub, string, *Spoke, conversion.APIVersionResolver) (Spoke, error) {
 	return func(_ context.Context, in *Hub, _ string, _ *Spoke, _ conversion.APIVersionResolver) (Spoke, error) {
 		return f(in), nil
 	}
 }
 
-// specUpOnly adapts a spec conversion that cannot fail to conversion.Steps.SpecUp.
+// specUpOnly adapts a spec conversion that cannot fail to conversion.KindConversion.SpecUp.
 func specUpOnly[Spoke, Hub any](f func(*Spoke, *Hub) Hub) func(*Spoke, *Hub) (Hub, error) {
 	return func(in *Spoke, restored *Hub) (Hub, error) { return f(in, restored), nil }
 }
 
-var dockerClusterConversion = conversion.Steps[DockerClusterSpec, DockerClusterStatus, infrav1.DockerClusterSpec, infrav1.DockerClusterStatus]{
+var dockerClusterConversion = conversion.KindConversion[DockerClusterSpec, DockerClusterStatus, infrav1.DockerClusterSpec, infrav1.DockerClusterStatus]{
 	SpecUp:     specUpOnly(dockerClusterSpecUp),
 	SpecDown:   specDownOnly(dockerClusterSpecDown),
 	StatusUp:   dockerClusterStatusUp,
@@ -58,11 +58,11 @@ func ConvertDockerClusterToHub(_ context.Context, src *DockerCluster, dst *infra
 }
 
 // ConvertHubToDockerCluster converts a v1beta2 DockerCluster to v1beta1.
-func ConvertHubToDockerCluster(ctx context.Context, src *infrav1.DockerCluster, dst *DockerCluster) error {
-	return dockerClusterConversion.Down(ctx, nil, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+func ConvertHubToDockerCluster(ctx context.Context, src *infrav1.DockerCluster, dst *DockerCluster, resolver conversion.APIVersionResolver) error {
+	return dockerClusterConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
-var dockerClusterTemplateConversion = conversion.Steps[DockerClusterTemplateSpec, noStatus, infrav1.DockerClusterTemplateSpec, noStatus]{
+var dockerClusterTemplateConversion = conversion.KindConversion[DockerClusterTemplateSpec, noStatus, infrav1.DockerClusterTemplateSpec, noStatus]{
 	SpecUp: specUpOnly(func(in *DockerClusterTemplateSpec, restored *infrav1.DockerClusterTemplateSpec) infrav1.DockerClusterTemplateSpec {
 		return infrav1.DockerClusterTemplateSpec{Template: infrav1.DockerClusterTemplateResource{
 			ObjectMeta: clusterv1beta1.ConvertObjectMetaToHub(in.Template.ObjectMeta),
@@ -85,8 +85,8 @@ func ConvertDockerClusterTemplateToHub(_ context.Context, src *DockerClusterTemp
 }
 
 // ConvertHubToDockerClusterTemplate converts a v1beta2 DockerClusterTemplate to v1beta1.
-func ConvertHubToDockerClusterTemplate(ctx context.Context, src *infrav1.DockerClusterTemplate, dst *DockerClusterTemplate) error {
-	return dockerClusterTemplateConversion.Down(ctx, nil, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
+func ConvertHubToDockerClusterTemplate(ctx context.Context, src *infrav1.DockerClusterTemplate, dst *DockerClusterTemplate, resolver conversion.APIVersionResolver) error {
+	return dockerClusterTemplateConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
 }
 
 func dockerClusterSpecUp(in *DockerClusterSpec, restored *infrav1.DockerClusterSpec) infrav1.DockerClusterSpec {

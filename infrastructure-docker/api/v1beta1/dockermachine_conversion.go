@@ -24,7 +24,7 @@ import (
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 )
 
-var dockerMachineConversion = conversion.Steps[DockerMachineSpec, DockerMachineStatus, infrav1.DockerMachineSpec, infrav1.DockerMachineStatus]{
+var dockerMachineConversion = conversion.KindConversion[DockerMachineSpec, DockerMachineStatus, infrav1.DockerMachineSpec, infrav1.DockerMachineStatus]{
 	SpecUp:     specUpOnly(dockerMachineSpecUp),
 	SpecDown:   specDownOnly(dockerMachineSpecDown),
 	StatusUp:   dockerMachineStatusUp,
@@ -37,11 +37,11 @@ func ConvertDockerMachineToHub(_ context.Context, src *DockerMachine, dst *infra
 }
 
 // ConvertHubToDockerMachine converts a v1beta2 DockerMachine to v1beta1.
-func ConvertHubToDockerMachine(ctx context.Context, src *infrav1.DockerMachine, dst *DockerMachine) error {
-	return dockerMachineConversion.Down(ctx, nil, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+func ConvertHubToDockerMachine(ctx context.Context, src *infrav1.DockerMachine, dst *DockerMachine, resolver conversion.APIVersionResolver) error {
+	return dockerMachineConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
-var dockerMachineTemplateConversion = conversion.Steps[DockerMachineTemplateSpec, noStatus, infrav1.DockerMachineTemplateSpec, noStatus]{
+var dockerMachineTemplateConversion = conversion.KindConversion[DockerMachineTemplateSpec, noStatus, infrav1.DockerMachineTemplateSpec, noStatus]{
 	SpecUp: specUpOnly(func(in *DockerMachineTemplateSpec, restored *infrav1.DockerMachineTemplateSpec) infrav1.DockerMachineTemplateSpec {
 		return infrav1.DockerMachineTemplateSpec{Template: infrav1.DockerMachineTemplateResource{
 			ObjectMeta: clusterv1beta1.ConvertObjectMetaToHub(in.Template.ObjectMeta),
@@ -64,8 +64,8 @@ func ConvertDockerMachineTemplateToHub(_ context.Context, src *DockerMachineTemp
 }
 
 // ConvertHubToDockerMachineTemplate converts a v1beta2 DockerMachineTemplate to v1beta1.
-func ConvertHubToDockerMachineTemplate(ctx context.Context, src *infrav1.DockerMachineTemplate, dst *DockerMachineTemplate) error {
-	return dockerMachineTemplateConversion.Down(ctx, nil, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
+func ConvertHubToDockerMachineTemplate(ctx context.Context, src *infrav1.DockerMachineTemplate, dst *DockerMachineTemplate, resolver conversion.APIVersionResolver) error {
+	return dockerMachineTemplateConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
 }
 
 func dockerMachineSpecUp(in *DockerMachineSpec, restored *infrav1.DockerMachineSpec) infrav1.DockerMachineSpec {

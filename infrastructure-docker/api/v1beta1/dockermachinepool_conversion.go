@@ -24,7 +24,7 @@ import (
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 )
 
-var dockerMachinePoolConversion = conversion.Steps[DockerMachinePoolSpec, DockerMachinePoolStatus, infrav1.DockerMachinePoolSpec, infrav1.DockerMachinePoolStatus]{
+var dockerMachinePoolConversion = conversion.KindConversion[DockerMachinePoolSpec, DockerMachinePoolStatus, infrav1.DockerMachinePoolSpec, infrav1.DockerMachinePoolStatus]{
 	SpecUp:     specUpOnly(dockerMachinePoolSpecUp),
 	SpecDown:   specDownOnly(dockerMachinePoolSpecDown),
 	StatusUp:   dockerMachinePoolStatusUp,
@@ -37,11 +37,11 @@ func ConvertDockerMachinePoolToHub(_ context.Context, src *DockerMachinePool, ds
 }
 
 // ConvertHubToDockerMachinePool converts a v1beta2 DockerMachinePool to v1beta1.
-func ConvertHubToDockerMachinePool(ctx context.Context, src *infrav1.DockerMachinePool, dst *DockerMachinePool) error {
-	return dockerMachinePoolConversion.Down(ctx, nil, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+func ConvertHubToDockerMachinePool(ctx context.Context, src *infrav1.DockerMachinePool, dst *DockerMachinePool, resolver conversion.APIVersionResolver) error {
+	return dockerMachinePoolConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
-var dockerMachinePoolTemplateConversion = conversion.Steps[DockerMachinePoolTemplateSpec, noStatus, infrav1.DockerMachinePoolTemplateSpec, noStatus]{
+var dockerMachinePoolTemplateConversion = conversion.KindConversion[DockerMachinePoolTemplateSpec, noStatus, infrav1.DockerMachinePoolTemplateSpec, noStatus]{
 	SpecUp: specUpOnly(func(in *DockerMachinePoolTemplateSpec, restored *infrav1.DockerMachinePoolTemplateSpec) infrav1.DockerMachinePoolTemplateSpec {
 		return infrav1.DockerMachinePoolTemplateSpec{Template: infrav1.DockerMachinePoolTemplateResource{
 			ObjectMeta: clusterv1beta1.ConvertObjectMetaToHub(in.Template.ObjectMeta),
@@ -64,8 +64,8 @@ func ConvertDockerMachinePoolTemplateToHub(_ context.Context, src *DockerMachine
 }
 
 // ConvertHubToDockerMachinePoolTemplate converts a v1beta2 DockerMachinePoolTemplate to v1beta1.
-func ConvertHubToDockerMachinePoolTemplate(ctx context.Context, src *infrav1.DockerMachinePoolTemplate, dst *DockerMachinePoolTemplate) error {
-	return dockerMachinePoolTemplateConversion.Down(ctx, nil, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
+func ConvertHubToDockerMachinePoolTemplate(ctx context.Context, src *infrav1.DockerMachinePoolTemplate, dst *DockerMachinePoolTemplate, resolver conversion.APIVersionResolver) error {
+	return dockerMachinePoolTemplateConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
 }
 
 func dockerMachinePoolSpecUp(in *DockerMachinePoolSpec, restored *infrav1.DockerMachinePoolSpec) infrav1.DockerMachinePoolSpec {

@@ -69,7 +69,7 @@ func startManagerWithWebhook(t *testing.T, plane string) (stop func()) {
 	for _, plural := range servedCRDs {
 		names = append(names, plural+"."+infrav1.GroupVersion.Group)
 	}
-	env.WaitForConversionWebhook(t, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path, names...)
+	env.WaitForConversionWebhook(t, 60*time.Second, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path, names...)
 	return stop
 }
 

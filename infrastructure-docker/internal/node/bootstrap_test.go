@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -88,6 +89,42 @@ func TestBootstrapState_ALockWithoutRunOrLogIsReadNotAnError(t *testing.T) {
 	require.True(t, st.finished && st.timedOut && st.neverStarted)
 	require.Equal(t, "exec failed second line", strings.TrimSpace(st.prepareError))
 	require.Equal(t, "+ [1] kubeadm init\nline two\n", st.output)
+}
+
+// A run that ends while the state is read must not look like commands that never wrote the
+// sentinel: the exit record is a FIFO here, so the read of it blocks until the test has
+// marked success and written the record, exactly between the script's reads.
+func TestBootstrapState_ARunEndingDuringTheReadIsReadAsSucceeded(t *testing.T) {
+	dir := t.TempDir()
+	bootstrap := filepath.Join(dir, "bootstrap")
+	require.NoError(t, os.MkdirAll(filepath.Join(bootstrap, "run"), 0o755))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(bootstrap, "exit"), 0o644))
+	type result struct {
+		st  bootstrapState
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := exec.Command("/bin/sh", "-c", bootstrapStateScript, "sh", filepath.Join(dir, "no-sentinel"), bootstrap).Output()
+		done <- result{parseBootstrapState(string(out)), err}
+	}()
+	// Opening the FIFO for writing returns once the script opened it for reading.
+	exit, err := os.OpenFile(filepath.Join(bootstrap, "exit"), os.O_WRONLY, 0)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(bootstrap, "succeeded"), nil, 0o644))
+	_, err = exit.WriteString("0 0\n")
+	require.NoError(t, err)
+	require.NoError(t, exit.Close())
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the state script did not finish within a minute")
+	}
+	require.NoError(t, r.err)
+	require.True(t, r.st.finished, "the exit record was read")
+	require.Zero(t, r.st.exitCode)
+	require.True(t, r.st.succeeded, "a success record read by the script comes with the success mark written before it")
 }
 
 // A node whose systemd does not answer yet (systemctl prints nothing early in the boot) is

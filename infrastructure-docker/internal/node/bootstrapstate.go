@@ -44,7 +44,8 @@ type bootstrapState struct {
 }
 
 // bootstrapStateScript prints the state of the bootstrap, a field a line, for
-// parseBootstrapState: boot state, sentinel, lock, start time, run claim, exit record,
+// parseBootstrapState (the order of the lines is not the order of the reads): boot state,
+// sentinel, lock, start time, run claim, exit record,
 // preparation error, the runner's liveness, then the tail of the runner's output. The boot
 // state is "ready" only when systemctl says running or degraded: early in the boot systemctl
 // cannot reach systemd's bus yet and prints nothing, which is "unreachable" (still booting).
@@ -56,18 +57,22 @@ if [ -x /lib/systemd/systemd ] || [ -x /usr/lib/systemd/systemd ]; then
   if [ "$(cat /proc/1/comm)" != systemd ]; then b=entrypoint
   else b=$(systemctl is-system-running 2>/dev/null); case "$b" in running|degraded) b=ready;; "") b=unreachable;; esac; fi
 fi; echo "$b"
-s=0; { [ -e "$1" ] || [ -e "$2/succeeded" ]; } && s=1; echo "$s"
-if [ ! -d "$2" ]; then echo new; exit 0; fi
+if [ ! -d "$2" ]; then s=0; [ -e "$1" ] && s=1; echo "$s"; echo new; exit 0; fi
 # The runner's liveness is read before its exit record: a runner writes the record before it
 # exits, so one found dead with no record after it never wrote one.
 r=none
 if [ -d "$2/run" ]; then r=starting; pid=$(cat "$2/pid" 2>/dev/null)
   if [ -n "$pid" ]; then r=gone; grep -qF "$2/attempts/" "/proc/$pid/cmdline" 2>/dev/null && r=alive; fi
 fi
+# The exit record is read before the sentinel: a runner marks success before it writes the
+# record, so a success record read here always comes with its mark. In the other order a
+# run ending between the two reads looked like commands that never wrote the sentinel.
+e=$(head -n 1 "$2/exit" 2>/dev/null)
+s=0; { [ -e "$1" ] || [ -e "$2/succeeded" ]; } && s=1; echo "$s"
 echo locked
 head -n 1 "$2/started" 2>/dev/null || echo
 if [ -d "$2/run" ]; then echo ran; else echo notrun; fi
-head -n 1 "$2/exit" 2>/dev/null || echo
+echo "$e"
 head -c 300 "$2/prepare-error" 2>/dev/null | tr '\n' ' '; echo
 echo "$r"
 tail -c ` + strconv.Itoa(outputTail) + ` "$2/log" 2>/dev/null

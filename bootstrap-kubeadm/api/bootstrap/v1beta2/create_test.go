@@ -131,8 +131,12 @@ func TestCRDs_DeclareContractCategoryAndNames(t *testing.T) {
 			require.Equal(t, "v1beta2", crd.Labels["cluster.x-k8s.io/v1beta2"])
 			require.Equal(t, []string{"cluster-api"}, crd.Spec.Names.Categories)
 			require.Equal(t, []string{tt.shortName}, crd.Spec.Names.ShortNames)
-			require.Len(t, crd.Spec.Versions, 1)
-			v := crd.Spec.Versions[0]
+			// v1beta1 ships unserved; the manager's conversion webhook turns it on (api/.../v1beta1).
+			require.Len(t, crd.Spec.Versions, 2)
+			old, v := crd.Spec.Versions[0], crd.Spec.Versions[1]
+			require.Equal(t, "v1beta1", old.Name)
+			require.False(t, old.Served || old.Storage)
+			require.True(t, old.Deprecated)
 			require.Equal(t, "v1beta2", v.Name)
 			require.True(t, v.Served && v.Storage)
 			require.NotEmpty(t, v.AdditionalPrinterColumns)

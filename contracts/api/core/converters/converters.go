@@ -14,8 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package converters ties the core kinds' v1beta1 spokes to their v1beta2 hubs for the core
-// manager's conversion webhook (capstan.dev/contracts/conversionwebhook). It is apart from the
+// Package converters ties the v1beta1 spokes of the kinds the core serves (groups
+// cluster.x-k8s.io and addons.cluster.x-k8s.io) to their v1beta2 hubs for the core manager's
+// conversion webhook (capstan.dev/contracts/conversionwebhook). It is apart from the
 // API packages so that importing the types never pulls in controller-runtime.
 package converters
 
@@ -24,13 +25,15 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	addonsv1beta1 "capstan.dev/contracts/api/addons/v1beta1"
+	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
 	"capstan.dev/contracts/conversionwebhook"
 )
 
-// Kinds are the core kinds served at v1beta1; resolver names the API version of references
+// Kinds are the kinds served at v1beta1; resolver names the API version of references
 // that v1beta1 clients did not write (conversion.CRDContractResolver in the manager).
 func Kinds(resolver conversion.APIVersionResolver) []conversionwebhook.Kind {
 	return []conversionwebhook.Kind{
@@ -42,11 +45,21 @@ func Kinds(resolver conversion.APIVersionResolver) []conversionwebhook.Kind {
 		kind("MachineHealthCheck", &clusterv1.MachineHealthCheck{}, &clusterv1beta1.MachineHealthCheck{},
 			clusterv1beta1.ConvertMachineHealthCheckToHub, clusterv1beta1.ConvertHubToMachineHealthCheck, resolver),
 		kind("MachinePool", &clusterv1.MachinePool{}, &clusterv1beta1.MachinePool{}, clusterv1beta1.ConvertMachinePoolToHub, clusterv1beta1.ConvertHubToMachinePool, resolver),
+		kind("MachineDrainRule", &clusterv1.MachineDrainRule{}, &clusterv1beta1.MachineDrainRule{},
+			clusterv1beta1.ConvertMachineDrainRuleToHub, clusterv1beta1.ConvertHubToMachineDrainRule, resolver),
+		addonsKind("ClusterResourceSet", &addonsv1.ClusterResourceSet{}, &addonsv1beta1.ClusterResourceSet{},
+			addonsv1beta1.ConvertClusterResourceSetToHub, addonsv1beta1.ConvertHubToClusterResourceSet, resolver),
+		addonsKind("ClusterResourceSetBinding", &addonsv1.ClusterResourceSetBinding{}, &addonsv1beta1.ClusterResourceSetBinding{},
+			addonsv1beta1.ConvertClusterResourceSetBindingToHub, addonsv1beta1.ConvertHubToClusterResourceSetBinding, resolver),
 	}
 }
 
 func kind[H, S client.Object](kindOf string, hub H, spoke S, up func(context.Context, S, H) error,
 	down func(context.Context, H, S, conversion.APIVersionResolver) error, resolver conversion.APIVersionResolver) conversionwebhook.Kind {
-	return conversionwebhook.HubSpoke(clusterv1.GroupVersion.WithKind(kindOf).GroupKind(), hub, spoke, up,
-		func(ctx context.Context, h H, s S) error { return down(ctx, h, s, resolver) })
+	return conversionwebhook.HubSpokeKind(clusterv1.GroupVersion.WithKind(kindOf).GroupKind(), hub, spoke, up, down, resolver)
+}
+
+func addonsKind[H, S client.Object](kindOf string, hub H, spoke S, up func(context.Context, S, H) error,
+	down func(context.Context, H, S, conversion.APIVersionResolver) error, resolver conversion.APIVersionResolver) conversionwebhook.Kind {
+	return conversionwebhook.HubSpokeKind(addonsv1.GroupVersion.WithKind(kindOf).GroupKind(), hub, spoke, up, down, resolver)
 }

@@ -23,28 +23,28 @@ import (
 	"capstan.dev/contracts/conversion"
 )
 
-var clusterConversion = kindConversion[ClusterSpec, ClusterStatus, clusterv1.ClusterSpec, clusterv1.ClusterStatus]{
-	specUp:     clusterSpecUp,
-	specDown:   clusterSpecDown,
-	statusUp:   clusterStatusUp,
-	statusDown: clusterStatusDown,
+var clusterConversion = conversion.KindConversion[ClusterSpec, ClusterStatus, clusterv1.ClusterSpec, clusterv1.ClusterStatus]{
+	SpecUp:     clusterSpecUp,
+	SpecDown:   clusterSpecDown,
+	StatusUp:   clusterStatusUp,
+	StatusDown: clusterStatusDown,
 }
 
 // ConvertClusterToHub converts a v1beta1 Cluster to v1beta2.
 func ConvertClusterToHub(_ context.Context, src *Cluster, dst *clusterv1.Cluster) error {
-	return clusterConversion.up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return clusterConversion.Up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 // ConvertHubToCluster converts a v1beta2 Cluster to v1beta1; resolver names the API version of
 // references that v1beta1 clients did not write themselves.
 func ConvertHubToCluster(ctx context.Context, src *clusterv1.Cluster, dst *Cluster, resolver conversion.APIVersionResolver) error {
-	return clusterConversion.down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return clusterConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func clusterSpecUp(in *ClusterSpec, restored *clusterv1.ClusterSpec) (clusterv1.ClusterSpec, error) {
 	out := clusterv1.ClusterSpec{
 		Paused:               conversion.BoolIntent(in.Paused, restored.Paused),
-		ControlPlaneEndpoint: in.ControlPlaneEndpoint,
+		ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: in.ControlPlaneEndpoint.Host, Port: in.ControlPlaneEndpoint.Port},
 		AvailabilityGates:    append([]clusterv1.ClusterAvailabilityGate(nil), in.AvailabilityGates...),
 		// spec.topology is not served at v1beta1 yet: it comes back from the v1beta2 object kept
 		// in the conversion-data annotation.
@@ -70,17 +70,13 @@ func clusterSpecDown(ctx context.Context, in *clusterv1.ClusterSpec, namespace s
 	resolver conversion.APIVersionResolver) (ClusterSpec, error) {
 	out := ClusterSpec{
 		Paused:               conversion.Deref(in.Paused),
-		ControlPlaneEndpoint: in.ControlPlaneEndpoint,
+		ControlPlaneEndpoint: APIEndpoint{Host: in.ControlPlaneEndpoint.Host, Port: in.ControlPlaneEndpoint.Port},
 		AvailabilityGates:    append([]clusterv1.ClusterAvailabilityGate(nil), in.AvailabilityGates...),
 	}
 	if n := in.ClusterNetwork; n.APIServerPort != 0 || n.ServiceDomain != "" || len(n.Services.CIDRBlocks) > 0 || len(n.Pods.CIDRBlocks) > 0 {
 		out.ClusterNetwork = &ClusterNetwork{APIServerPort: conversion.NonZero(n.APIServerPort), ServiceDomain: n.ServiceDomain}
-		if len(n.Services.CIDRBlocks) > 0 {
-			out.ClusterNetwork.Services = n.Services.DeepCopy()
-		}
-		if len(n.Pods.CIDRBlocks) > 0 {
-			out.ClusterNetwork.Pods = n.Pods.DeepCopy()
-		}
+		out.ClusterNetwork.Services = networkRangesDown(n.Services)
+		out.ClusterNetwork.Pods = networkRangesDown(n.Pods)
 	}
 	if stored == nil {
 		stored = &ClusterSpec{}
@@ -125,9 +121,18 @@ func clusterStatusDown(in *clusterv1.ClusterStatus) ClusterStatus {
 	return out
 }
 
-func networkRangesUp(in *clusterv1.NetworkRanges) clusterv1.NetworkRanges {
-	if in == nil {
+// networkRangesUp maps no ranges and an empty list alike to v1beta2's unset ranges (v1beta2
+// requires at least one block when the stanza is there).
+func networkRangesUp(in *NetworkRanges) clusterv1.NetworkRanges {
+	if in == nil || len(in.CIDRBlocks) == 0 {
 		return clusterv1.NetworkRanges{}
 	}
-	return *in.DeepCopy()
+	return clusterv1.NetworkRanges{CIDRBlocks: append([]string(nil), in.CIDRBlocks...)}
+}
+
+func networkRangesDown(in clusterv1.NetworkRanges) *NetworkRanges {
+	if len(in.CIDRBlocks) == 0 {
+		return nil
+	}
+	return &NetworkRanges{CIDRBlocks: append([]string(nil), in.CIDRBlocks...)}
 }

@@ -35,7 +35,7 @@ type ClusterSpec struct {
 
 	// controlPlaneEndpoint represents the endpoint used to communicate with the control plane.
 	// +optional
-	ControlPlaneEndpoint clusterv1.APIEndpoint `json:"controlPlaneEndpoint,omitempty,omitzero"`
+	ControlPlaneEndpoint APIEndpoint `json:"controlPlaneEndpoint,omitempty"`
 
 	// controlPlaneRef is an optional reference to a provider-specific resource that holds
 	// the details for provisioning the Control Plane for a Cluster.
@@ -55,6 +55,20 @@ type ClusterSpec struct {
 	AvailabilityGates []clusterv1.ClusterAvailabilityGate `json:"availabilityGates,omitempty"`
 }
 
+// APIEndpoint is upstream's v1beta1 APIEndpoint. Unlike v1beta2's, host and port may be empty:
+// upstream's v1beta1 Go types have no omitempty on them, so clients built on them send an unset
+// endpoint as {host: "", port: 0}, which must not be refused (it converts to no endpoint).
+type APIEndpoint struct {
+	// host is the hostname on which the API server is serving.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Host string `json:"host"`
+
+	// port is the port on which the API server is serving.
+	// +optional
+	Port int32 `json:"port"`
+}
+
 // ClusterNetwork specifies the different networking parameters for a cluster.
 type ClusterNetwork struct {
 	// apiServerPort specifies the port the API Server should bind to. Defaults to 6443.
@@ -63,16 +77,30 @@ type ClusterNetwork struct {
 
 	// services is the network ranges from which service VIPs are allocated.
 	// +optional
-	Services *clusterv1.NetworkRanges `json:"services,omitempty"`
+	Services *NetworkRanges `json:"services,omitempty"`
 
 	// pods is the network ranges from which Pod networks are allocated.
 	// +optional
-	Pods *clusterv1.NetworkRanges `json:"pods,omitempty"`
+	Pods *NetworkRanges `json:"pods,omitempty"`
 
 	// serviceDomain is the domain name for services.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	ServiceDomain string `json:"serviceDomain,omitempty"`
+}
+
+// NetworkRanges is upstream's v1beta1 NetworkRanges: cidrBlocks is required but, unlike
+// v1beta2's, may be an empty list (a client built on upstream's v1beta1 types sends one for an
+// empty slice); an empty list converts to no ranges.
+type NetworkRanges struct {
+	// cidrBlocks are the ranges in CIDR notation, e.g. 10.96.0.0/12 or fd00::/108.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=43
+	// +kubebuilder:validation:XValidation:rule="self.all(c, isCIDR(c))",messageExpression="'cidrBlocks entry \"' + self.filter(c, !isCIDR(c))[0] + '\" is not a CIDR: write an address range like 10.244.0.0/16 or fd00:10:244::/56'"
+	CIDRBlocks []string `json:"cidrBlocks"`
 }
 
 // FailureDomainSpec is the Schema for Cluster API failure domains.

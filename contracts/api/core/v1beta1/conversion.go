@@ -17,14 +17,14 @@ limitations under the License.
 package v1beta1
 
 import (
-	"context"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
 )
+
+// The helpers below are shared by the core kinds' mappings; the steps every kind shares (the
+// annotation, preferring what a v1beta1 client wrote) are conversion.KindConversion.
 
 func templateMetaUp(in ObjectMeta) clusterv1.ObjectMeta {
 	return clusterv1.ObjectMeta{Labels: copyMap(in.Labels), Annotations: copyMap(in.Annotations)}
@@ -46,13 +46,7 @@ func copyMap(in map[string]string) map[string]string {
 }
 
 func selectorUp(in metav1.LabelSelector) clusterv1.LabelSelector {
-	out := clusterv1.LabelSelector{MatchLabels: copyMap(in.MatchLabels)}
-	for _, e := range in.MatchExpressions {
-		out.MatchExpressions = append(out.MatchExpressions, clusterv1.LabelSelectorRequirement{
-			Key: e.Key, Operator: clusterv1.LabelSelectorOperator(e.Operator), Values: append([]string(nil), e.Values...),
-		})
-	}
-	return out
+	return clusterv1.LabelSelectorFromMetav1(in)
 }
 
 func selectorDown(in clusterv1.LabelSelector) metav1.LabelSelector {
@@ -74,28 +68,4 @@ func unavailable(replicas, available *int32) int32 {
 		return u
 	}
 	return 0
-}
-
-// kindConversion is one kind's spec and status conversions; up and down are the steps every
-// kind of every provider shares (conversion.Steps).
-type kindConversion[SpokeSpec, SpokeStatus, HubSpec, HubStatus any] struct {
-	specUp   func(in *SpokeSpec, restored *HubSpec) (HubSpec, error)
-	specDown func(ctx context.Context, in *HubSpec, namespace string, stored *SpokeSpec,
-		resolver conversion.APIVersionResolver) (SpokeSpec, error)
-	statusUp   func(in *SpokeStatus, restored *HubStatus) HubStatus
-	statusDown func(in *HubStatus) SpokeStatus
-}
-
-func (k kindConversion[SS, SSt, HS, HSt]) steps() conversion.Steps[SS, SSt, HS, HSt] {
-	return conversion.Steps[SS, SSt, HS, HSt]{SpecUp: k.specUp, SpecDown: k.specDown, StatusUp: k.statusUp, StatusDown: k.statusDown}
-}
-
-func (k kindConversion[SS, SSt, HS, HSt]) up(srcMeta *metav1.ObjectMeta, srcSpec *SS, srcStatus *SSt,
-	dstMeta *metav1.ObjectMeta, dstSpec *HS, dstStatus *HSt) error {
-	return k.steps().Up(srcMeta, srcSpec, srcStatus, dstMeta, dstSpec, dstStatus)
-}
-
-func (k kindConversion[SS, SSt, HS, HSt]) down(ctx context.Context, resolver conversion.APIVersionResolver, hub runtime.Object,
-	srcMeta *metav1.ObjectMeta, srcSpec *HS, srcStatus *HSt, dstMeta *metav1.ObjectMeta, dstSpec *SS, dstStatus *SSt) error {
-	return k.steps().Down(ctx, resolver, hub, srcMeta, srcSpec, srcStatus, dstMeta, dstSpec, dstStatus)
 }

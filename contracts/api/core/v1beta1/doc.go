@@ -26,8 +26,11 @@ limitations under the License.
 // failureMessage) reads empty and the legacy replica counters are derived from the v1beta2 ones.
 // spec.topology (ClusterClass) is not served at v1beta1.
 //
-// The CRD versions are generated unserved: the core manager turns v1beta1 on when its conversion
-// webhook is ready to convert it, so that a v1beta1 object can never be stored unconverted.
+// The CRD versions are generated unserved (the bases envtest installs): the core manager turns
+// v1beta1 on when its conversion webhook is ready to convert it, so that a v1beta1 object can
+// never be stored unconverted. The deployed components (core/config/crd) serve v1beta1 with the
+// webhook configured already, leaving only the CA bundle to the manager, so that re-applying them
+// never switches v1beta1 off while the manager runs.
 //
 // +kubebuilder:object:generate=true
 // +groupName=cluster.x-k8s.io

@@ -25,26 +25,26 @@ import (
 	"capstan.dev/contracts/conversion"
 )
 
-var machineConversion = kindConversion[MachineSpec, MachineStatus, clusterv1.MachineSpec, clusterv1.MachineStatus]{
-	specUp: func(in *MachineSpec, restored *clusterv1.MachineSpec) (clusterv1.MachineSpec, error) {
+var machineConversion = conversion.KindConversion[MachineSpec, MachineStatus, clusterv1.MachineSpec, clusterv1.MachineStatus]{
+	SpecUp: func(in *MachineSpec, restored *clusterv1.MachineSpec) (clusterv1.MachineSpec, error) {
 		return machineSpecUp(in, restored, "spec")
 	},
-	specDown: func(ctx context.Context, in *clusterv1.MachineSpec, namespace string, stored *MachineSpec, resolver conversion.APIVersionResolver) (MachineSpec, error) {
+	SpecDown: func(ctx context.Context, in *clusterv1.MachineSpec, namespace string, stored *MachineSpec, resolver conversion.APIVersionResolver) (MachineSpec, error) {
 		return machineSpecDown(ctx, in, namespace, stored, resolver, "spec")
 	},
-	statusUp:   machineStatusUp,
-	statusDown: machineStatusDown,
+	StatusUp:   machineStatusUp,
+	StatusDown: machineStatusDown,
 }
 
 // ConvertMachineToHub converts a v1beta1 Machine to v1beta2.
 func ConvertMachineToHub(_ context.Context, src *Machine, dst *clusterv1.Machine) error {
-	return machineConversion.up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machineConversion.Up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 // ConvertHubToMachine converts a v1beta2 Machine to v1beta1; resolver names the API version of
 // references that v1beta1 clients did not write themselves.
 func ConvertHubToMachine(ctx context.Context, src *clusterv1.Machine, dst *Machine, resolver conversion.APIVersionResolver) error {
-	return machineConversion.down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machineConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 // machineSpecUp converts a Machine spec (also a template's); restored supplies the v1beta2-only

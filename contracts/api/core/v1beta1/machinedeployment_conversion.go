@@ -23,22 +23,22 @@ import (
 	"capstan.dev/contracts/conversion"
 )
 
-var machineDeploymentConversion = kindConversion[MachineDeploymentSpec, MachineDeploymentStatus, clusterv1.MachineDeploymentSpec, clusterv1.MachineDeploymentStatus]{
-	specUp:     machineDeploymentSpecUp,
-	specDown:   machineDeploymentSpecDown,
-	statusUp:   machineDeploymentStatusUp,
-	statusDown: machineDeploymentStatusDown,
+var machineDeploymentConversion = conversion.KindConversion[MachineDeploymentSpec, MachineDeploymentStatus, clusterv1.MachineDeploymentSpec, clusterv1.MachineDeploymentStatus]{
+	SpecUp:     machineDeploymentSpecUp,
+	SpecDown:   machineDeploymentSpecDown,
+	StatusUp:   machineDeploymentStatusUp,
+	StatusDown: machineDeploymentStatusDown,
 }
 
 // ConvertMachineDeploymentToHub converts a v1beta1 MachineDeployment to v1beta2.
 func ConvertMachineDeploymentToHub(_ context.Context, src *MachineDeployment, dst *clusterv1.MachineDeployment) error {
-	return machineDeploymentConversion.up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machineDeploymentConversion.Up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 // ConvertHubToMachineDeployment converts a v1beta2 MachineDeployment to v1beta1; resolver names the API version of
 // references that v1beta1 clients did not write themselves.
 func ConvertHubToMachineDeployment(ctx context.Context, src *clusterv1.MachineDeployment, dst *MachineDeployment, resolver conversion.APIVersionResolver) error {
-	return machineDeploymentConversion.down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machineDeploymentConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func machineDeploymentSpecUp(in *MachineDeploymentSpec, restored *clusterv1.MachineDeploymentSpec) (clusterv1.MachineDeploymentSpec, error) {

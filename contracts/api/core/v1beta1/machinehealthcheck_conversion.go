@@ -26,26 +26,26 @@ import (
 	"capstan.dev/contracts/conversion"
 )
 
-var machineHealthCheckConversion = kindConversion[MachineHealthCheckSpec, MachineHealthCheckStatus, clusterv1.MachineHealthCheckSpec, clusterv1.MachineHealthCheckStatus]{
-	specUp: func(in *MachineHealthCheckSpec, restored *clusterv1.MachineHealthCheckSpec) (clusterv1.MachineHealthCheckSpec, error) {
+var machineHealthCheckConversion = conversion.KindConversion[MachineHealthCheckSpec, MachineHealthCheckStatus, clusterv1.MachineHealthCheckSpec, clusterv1.MachineHealthCheckStatus]{
+	SpecUp: func(in *MachineHealthCheckSpec, restored *clusterv1.MachineHealthCheckSpec) (clusterv1.MachineHealthCheckSpec, error) {
 		return machineHealthCheckSpecUp(in, restored), nil
 	},
-	specDown: func(_ context.Context, in *clusterv1.MachineHealthCheckSpec, namespace string, stored *MachineHealthCheckSpec, _ conversion.APIVersionResolver) (MachineHealthCheckSpec, error) {
+	SpecDown: func(_ context.Context, in *clusterv1.MachineHealthCheckSpec, namespace string, stored *MachineHealthCheckSpec, _ conversion.APIVersionResolver) (MachineHealthCheckSpec, error) {
 		return machineHealthCheckSpecDown(in, namespace, stored), nil
 	},
-	statusUp:   machineHealthCheckStatusUp,
-	statusDown: machineHealthCheckStatusDown,
+	StatusUp:   machineHealthCheckStatusUp,
+	StatusDown: machineHealthCheckStatusDown,
 }
 
 // ConvertMachineHealthCheckToHub converts a v1beta1 MachineHealthCheck to v1beta2.
 func ConvertMachineHealthCheckToHub(_ context.Context, src *MachineHealthCheck, dst *clusterv1.MachineHealthCheck) error {
-	return machineHealthCheckConversion.up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machineHealthCheckConversion.Up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 // ConvertHubToMachineHealthCheck converts a v1beta2 MachineHealthCheck to v1beta1; resolver names the API version of
 // references that v1beta1 clients did not write themselves.
 func ConvertHubToMachineHealthCheck(ctx context.Context, src *clusterv1.MachineHealthCheck, dst *MachineHealthCheck, resolver conversion.APIVersionResolver) error {
-	return machineHealthCheckConversion.down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machineHealthCheckConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func machineHealthCheckSpecUp(in *MachineHealthCheckSpec, restored *clusterv1.MachineHealthCheckSpec) clusterv1.MachineHealthCheckSpec {

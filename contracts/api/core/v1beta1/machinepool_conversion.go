@@ -25,22 +25,22 @@ import (
 	"capstan.dev/contracts/conversion"
 )
 
-var machinePoolConversion = kindConversion[MachinePoolSpec, MachinePoolStatus, clusterv1.MachinePoolSpec, clusterv1.MachinePoolStatus]{
-	specUp:     machinePoolSpecUp,
-	specDown:   machinePoolSpecDown,
-	statusUp:   machinePoolStatusUp,
-	statusDown: machinePoolStatusDown,
+var machinePoolConversion = conversion.KindConversion[MachinePoolSpec, MachinePoolStatus, clusterv1.MachinePoolSpec, clusterv1.MachinePoolStatus]{
+	SpecUp:     machinePoolSpecUp,
+	SpecDown:   machinePoolSpecDown,
+	StatusUp:   machinePoolStatusUp,
+	StatusDown: machinePoolStatusDown,
 }
 
 // ConvertMachinePoolToHub converts a v1beta1 MachinePool to v1beta2.
 func ConvertMachinePoolToHub(_ context.Context, src *MachinePool, dst *clusterv1.MachinePool) error {
-	return machinePoolConversion.up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machinePoolConversion.Up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 // ConvertHubToMachinePool converts a v1beta2 MachinePool to v1beta1; resolver names the API version of
 // references that v1beta1 clients did not write themselves.
 func ConvertHubToMachinePool(ctx context.Context, src *clusterv1.MachinePool, dst *MachinePool, resolver conversion.APIVersionResolver) error {
-	return machinePoolConversion.down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machinePoolConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func machinePoolSpecUp(in *MachinePoolSpec, restored *clusterv1.MachinePoolSpec) (clusterv1.MachinePoolSpec, error) {

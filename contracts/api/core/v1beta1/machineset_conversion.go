@@ -23,22 +23,22 @@ import (
 	"capstan.dev/contracts/conversion"
 )
 
-var machineSetConversion = kindConversion[MachineSetSpec, MachineSetStatus, clusterv1.MachineSetSpec, clusterv1.MachineSetStatus]{
-	specUp:     machineSetSpecUp,
-	specDown:   machineSetSpecDown,
-	statusUp:   machineSetStatusUp,
-	statusDown: machineSetStatusDown,
+var machineSetConversion = conversion.KindConversion[MachineSetSpec, MachineSetStatus, clusterv1.MachineSetSpec, clusterv1.MachineSetStatus]{
+	SpecUp:     machineSetSpecUp,
+	SpecDown:   machineSetSpecDown,
+	StatusUp:   machineSetStatusUp,
+	StatusDown: machineSetStatusDown,
 }
 
 // ConvertMachineSetToHub converts a v1beta1 MachineSet to v1beta2.
 func ConvertMachineSetToHub(_ context.Context, src *MachineSet, dst *clusterv1.MachineSet) error {
-	return machineSetConversion.up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machineSetConversion.Up(&src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 // ConvertHubToMachineSet converts a v1beta2 MachineSet to v1beta1; resolver names the API version of
 // references that v1beta1 clients did not write themselves.
 func ConvertHubToMachineSet(ctx context.Context, src *clusterv1.MachineSet, dst *MachineSet, resolver conversion.APIVersionResolver) error {
-	return machineSetConversion.down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machineSetConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func machineSetSpecUp(in *MachineSetSpec, restored *clusterv1.MachineSetSpec) (clusterv1.MachineSetSpec, error) {

@@ -23,8 +23,26 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Cluster's TopologyReconciled condition and reasons (only on Clusters with spec.topology). The
-// topology controller will add upstream's ReconcileSucceeded, ReconcileFailed, ClusterUpgrading...
+// Labels the topology controller puts on the objects it generates, as upstream does.
+const (
+	// ClusterTopologyOwnedLabel marks every object generated from a Cluster's topology (and the
+	// Cluster itself); the topology controller lists and watches managed objects by it.
+	ClusterTopologyOwnedLabel = "topology.cluster.x-k8s.io/owned"
+
+	// ClusterTopologyMachineDeploymentNameLabel is the topology name of the MachineDeployment an
+	// object was generated for: on the MachineDeployment, its machine template, its selector and its
+	// template copies.
+	ClusterTopologyMachineDeploymentNameLabel = "topology.cluster.x-k8s.io/deployment-name"
+
+	// ClusterTopologyHoldUpgradeSequenceAnnotation and ClusterTopologyDeferUpgradeAnnotation are set
+	// by users in MachineDeployment topology metadata; they are never copied to generated objects.
+	ClusterTopologyHoldUpgradeSequenceAnnotation = "topology.cluster.x-k8s.io/hold-upgrade-sequence"
+	ClusterTopologyDeferUpgradeAnnotation        = "topology.cluster.x-k8s.io/defer-upgrade"
+)
+
+// Cluster's TopologyReconciled condition and reasons (only on Clusters with spec.topology), set by
+// the topology controller. Upstream's ClusterUpgrading and Paused reasons are not used: upgrades
+// are not orchestrated, and a paused Cluster is left untouched.
 const (
 	// ClusterTopologyReconciledCondition is true when the objects the Cluster's topology describes
 	// match its ClusterClass and topology.
@@ -38,9 +56,13 @@ const (
 	// do not match the class's definitions; the message names the variable and the field path.
 	ClusterTopologyReconciledVariablesInvalidReason = "VariablesInvalid"
 
-	// ClusterTopologyReconciledNotImplementedReason is used while Capstan has no topology
-	// controller to generate the Cluster's objects: the variables were checked and are valid.
-	ClusterTopologyReconciledNotImplementedReason = "TopologyControllerNotImplemented"
+	// ClusterTopologyReconciledFailedReason is used when reconciling the topology failed (a
+	// template could not be read, a patch failed, an object was refused); the message is the error.
+	ClusterTopologyReconciledFailedReason = "ReconcileFailed"
+
+	// ClusterTopologyReconciledSucceededReason is used when every generated object matches the
+	// Cluster's class and topology.
+	ClusterTopologyReconciledSucceededReason = "ReconcileSucceeded"
 )
 
 // Topology says which ClusterClass a Cluster is built from and how: version, control plane, workers

@@ -321,6 +321,24 @@ func (s *LabelSelector) IsEmpty() bool {
 	return len(s.MatchLabels) == 0 && len(s.MatchExpressions) == 0
 }
 
+// LabelSelectorFromMetav1 is the inverse of ToMetav1, for conversions from API versions that
+// use metav1's selector.
+func LabelSelectorFromMetav1(in metav1.LabelSelector) LabelSelector {
+	var out LabelSelector
+	if in.MatchLabels != nil {
+		out.MatchLabels = make(map[string]string, len(in.MatchLabels))
+		for k, v := range in.MatchLabels {
+			out.MatchLabels[k] = v
+		}
+	}
+	for _, e := range in.MatchExpressions {
+		out.MatchExpressions = append(out.MatchExpressions, LabelSelectorRequirement{
+			Key: e.Key, Operator: LabelSelectorOperator(e.Operator), Values: append([]string(nil), e.Values...),
+		})
+	}
+	return out
+}
+
 // ToMetav1 returns the selector as a metav1.LabelSelector, for metav1.LabelSelectorAsSelector.
 func (s *LabelSelector) ToMetav1() *metav1.LabelSelector {
 	out := &metav1.LabelSelector{}

@@ -112,6 +112,9 @@ func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
 		if err := localmanagers.CheckBinaries(managers); err != nil {
 			return err
 		}
+		if err := o.pointConversionAtDevManagers(objs, ps, managers); err != nil {
+			return err
+		}
 	} else {
 		if err := components.SetImageTag(objs, o.imageTag); err != nil {
 			return fmt.Errorf("--image-tag: %w", err)

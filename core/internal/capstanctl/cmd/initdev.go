@@ -3,11 +3,13 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -81,15 +83,38 @@ func runDevManagers(c *cobra.Command, g *globalOptions, cfg *rest.Config, o *ini
 			fmt.Fprintf(out, "%s: runs as %s (new token, valid %s)\n", p.Module, sa.Username(), o.tokenTTL)
 		}
 	}
+	r := o.devRunner(out)
+	if _, err := r.Up(c.Context(), ms, o.timeout); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Managers running; logs in %s; stop them with: capstanctl init --dev --stop --state-dir %s\n", r.LogDir, o.stateDir)
+	return nil
+}
+
+func (o *initOptions) devRunner(out io.Writer) *localmanagers.Runner {
 	logDir := o.logDir
 	if logDir == "" {
 		logDir = o.stateDir
 	}
-	r := &localmanagers.Runner{StateDir: o.stateDir, LogDir: logDir, Out: out}
-	if _, err := r.Up(c.Context(), ms, o.timeout); err != nil {
-		return err
+	return &localmanagers.Runner{StateDir: o.stateDir, LogDir: logDir, Out: out}
+}
+
+// pointConversionAtDevManagers gives each manager its conversion webhook address now and
+// renders it into its provider's CRDs (the Service in the components becomes the loopback URL),
+// so that the CRDs are applied exactly as the manager configures them: a later init changes
+// nothing that serves the older API versions, even while the managers run.
+func (o *initOptions) pointConversionAtDevManagers(objs []*unstructured.Unstructured, ps []components.Provider, ms []localmanagers.Manager) error {
+	r := o.devRunner(nil)
+	for i, p := range ps {
+		addr, err := r.WebhookAddr(ms[i].Name)
+		if err != nil {
+			return err
+		}
+		ms[i].WebhookAddr = addr
+		if _, err := components.SetConversionURL(objs, p.Namespace, "https://"+addr+components.ConversionWebhookPath); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(out, "Managers running; logs in %s; stop them with: capstanctl init --dev --stop --state-dir %s\n", logDir, o.stateDir)
 	return nil
 }
 

@@ -158,6 +158,9 @@ func convert[T any](t *testing.T, u *unstructured.Unstructured) *T {
 // with the provider, CRDs with the contract label, the manager's identity bound to the
 // generated ClusterRole and to a leader-election Role in its namespace, and one hardened
 // Deployment whose flags the manager binary accepts.
+// servesV1Beta1 are the providers whose manager serves a conversion webhook for v1beta1.
+var servesV1Beta1 = map[string]bool{"core": true, "kubeadm": true, "docker": true}
+
 func TestEmbedded_EachProviderDeploysAloneIntoItsNamespaceHardened(t *testing.T) {
 	clusterctlName := map[string]string{"core": "cluster-api", "kubeadm": "bootstrap-kubeadm", "docker": "infrastructure-docker"}
 	for _, p := range All {
@@ -236,7 +239,7 @@ func TestEmbedded_EachProviderDeploysAloneIntoItsNamespaceHardened(t *testing.T)
 				ports[port.Name] = port.ContainerPort
 			}
 			wantPorts := map[string]int32{"metrics": 8080, "healthz": 9440}
-			if p.Name == "core" || p.Name == "docker" {
+			if servesV1Beta1[p.Name] {
 				// The conversion webhook (v1beta1) listens behind the provider's Service.
 				wantPorts["webhook"] = 9443
 				require.Contains(t, c.Args, "--webhook-bind-address=:9443")

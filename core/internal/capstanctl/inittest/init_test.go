@@ -121,7 +121,7 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 		require.Equal(t, "capstanctl", managerOf(o), "%s %s is applied by capstanctl", o.GetKind(), o.GetName())
 	}
 	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 26, "ServiceAccount": 3, "ClusterRole": 4,
-		"ClusterRoleBinding": 4, "Role": 3, "RoleBinding": 3, "Deployment": 3, "Service": 2,
+		"ClusterRoleBinding": 4, "Role": 3, "RoleBinding": 3, "Deployment": 3, "Service": 3,
 		"MutatingAdmissionPolicy": 10, "MutatingAdmissionPolicyBinding": 10}, kinds)
 
 	crds := &apiextensionsv1.CustomResourceDefinitionList{}

@@ -39,6 +39,10 @@ type Manager struct {
 	// Kubeconfig is the manager's own kubeconfig (init --dev gives each its ServiceAccount's
 	// token); empty means the Runner's.
 	Kubeconfig string
+	// WebhookAddr is the loopback host:port its conversion webhook listens on (from
+	// Runner.WebhookAddr, so that the CRDs can name it before the manager starts); empty means
+	// a free port chosen at start.
+	WebhookAddr string
 }
 
 func (r *Runner) kubeconfigOf(m Manager) string {
@@ -188,9 +192,11 @@ func (r *Runner) start(m Manager, sum string) (Process, error) {
 	}
 	// A provider that serves older API versions points its CRDs' conversion webhook at this
 	// address (https://127.0.0.1:<port>/convert); the others accept the flag and ignore it.
-	webhook, err := freeLoopbackAddr()
-	if err != nil {
-		return Process{}, err
+	webhook := m.WebhookAddr
+	if webhook == "" {
+		if webhook, err = freeLoopbackAddr(); err != nil {
+			return Process{}, err
+		}
 	}
 	logPath := filepath.Join(r.logDir(), m.Name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -251,6 +257,16 @@ func freeLoopbackAddr() (string, error) {
 	}
 	defer l.Close()
 	return l.Addr().String(), nil
+}
+
+// WebhookAddr is where the manager name's conversion webhook listens once Up has run: the
+// address of the recorded process while it runs (Up keeps it, or restarts it on the same
+// address), else a free loopback port. init --dev renders it into the CRDs before Up.
+func (r *Runner) WebhookAddr(name string) (string, error) {
+	if p, ok := r.Running(name); ok && p.WebhookAddr != "" {
+		return p.WebhookAddr, nil
+	}
+	return freeLoopbackAddr()
 }
 
 // Running returns the recorded process of name when its PID still runs the recorded binary.

@@ -176,3 +176,29 @@ func TestUp_PerManagerKubeconfigAndLogDir(t *testing.T) {
 	require.NotEqual(t, procs[0].PID, again[0].PID, "a new credential restarts the manager")
 	require.Equal(t, procs[1].PID, again[1].PID, "the other manager is kept")
 }
+
+// TestWebhookAddr_IsKnownBeforeTheStartAndKeptAcrossARestart: init --dev renders the address
+// into the CRDs before Up, so Up must listen exactly there, and a restarted manager (new
+// binary or flags) must come back on the address the CRDs already name.
+func TestWebhookAddr_IsKnownBeforeTheStartAndKeptAcrossARestart(t *testing.T) {
+	t.Setenv("CAPSTAN_FAKE_MANAGER", "serve")
+	r, out := newRunner(t)
+	stopAll(t, r, "core")
+	addr, err := r.WebhookAddr("core")
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(addr, "127.0.0.1:"), addr)
+
+	m := Manager{Name: "core", Binary: os.Args[0], WebhookAddr: addr}
+	procs, err := r.Up(context.Background(), []Manager{m}, 30*time.Second)
+	require.NoError(t, err, out.String())
+	require.Equal(t, addr, procs[0].WebhookAddr)
+
+	again, err := r.WebhookAddr("core")
+	require.NoError(t, err)
+	require.Equal(t, addr, again, "a running manager keeps its address")
+	m.WebhookAddr, m.Args = again, []string{"--changed"}
+	restarted, err := r.Up(context.Background(), []Manager{m}, 30*time.Second)
+	require.NoError(t, err, out.String())
+	require.NotEqual(t, procs[0].PID, restarted[0].PID)
+	require.Equal(t, addr, restarted[0].WebhookAddr, "the restarted manager listens where the CRDs point")
+}

@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -28,7 +27,6 @@ import (
 
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status;clusters/finalizers,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;machinesets;machinedeployments;machinepools,verbs=get;list;watch;delete
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;controlplane.cluster.x-k8s.io,resources=*,verbs=get;list;watch;update;patch;delete
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch
@@ -68,7 +66,6 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		Watches(&clusterv1.MachineSet{}, mapping.EnqueueRequestsFromMapFuncBatched(toCluster, mapping.DefaultStatusBatchWindow), builder.WithPredicates(filter)).
 		Watches(&clusterv1.MachineDeployment{}, mapping.EnqueueRequestsFromMapFuncBatched(toCluster, mapping.DefaultStatusBatchWindow), builder.WithPredicates(filter)).
 		Watches(&clusterv1.MachinePool{}, mapping.EnqueueRequestsFromMapFuncBatched(toCluster, mapping.DefaultStatusBatchWindow), builder.WithPredicates(filter)).
-		Watches(&clusterv1.ClusterClass{}, handler.EnqueueRequestsFromMapFunc(r.clusterClassToClusters)).
 		WatchesRawSource(r.Health.GetClusterSource("cluster", func(_ context.Context, key client.ObjectKey) []reconcile.Request {
 			return []reconcile.Request{{NamespacedName: key}}
 		}, remote.WatchForProbeFailure(remoteProbeFailureGrace))).
@@ -114,9 +111,6 @@ type scope struct {
 
 	kubeconfigErr error
 	deleting      deletingStatus
-
-	// topology is the TopologyReconciled condition of a topology Cluster, once computed.
-	topology *metav1.Condition
 }
 
 type deletingStatus struct{ reason, message string }

@@ -24,7 +24,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	var res ctrl.Result
 	var errs []error
 	for _, step := range []func(context.Context, *scope) (ctrl.Result, error){
-		r.reconcileTopology, r.reconcileInfrastructure, r.reconcileControlPlane, r.reconcileKubeconfig, r.reconcileDescendants,
+		r.reconcileInfrastructure, r.reconcileControlPlane, r.reconcileKubeconfig, r.reconcileDescendants,
 	} {
 		stepRes, err := step(ctx, s)
 		errs = append(errs, err)

@@ -34,9 +34,6 @@ func (r *Reconciler) setStatus(s *scope) {
 	}
 	conditions.Set(c, r.remoteConnectionCondition(c))
 	conditions.Set(c, deletingCondition(s))
-	if s.topology != nil {
-		conditions.Set(c, *s.topology)
-	}
 	conditions.Set(c, availableCondition(c))
 	setPhase(c)
 }

@@ -36,7 +36,11 @@ func Runtime(t *testing.T, images ...string) *docker.Runtime {
 			t.Skipf("image %s is absent (run `make lb-image`): %v", image, err)
 		}
 	}
-	if err := rt.RemovePlane(ctx); err != nil {
+	// The ping's short deadline tells an absent engine quickly; clearing a plane lists and
+	// removes, which takes longer on an engine busy with the other test packages.
+	clearCtx, cancelClear := context.WithTimeout(context.Background(), time.Minute)
+	defer cancelClear()
+	if err := rt.RemovePlane(clearCtx); err != nil {
 		t.Fatalf("removing what an earlier run left on plane %s: %v", rt.Plane(), err)
 	}
 	t.Cleanup(func() {

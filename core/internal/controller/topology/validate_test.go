@@ -1,4 +1,4 @@
-package cluster
+package topology
 
 import (
 	"encoding/json"
@@ -16,12 +16,11 @@ import (
 	"capstan.dev/core/internal/topology/variables"
 )
 
-// TestCluster_TopologyConditionNamesTheMissingClassThenTheInvalidVariable: a topology Cluster
-// waits for its ClusterClass (named in TopologyReconciled), then reports a variable that does
-// not match the class's schema with its field path, and, once valid, that no topology objects
-// are generated yet. Its infrastructure is not reported ready while the topology has set no ref.
-func TestCluster_TopologyConditionNamesTheMissingClassThenTheInvalidVariable(t *testing.T) {
-	startControllers(t, false)
+// TestTopology_ConditionNamesTheMissingClassThenTheInvalidVariable: a topology Cluster waits for
+// its ClusterClass (named in TopologyReconciled), then reports a variable that does not match the
+// class's schema with its field path, and, once valid, the template it cannot read.
+func TestTopology_ConditionNamesTheMissingClassThenTheInvalidVariable(t *testing.T) {
+	startController(t, nil, nil)
 	ctx := t.Context()
 	ns := env.CreateNamespace(t, "topology")
 	c := &clusterv1.Cluster{
@@ -36,8 +35,6 @@ func TestCluster_TopologyConditionNamesTheMissingClassThenTheInvalidVariable(t *
 	got := waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
 		"ClusterClass "+ns+"/quick-start does not exist: create it, or fix spec.topology.classRef")
 	require.Equal(t, clusterv1.ClusterTopologyReconciledClusterClassNotReconciledReason, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Reason)
-	require.False(t, conditions.IsTrue(got, clusterv1.ClusterInfrastructureReadyCondition), "no InfraCluster yet")
-	require.Nil(t, got.Status.Initialization.InfrastructureProvisioned)
 
 	var schema clusterv1.JSONSchemaProps
 	require.NoError(t, json.Unmarshal([]byte(`{"type":"integer","minimum":1}`), &schema))
@@ -67,6 +64,8 @@ func TestCluster_TopologyConditionNamesTheMissingClassThenTheInvalidVariable(t *
 		got.Spec.Topology.Variables[0].Value = apiextensionsv1.JSON{Raw: []byte(`3`)}
 		got.Spec.Topology.Workers = clusterv1.WorkersTopology{}
 	})
-	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse, "Capstan has no topology controller yet")
-	require.Equal(t, clusterv1.ClusterTopologyReconciledNotImplementedReason, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Reason)
+	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
+		"reading GenericInfrastructureMachineTemplate "+ns+"/t (ClusterClass quick-start spec.infrastructure.templateRef)")
+	require.Equal(t, clusterv1.ClusterTopologyReconciledFailedReason, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Reason)
+	require.False(t, got.Spec.InfrastructureRef.IsDefined(), "nothing is generated from a class whose templates cannot be read")
 }

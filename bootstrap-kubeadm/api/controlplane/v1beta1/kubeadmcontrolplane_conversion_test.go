@@ -1,0 +1,46 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+)
+
+// TestKCPStatusDown_DerivesTheLegacyCountersAndReady shows the v1beta2 status as v1beta1 clients
+// (e.g. upstream's core and clusterctl at v1beta1) read it: legacy counters from the v1beta2 ones,
+// ready as readyReplicas > 0 (upstream), the v1beta2 counters under status.v1beta2.
+func TestKCPStatusDown_DerivesTheLegacyCountersAndReady(t *testing.T) {
+	in := controlplanev1.KubeadmControlPlaneStatus{
+		Initialization: controlplanev1.KubeadmControlPlaneInitializationStatus{ControlPlaneInitialized: ptr.To(true)},
+		Replicas:       ptr.To[int32](3), ReadyReplicas: ptr.To[int32](2), AvailableReplicas: ptr.To[int32](1), UpToDateReplicas: ptr.To[int32](3),
+		Version:    "v1.37.2",
+		Conditions: []metav1.Condition{{Type: "Available", Status: metav1.ConditionTrue}},
+	}
+	got := kcpStatusDown(&in)
+	require.Equal(t, KubeadmControlPlaneStatus{
+		Replicas: 3, ReadyReplicas: 2, UpdatedReplicas: 3, UnavailableReplicas: 2, Initialized: true, Ready: true, Version: ptr.To("v1.37.2"),
+		V1Beta2: &KubeadmControlPlaneV1Beta2Status{Conditions: in.Conditions,
+			ReadyReplicas: ptr.To[int32](2), AvailableReplicas: ptr.To[int32](1), UpToDateReplicas: ptr.To[int32](3)},
+	}, got)
+	require.False(t, kcpStatusDown(&controlplanev1.KubeadmControlPlaneStatus{Replicas: ptr.To[int32](1)}).Ready, "no ready replica: not ready")
+}

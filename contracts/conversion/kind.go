@@ -1,0 +1,114 @@
+package conversion
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// How every kind converts (see DataAnnotation):
+//
+//   - up (old version -> v1beta2): the v1beta2 object recorded in the annotation, if any, settles
+//     what the old version cannot say (false vs unset, 0 vs unset, v1beta2-only fields); the old
+//     spec and status are then recorded on the v1beta2 object;
+//   - down (v1beta2 -> old version): fields are mapped; where the old spec or status recorded on
+//     the object still converts up to exactly the current v1beta2 one, it is returned as written
+//     (so nothing an old-version client wrote is lost, and nothing recorded can be stale: once a
+//     v1beta2 client changed the spec, the mapping wins, keeping only what the stored old spec
+//     says that still means the same); the v1beta2 object is then recorded on the old one.
+
+// KindConversion is one kind's spec and status conversions between an old version (the spoke)
+// and v1beta2 (the hub); Up and Down are the steps every kind shares. A kind without status
+// uses struct{} for both status types and returns the zero value.
+type KindConversion[SpokeSpec, SpokeStatus, HubSpec, HubStatus any] struct {
+	// SpecUp maps a spoke spec; restored is the hub spec recorded by the last down-conversion
+	// (zero when there was none).
+	SpecUp func(in *SpokeSpec, restored *HubSpec) (HubSpec, error)
+	// SpecDown maps a hub spec; stored is the spoke spec recorded by the last up-conversion
+	// (nil when there was none), namespace the object's.
+	SpecDown func(ctx context.Context, in *HubSpec, namespace string, stored *SpokeSpec,
+		resolver APIVersionResolver) (SpokeSpec, error)
+	StatusUp   func(in *SpokeStatus, restored *HubStatus) HubStatus
+	StatusDown func(in *HubStatus) SpokeStatus
+}
+
+// SpecOnly is the conversion of a kind without status (its status types are struct{}).
+func SpecOnly[SS, HS any](specUp func(in *SS, restored *HS) (HS, error),
+	specDown func(ctx context.Context, in *HS, namespace string, stored *SS, resolver APIVersionResolver) (SS, error)) KindConversion[SS, struct{}, HS, struct{}] {
+	return KindConversion[SS, struct{}, HS, struct{}]{
+		SpecUp: specUp, SpecDown: specDown,
+		StatusUp:   func(*struct{}, *struct{}) (out struct{}) { return out },
+		StatusDown: func(*struct{}) (out struct{}) { return out },
+	}
+}
+
+// spokeData is what a v1beta2 object keeps of the old-version object it was last written as.
+type spokeData[Spec, Status any] struct {
+	Spec   Spec   `json:"spec"`
+	Status Status `json:"status"`
+}
+
+// hubData is the v1beta2 object recorded on an old-version one, as far as conversions read it.
+type hubData[Spec, Status any] struct {
+	Spec   Spec   `json:"spec"`
+	Status Status `json:"status"`
+}
+
+// Up converts a spoke object's metadata, spec and status into the hub's.
+func (k KindConversion[SS, SSt, HS, HSt]) Up(srcMeta *metav1.ObjectMeta, srcSpec *SS, srcStatus *SSt,
+	dstMeta *metav1.ObjectMeta, dstSpec *HS, dstStatus *HSt) error {
+	*dstMeta = *srcMeta.DeepCopy()
+	restored := &hubData[HS, HSt]{}
+	if _, err := UnmarshalData(dstMeta, restored); err != nil {
+		return err
+	}
+	spec, err := k.SpecUp(srcSpec, &restored.Spec)
+	if err != nil {
+		return err
+	}
+	*dstSpec = spec
+	*dstStatus = k.StatusUp(srcStatus, &restored.Status)
+	return MarshalData(spokeData[SS, SSt]{Spec: *srcSpec, Status: *srcStatus}, dstMeta)
+}
+
+// Down converts a hub object (hub, whose parts are srcMeta, srcSpec, srcStatus) into a spoke's.
+func (k KindConversion[SS, SSt, HS, HSt]) Down(ctx context.Context, resolver APIVersionResolver, hub runtime.Object,
+	srcMeta *metav1.ObjectMeta, srcSpec *HS, srcStatus *HSt, dstMeta *metav1.ObjectMeta, dstSpec *SS, dstStatus *SSt) error {
+	*dstMeta = *srcMeta.DeepCopy()
+	stored := &spokeData[SS, SSt]{}
+	has, err := UnmarshalData(dstMeta, stored)
+	if err != nil {
+		return err
+	}
+	var storedSpec *SS
+	var storedStatus *SSt
+	if has {
+		storedSpec, storedStatus = &stored.Spec, &stored.Status
+	}
+	spec, err := k.SpecDown(ctx, srcSpec, srcMeta.Namespace, storedSpec, resolver)
+	if err != nil {
+		return err
+	}
+	*dstSpec = Prefer(spec, storedSpec, func(s *SS) (HS, error) { return k.SpecUp(s, srcSpec) }, *srcSpec)
+	*dstStatus = Prefer(k.StatusDown(srcStatus), storedStatus, NoErr(func(s *SSt) HSt { return k.StatusUp(s, srcStatus) }), *srcStatus)
+	return MarshalHubData(hub, dstMeta)
+}
+
+// Prefer returns stored when it converts up to current, else mapped.
+func Prefer[T, H any](mapped T, stored *T, up func(*T) (H, error), current H) T {
+	if stored == nil {
+		return mapped
+	}
+	converted, err := up(stored)
+	if err != nil || !equality.Semantic.DeepEqual(converted, current) {
+		return mapped
+	}
+	return *stored
+}
+
+// NoErr adapts a conversion that cannot fail to Prefer.
+func NoErr[T, H any](f func(*T) H) func(*T) (H, error) {
+	return func(in *T) (H, error) { return f(in), nil }
+}

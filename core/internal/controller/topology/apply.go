@@ -1,0 +1,195 @@
+package topology
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/contract"
+	"capstan.dev/core/internal/topology/desired"
+)
+
+// applyState applies the desired state in dependency order: the InfrastructureCluster, the
+// control plane's machine template, the ControlPlane, the Cluster's references, then each
+// MachineDeployment's templates, the MachineDeployment and the health checks.
+func (r *Reconciler) applyState(ctx context.Context, s *scope, state *desired.State, cpContract contract.ContractVersion) error {
+	c := s.cluster
+	if err := r.apply(ctx, state.InfrastructureCluster); err != nil {
+		return err
+	}
+	if cpm := state.ControlPlaneMachineInfrastructure; cpm != nil {
+		if err := r.applyTemplate(ctx, cpm, ""); err != nil {
+			return err
+		}
+		ref := contract.ObjectReference{APIGroup: cpm.GroupVersionKind().Group, Kind: cpm.GetKind(), Name: cpm.GetName(), APIVersion: cpm.GetAPIVersion()}
+		if err := contract.ControlPlane().MachineTemplateInfrastructureRef(cpContract).Set(state.ControlPlane, ref); err != nil {
+			return fmt.Errorf("pointing ControlPlane %s at %s: %w", state.ControlPlane.GetName(), cpm.GetName(), err)
+		}
+	}
+	if err := r.apply(ctx, state.ControlPlane); err != nil {
+		return err
+	}
+	// The references are set once; the Cluster controller adopts what they name.
+	if !c.Spec.InfrastructureRef.IsDefined() {
+		c.Spec.InfrastructureRef = state.InfrastructureRef
+	}
+	if !c.Spec.ControlPlaneRef.IsDefined() {
+		c.Spec.ControlPlaneRef = state.ControlPlaneRef
+	}
+	if err := r.applyHealthCheck(ctx, c, state.ControlPlaneHealthCheck, state.ControlPlane.GetName()); err != nil {
+		return err
+	}
+	for i := range state.MachineDeployments {
+		if err := r.applyMachineDeployment(ctx, c, &state.MachineDeployments[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyMachineDeployment applies one MachineDeployment with its template copies and health check.
+func (r *Reconciler) applyMachineDeployment(ctx context.Context, c *clusterv1.Cluster, md *desired.MachineDeploymentState) error {
+	if err := r.applyTemplate(ctx, md.Bootstrap, md.TopologyName); err != nil {
+		return err
+	}
+	if err := r.applyTemplate(ctx, md.Infrastructure, md.TopologyName); err != nil {
+		return err
+	}
+	spec := &md.Object.Spec.Template.Spec
+	spec.Bootstrap.ConfigRef.Name = md.Bootstrap.GetName()
+	spec.InfrastructureRef.Name = md.Infrastructure.GetName()
+	obj, err := toIntent(md.Object)
+	if err != nil {
+		return err
+	}
+	if err := r.apply(ctx, obj); err != nil {
+		return err
+	}
+	return r.applyHealthCheck(ctx, c, md.HealthCheck, md.Object.Name)
+}
+
+// applyHealthCheck applies mhc, or deletes the topology's MachineHealthCheck of that name when
+// none is wanted any more.
+func (r *Reconciler) applyHealthCheck(ctx context.Context, c *clusterv1.Cluster, mhc *clusterv1.MachineHealthCheck, name string) error {
+	if mhc != nil {
+		obj, err := toIntent(mhc)
+		if err != nil {
+			return err
+		}
+		return r.apply(ctx, obj)
+	}
+	return r.deleteOwned(ctx, c, &clusterv1.MachineHealthCheck{}, name)
+}
+
+// applyTemplate applies a template copy. A copy is never edited in its spec: when the existing
+// copy's spec differs from the intent, the intent is created under a new name (template
+// rotation) and tpl renamed, so the caller points the referrer at it; the old copy is deleted
+// once nothing references it (deleteUnusedTemplates).
+func (r *Reconciler) applyTemplate(ctx context.Context, tpl *unstructured.Unstructured, mdTopologyName string) error {
+	cur, err := r.getOrCreate(ctx, tpl)
+	if err != nil || cur == nil {
+		return err // not found: apply creates it
+	}
+	dry, err := r.dryRun(ctx, tpl)
+	if err != nil {
+		return err
+	}
+	if equality.Semantic.DeepEqual(dry.Object["spec"], cur.Object["spec"]) {
+		if metadataDiffers(dry, cur) {
+			return r.write(ctx, tpl, "Updating")
+		}
+		return nil
+	}
+	old := tpl.GetName()
+	tpl.SetName(desired.TemplateCopyName(labelOf(tpl, clusterv1.ClusterNameLabel), mdTopologyName, r.random))
+	ctrl.LoggerFrom(ctx).Info(fmt.Sprintf("Creating %s %s as a replacement for %s (template rotation)", tpl.GetKind(), tpl.GetName(), old))
+	return r.write(ctx, tpl, "")
+}
+
+// apply creates obj or, when a server-side dry run shows the intent would change it, applies it.
+func (r *Reconciler) apply(ctx context.Context, obj *unstructured.Unstructured) error {
+	cur, err := r.getOrCreate(ctx, obj)
+	if err != nil || cur == nil {
+		return err
+	}
+	dry, err := r.dryRun(ctx, obj)
+	if err != nil {
+		return err
+	}
+	if !metadataDiffers(dry, cur) && equality.Semantic.DeepEqual(dry.Object["spec"], cur.Object["spec"]) {
+		return nil
+	}
+	return r.write(ctx, obj, "Updating")
+}
+
+// getOrCreate reads the object obj names; when it does not exist it creates it from obj and
+// returns nil, so the caller has nothing to compare.
+func (r *Reconciler) getOrCreate(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	cur := &unstructured.Unstructured{}
+	cur.SetGroupVersionKind(obj.GroupVersionKind())
+	err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), cur)
+	if apierrors.IsNotFound(err) {
+		return nil, r.write(ctx, obj, "Creating")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s %s: %w", obj.GetKind(), obj.GetName(), err)
+	}
+	return cur, nil
+}
+
+// write server-side applies obj as the topology's field manager, taking over conflicting fields.
+func (r *Reconciler) write(ctx context.Context, obj *unstructured.Unstructured, verb string) error {
+	if verb != "" {
+		ctrl.LoggerFrom(ctx).Info(verb+" "+obj.GetKind(), obj.GetKind(), obj.GetName())
+	}
+	if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj.DeepCopy()),
+		client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		return fmt.Errorf("applying %s %s: %w", obj.GetKind(), obj.GetName(), err)
+	}
+	return nil
+}
+
+// dryRun returns what applying obj would store.
+func (r *Reconciler) dryRun(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	dry := obj.DeepCopy()
+	if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(dry),
+		client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll); err != nil {
+		return nil, fmt.Errorf("dry-run applying %s %s: %w", obj.GetKind(), obj.GetName(), err)
+	}
+	return dry, nil
+}
+
+// metadataDiffers compares what the topology writes of metadata: labels, annotations, owners.
+func metadataDiffers(a, b *unstructured.Unstructured) bool {
+	return !equality.Semantic.DeepEqual(a.GetLabels(), b.GetLabels()) ||
+		!equality.Semantic.DeepEqual(a.GetAnnotations(), b.GetAnnotations()) ||
+		!equality.Semantic.DeepEqual(a.GetOwnerReferences(), b.GetOwnerReferences())
+}
+
+// toIntent turns a typed object into an apply intent: no status, no creation timestamp.
+func toIntent(obj runtime.Object) (*unstructured.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: m}
+	delete(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	return u, nil
+}
+
+func labelOf(obj client.Object, key string) string { return obj.GetLabels()[key] }
+
+func (r *Reconciler) random() string {
+	if r.Random != nil {
+		return r.Random()
+	}
+	return desired.RandomSuffix()
+}

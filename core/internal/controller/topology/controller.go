@@ -1,0 +1,160 @@
+package topology
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/patch"
+	"capstan.dev/contracts/predicates"
+	"capstan.dev/core/internal/topology/desired"
+	"capstan.dev/core/internal/topology/variables"
+)
+
+// FieldManager owns every field the topology controller applies.
+const FieldManager = "capstan-topology"
+
+// The controller writes templates and objects of any provider kind in the provider groups
+// (kinds outside these groups are granted through the aggregated manager role).
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedeployments;machinehealthchecks,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinesets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;controlplane.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+
+// Reconciler reconciles topology Clusters.
+type Reconciler struct {
+	Client client.Client
+	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
+	WatchFilterValue string
+	// Random returns the random part of generated names; nil means desired.RandomSuffix.
+	Random func() string
+}
+
+// SetupWithManager registers the controller: Clusters (spec and metadata changes, not status),
+// their ClusterClasses, the MachineDeployments and MachineHealthChecks they own, and the
+// deletion of their MachineSets.
+func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
+	if r.Client == nil {
+		return fmt.Errorf("topology reconciler needs Client")
+	}
+	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
+	changed := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{})
+	toCluster := handler.EnqueueRequestsFromMapFunc(ownedToCluster)
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("topology").
+		For(&clusterv1.Cluster{}, builder.WithPredicates(filter, changed)).
+		Watches(&clusterv1.ClusterClass{}, handler.EnqueueRequestsFromMapFunc(r.clusterClassToClusters)).
+		Watches(&clusterv1.MachineDeployment{}, toCluster, builder.WithPredicates(filter)).
+		Watches(&clusterv1.MachineHealthCheck{}, toCluster, builder.WithPredicates(filter)).
+		// A deleted MachineSet may have been the last user of a replaced template copy.
+		Watches(&clusterv1.MachineSet{}, toCluster, builder.WithPredicates(filter, deletedOnly)).
+		WithOptions(opts).
+		Complete(patch.RequeueOnConflict(r))
+	if err != nil {
+		return fmt.Errorf("creating the topology controller: %w", err)
+	}
+	return nil
+}
+
+// deletedOnly passes delete events only.
+var deletedOnly = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	UpdateFunc:  func(event.UpdateEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+// ownedToCluster maps an object the topology generated to its Cluster.
+func ownedToCluster(_ context.Context, o client.Object) []reconcile.Request {
+	l := o.GetLabels()
+	if _, owned := l[clusterv1.ClusterTopologyOwnedLabel]; !owned || l[clusterv1.ClusterNameLabel] == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: l[clusterv1.ClusterNameLabel]}}}
+}
+
+// clusterClassToClusters requests the topology Clusters using a ClusterClass.
+func (r *Reconciler) clusterClassToClusters(ctx context.Context, o client.Object) []reconcile.Request {
+	clusters := &clusterv1.ClusterList{}
+	if err := r.Client.List(ctx, clusters); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing Clusters to map a ClusterClass event")
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range clusters.Items {
+		c := &clusters.Items[i]
+		if c.Spec.Topology.IsDefined() && classKey(c) == client.ObjectKeyFromObject(o) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(c)})
+		}
+	}
+	return out
+}
+
+// classKey is where a topology Cluster's ClusterClass lives: classRef.namespace or the Cluster's.
+func classKey(c *clusterv1.Cluster) client.ObjectKey {
+	ns := c.Spec.Topology.ClassRef.Namespace
+	if ns == "" {
+		ns = c.Namespace
+	}
+	return client.ObjectKey{Namespace: ns, Name: c.Spec.Topology.ClassRef.Name}
+}
+
+// Reconcile is the controller's entry point. A paused Cluster is left alone (nothing written);
+// a deleting one too: its generated objects go through their owner references.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
+	c := &clusterv1.Cluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, c); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !c.Spec.Topology.IsDefined() || predicates.IsPaused(c, c) || !c.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	helper, err := patch.NewHelper(c, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	s := &scope{cluster: c}
+	defer func() {
+		setStatus(s, retErr)
+		if err := helper.Patch(ctx, c); err != nil && !apierrors.IsNotFound(err) && retErr == nil {
+			retErr = fmt.Errorf("patching Cluster %s: %w", c.Name, err)
+		}
+	}()
+	return r.reconcileNormal(ctx, s)
+}
+
+// scope holds what one reconcile read and decided.
+type scope struct {
+	cluster     *clusterv1.Cluster
+	class       *clusterv1.ClusterClass
+	definitions map[string]variables.Definition
+	// blocked, when set, is why the topology cannot be reconciled yet (False, with this reason).
+	blocked *blockedReason
+	// templates are the class's templates; current what the Cluster has now.
+	templates desired.Templates
+	current   current
+	// applied is set once the desired state was applied without error.
+	applied bool
+}
+
+type blockedReason struct{ reason, message string }
+
+// current is what exists of a Cluster's generated objects.
+type current struct {
+	names        desired.Current
+	controlPlane *unstructured.Unstructured
+	// machineDeployments are the Cluster's topology-owned MachineDeployments by topology name.
+	machineDeployments map[string]*clusterv1.MachineDeployment
+}

@@ -1,0 +1,126 @@
+package topology
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/core/internal/topology/desired"
+)
+
+// deleteRemovedMachineDeployments deletes the MachineDeployments (health check first, as
+// upstream does) whose entries were removed from the topology.
+func (r *Reconciler) deleteRemovedMachineDeployments(ctx context.Context, s *scope, state *desired.State) error {
+	keep := map[string]bool{}
+	for _, md := range state.MachineDeployments {
+		keep[md.TopologyName] = true
+	}
+	for name, md := range s.current.machineDeployments {
+		if keep[name] {
+			continue
+		}
+		if err := r.deleteOwned(ctx, s.cluster, &clusterv1.MachineHealthCheck{}, md.Name); err != nil {
+			return err
+		}
+		if err := r.deleteOwned(ctx, s.cluster, &clusterv1.MachineDeployment{}, md.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteOwned deletes the named object of obj's type if the topology generated it for c.
+func (r *Reconciler) deleteOwned(ctx context.Context, c *clusterv1.Cluster, obj client.Object, name string) error {
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, obj)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading %T %s: %w", obj, name, err)
+	}
+	if !generatedFor(obj, c) || !obj.GetDeletionTimestamp().IsZero() {
+		return nil
+	}
+	return r.delete(ctx, obj)
+}
+
+func (r *Reconciler) delete(ctx context.Context, obj client.Object) error {
+	kind := obj.GetObjectKind().GroupVersionKind().Kind
+	ctrl.LoggerFrom(ctx).Info("Deleting "+kind+" no longer in the topology", "name", obj.GetName())
+	if err := r.Client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting %s %s: %w", kind, obj.GetName(), err)
+	}
+	return nil
+}
+
+// generatedFor reports whether obj carries the topology's labels for c.
+func generatedFor(obj client.Object, c *clusterv1.Cluster) bool {
+	l := obj.GetLabels()
+	_, owned := l[clusterv1.ClusterTopologyOwnedLabel]
+	return owned && l[clusterv1.ClusterNameLabel] == c.Name
+}
+
+// deleteUnusedTemplates deletes the Cluster's template copies that neither the desired state nor
+// any MachineSet of the Cluster references: the copies replaced by a rotation, and those of
+// removed MachineDeployments once their MachineSets are gone.
+func (r *Reconciler) deleteUnusedTemplates(ctx context.Context, s *scope, state *desired.State) error {
+	keep := map[string]bool{}
+	kinds := map[schema.GroupVersionKind]bool{}
+	use := func(obj *unstructured.Unstructured) {
+		keep[templateKey(obj.GroupVersionKind().GroupKind(), obj.GetName())] = true
+		kinds[obj.GroupVersionKind()] = true
+	}
+	if state.ControlPlaneMachineInfrastructure != nil {
+		use(state.ControlPlaneMachineInfrastructure)
+	}
+	for _, md := range state.MachineDeployments {
+		use(md.Bootstrap)
+		use(md.Infrastructure)
+	}
+	sets := &clusterv1.MachineSetList{}
+	if err := r.Client.List(ctx, sets, client.InNamespace(s.cluster.Namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: s.cluster.Name}); err != nil {
+		return fmt.Errorf("listing the Cluster's MachineSets: %w", err)
+	}
+	for _, ms := range sets.Items {
+		spec := ms.Spec.Template.Spec
+		keep[templateKey(spec.Bootstrap.ConfigRef.GroupKind(), spec.Bootstrap.ConfigRef.Name)] = true
+		keep[templateKey(spec.InfrastructureRef.GroupKind(), spec.InfrastructureRef.Name)] = true
+	}
+	for gvk := range kinds {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := r.Client.List(ctx, list, client.InNamespace(s.cluster.Namespace), ownedBy(s.cluster)); err != nil {
+			return fmt.Errorf("listing the Cluster's %s copies: %w", gvk.Kind, err)
+		}
+		for i := range list.Items {
+			t := &list.Items[i]
+			if keep[templateKey(gvk.GroupKind(), t.GetName())] || !t.GetDeletionTimestamp().IsZero() || !ownedByCluster(t, s.cluster) {
+				continue
+			}
+			if err := r.delete(ctx, t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func templateKey(gk schema.GroupKind, name string) string { return gk.String() + "/" + name }
+
+// ownedByCluster reports whether c (by UID) owns obj: only copies the topology made are deleted.
+func ownedByCluster(obj metav1.Object, c *clusterv1.Cluster) bool {
+	for _, o := range obj.GetOwnerReferences() {
+		if o.UID == c.UID {
+			return true
+		}
+	}
+	return false
+}

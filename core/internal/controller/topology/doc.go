@@ -1,0 +1,21 @@
+// Package topology reconciles Clusters with spec.topology: it reads the Cluster's ClusterClass
+// and the templates it references, checks the topology against the class (variables, worker
+// classes), computes the desired objects (core/internal/topology/desired, with the class's
+// inline patches from core/internal/topology/patches) and server-side applies them under one
+// field manager, capstan-topology: the InfrastructureCluster, the ControlPlane and its
+// InfraMachineTemplate copy, one MachineDeployment with template copies per topology entry, and
+// the MachineHealthChecks. It sets the Cluster's infrastructureRef and controlPlaneRef once and
+// owns the Cluster's TopologyReconciled condition.
+//
+// A template copy whose spec must change is never edited: a new copy is created under a new
+// name and its referrer pointed at it (template rotation); copies no longer referenced by the
+// desired state or by a MachineSet are deleted. A MachineDeployment removed from the topology is
+// deleted with its MachineHealthCheck. Nothing is written when nothing changed: each object is
+// compared with a server-side dry-run of its intent first.
+//
+// It has no finalizer: generated objects carry an owner reference to the Cluster and go with it,
+// and the Cluster controller tears the Cluster down. It never imports a provider: provider
+// objects are unstructured, read and written through contract paths. Not done here (upstream
+// does): orchestrated upgrades (the control plane and workers get topology.version at once),
+// MachinePools, external patches, lifecycle hooks.
+package topology

@@ -1,0 +1,23 @@
+package topology
+
+import (
+	"strings"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conditions"
+)
+
+// setStatus sets TopologyReconciled from what the reconcile found: upstream's ReconcileFailed
+// with the error, a blocking reason, or ReconcileSucceeded once the desired state is applied.
+func setStatus(s *scope, err error) {
+	t := clusterv1.ClusterTopologyReconciledCondition
+	switch {
+	case err != nil:
+		conditions.Set(s.cluster, conditions.False(t, clusterv1.ClusterTopologyReconciledFailedReason,
+			strings.ReplaceAll(err.Error(), "\n", "; ")+": fix the ClusterClass, its templates or the topology; the topology controller retries"))
+	case s.blocked != nil:
+		conditions.Set(s.cluster, conditions.False(t, s.blocked.reason, s.blocked.message))
+	case s.applied:
+		conditions.Set(s.cluster, conditions.True(t, clusterv1.ClusterTopologyReconciledSucceededReason, ""))
+	}
+}

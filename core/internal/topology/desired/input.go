@@ -1,0 +1,96 @@
+package desired
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/contract"
+)
+
+// Input is everything the desired state is computed from; Compute does not change it.
+type Input struct {
+	// Cluster has a topology; its variables are already defaulted.
+	Cluster *clusterv1.Cluster
+	// Class is the Cluster's ClusterClass.
+	Class *clusterv1.ClusterClass
+	// Templates are the class's templates, as read.
+	Templates Templates
+	// Current names what exists, so that generated names are kept once created.
+	Current Current
+	// ControlPlaneContract is the contract version of the control plane's kind (where its
+	// machine template's infrastructureRef lives); empty means v1beta2.
+	ControlPlaneContract contract.ContractVersion
+	// Random returns the random part of generated names; nil means RandomSuffix.
+	Random func() string
+	// Patch, when set, changes the template copies before objects are generated from them
+	// (the class's patches), knowing the generated objects' names (for builtin variables); it
+	// returns an error naming the patch and the path that failed.
+	Patch func(*Templates, *Names) error
+}
+
+// Names are the generated objects' names: the current ones, or new ones from the naming templates.
+type Names struct {
+	InfrastructureCluster string
+	ControlPlane          string
+	// MachineDeployments are keyed by topology name.
+	MachineDeployments map[string]string
+}
+
+// Templates are a class's templates, keyed as the class references them. Compute gives Patch a
+// copy per MachineDeployment topology entry, so per-entry variables can patch them differently.
+type Templates struct {
+	InfrastructureCluster             *unstructured.Unstructured
+	ControlPlane                      *unstructured.Unstructured
+	ControlPlaneMachineInfrastructure *unstructured.Unstructured // nil: the class has none
+	// MachineDeployments are keyed by MachineDeployment class when read, and by topology name
+	// when handed to Patch.
+	MachineDeployments map[string]MachineDeploymentTemplates
+}
+
+// MachineDeploymentTemplates are one MachineDeployment class's bootstrap and infrastructure templates.
+type MachineDeploymentTemplates struct {
+	Bootstrap      *unstructured.Unstructured
+	Infrastructure *unstructured.Unstructured
+}
+
+// Current names the generated objects that exist (empty: not created yet).
+type Current struct {
+	InfrastructureClusterName string
+	ControlPlaneName          string
+	// ControlPlaneMachineInfrastructureName is the template copy the control plane references.
+	ControlPlaneMachineInfrastructureName string
+	// MachineDeployments are keyed by topology name.
+	MachineDeployments map[string]CurrentMachineDeployment
+}
+
+// CurrentMachineDeployment names an existing MachineDeployment and the template copies it references.
+type CurrentMachineDeployment struct {
+	Name, BootstrapName, InfrastructureName string
+}
+
+// State is the desired state of a topology Cluster.
+type State struct {
+	// InfrastructureRef and ControlPlaneRef are what the Cluster's spec must reference.
+	InfrastructureRef clusterv1.ContractVersionedObjectReference
+	ControlPlaneRef   clusterv1.ContractVersionedObjectReference
+
+	InfrastructureCluster *unstructured.Unstructured
+	ControlPlane          *unstructured.Unstructured
+	// ControlPlaneMachineInfrastructure is the control plane's InfraMachineTemplate copy; nil
+	// when the class has no machineInfrastructure.
+	ControlPlaneMachineInfrastructure *unstructured.Unstructured
+	// ControlPlaneHealthCheck is nil when no health check is enabled for the control plane.
+	ControlPlaneHealthCheck *clusterv1.MachineHealthCheck
+	// MachineDeployments are in topology order.
+	MachineDeployments []MachineDeploymentState
+}
+
+// MachineDeploymentState is one topology entry's MachineDeployment and what goes with it.
+type MachineDeploymentState struct {
+	TopologyName   string
+	Object         *clusterv1.MachineDeployment
+	Bootstrap      *unstructured.Unstructured
+	Infrastructure *unstructured.Unstructured
+	// HealthCheck is nil when no health check is enabled for this MachineDeployment.
+	HealthCheck *clusterv1.MachineHealthCheck
+}

@@ -1,0 +1,241 @@
+package patches
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"github.com/Masterminds/sprig/v3"
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/core/internal/topology/desired"
+)
+
+// role says which of the class's templates an item is, for matchResources.
+type role int
+
+const (
+	infrastructureCluster role = iota
+	controlPlane               // the control-plane template and its machine infrastructure template
+	machineDeployment          // a MachineDeployment's bootstrap and infrastructure templates
+)
+
+// item is one template copy patches apply to, with the variables it sees.
+type item struct {
+	role    role
+	mdClass string
+	obj     *unstructured.Unstructured
+	vars    map[string]any
+	what    string // e.g. "the control plane's DevMachineTemplate cp-machines"
+}
+
+// Apply runs the class's patches, in order, over the template copies of c's desired state. c's
+// topology variables must already be defaulted. The error names the patch, the JSON patch and
+// the template it failed on.
+func Apply(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desired.Templates, names *desired.Names) error {
+	if len(cc.Spec.Patches) == 0 {
+		return nil
+	}
+	items, err := collectItems(c, tpls, names)
+	if err != nil {
+		return err
+	}
+	for i := range cc.Spec.Patches {
+		p := &cc.Spec.Patches[i]
+		if p.External != nil {
+			return fmt.Errorf("ClusterClass %s patch %q (spec.patches[%d]) is external: Capstan has no Runtime SDK to call extensions; use inline definitions instead", cc.Name, p.Name, i)
+		}
+		for _, it := range items {
+			if err := applyPatch(p, it); err != nil {
+				return fmt.Errorf("ClusterClass %s patch %q (spec.patches[%d]) on %s: %w", cc.Name, p.Name, i, it.what, err)
+			}
+		}
+	}
+	return nil
+}
+
+// collectItems lists the template copies with each one's variables, in class order.
+func collectItems(c *clusterv1.Cluster, tpls *desired.Templates, names *desired.Names) ([]*item, error) {
+	t := &c.Spec.Topology
+	add := func(items []*item, r role, obj *unstructured.Unstructured, overrides []clusterv1.ClusterVariable, builtin map[string]any, what string) ([]*item, error) {
+		vars, err := variableMap(t.Variables, overrides, builtin)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		return append(items, &item{role: r, obj: obj, vars: vars, what: fmt.Sprintf("%s %s %s", what, obj.GetKind(), obj.GetName())}), nil
+	}
+	items, err := add(nil, infrastructureCluster, tpls.InfrastructureCluster, nil, withBuiltin(c, nil), "the InfrastructureCluster's template")
+	if err != nil {
+		return nil, err
+	}
+	cpBuiltin := withBuiltin(c, map[string]any{"controlPlane": controlPlaneBuiltin(c, names.ControlPlane)})
+	if items, err = add(items, controlPlane, tpls.ControlPlane, t.ControlPlane.Variables.Overrides, cpBuiltin, "the control plane's template"); err != nil {
+		return nil, err
+	}
+	if tpls.ControlPlaneMachineInfrastructure != nil {
+		if items, err = add(items, controlPlane, tpls.ControlPlaneMachineInfrastructure, t.ControlPlane.Variables.Overrides, cpBuiltin,
+			"the control plane's machine template"); err != nil {
+			return nil, err
+		}
+	}
+	for i := range t.Workers.MachineDeployments {
+		mdt := &t.Workers.MachineDeployments[i]
+		b := withBuiltin(c, map[string]any{"machineDeployment": machineDeploymentBuiltin(c, mdt, names.MachineDeployments[mdt.Name])})
+		mt := tpls.MachineDeployments[mdt.Name]
+		for _, obj := range []*unstructured.Unstructured{mt.Bootstrap, mt.Infrastructure} {
+			if items, err = add(items, machineDeployment, obj, mdt.Variables.Overrides, b, "MachineDeployment "+mdt.Name+"'s template"); err != nil {
+				return nil, err
+			}
+			items[len(items)-1].mdClass = mdt.Class
+		}
+	}
+	return items, nil
+}
+
+// applyPatch applies one patch's matching definitions to one item, if enabledIf allows.
+func applyPatch(p *clusterv1.ClusterClassPatch, it *item) error {
+	enabled, err := isEnabled(p.EnabledIf, it.vars)
+	if err != nil || !enabled {
+		return err
+	}
+	for j, d := range p.Definitions {
+		if !matches(d.Selector, it) {
+			continue
+		}
+		for k, jp := range d.JSONPatches {
+			if err := applyJSONPatch(it, jp); err != nil {
+				return fmt.Errorf("definitions[%d].jsonPatches[%d] (%s %s): %w", j, k, jp.Op, jp.Path, err)
+			}
+		}
+	}
+	return nil
+}
+
+// isEnabled renders enabledIf; the patch applies when it is empty or renders exactly "true".
+func isEnabled(enabledIf string, vars map[string]any) (bool, error) {
+	if enabledIf == "" {
+		return true, nil
+	}
+	out, err := render(enabledIf, vars)
+	if err != nil {
+		return false, fmt.Errorf("enabledIf: %w", err)
+	}
+	return strings.TrimSpace(out) == "true", nil
+}
+
+// matches reports whether a definition's selector picks the item.
+func matches(sel clusterv1.PatchSelector, it *item) bool {
+	if sel.APIVersion != it.obj.GetAPIVersion() || sel.Kind != it.obj.GetKind() {
+		return false
+	}
+	m := sel.MatchResources
+	switch it.role {
+	case infrastructureCluster:
+		return ptr.Deref(m.InfrastructureCluster, false)
+	case controlPlane:
+		return ptr.Deref(m.ControlPlane, false)
+	default:
+		return m.MachineDeploymentClass != nil && matchesName(m.MachineDeploymentClass.Names, it.mdClass)
+	}
+}
+
+// matchesName matches a class name against names that may be "*", "prefix*" or "*suffix".
+func matchesName(names []string, class string) bool {
+	for _, n := range names {
+		switch {
+		case n == "*" || n == class:
+			return true
+		case strings.HasSuffix(n, "*") && strings.HasPrefix(class, strings.TrimSuffix(n, "*")):
+			return true
+		case strings.HasPrefix(n, "*") && strings.HasSuffix(class, strings.TrimPrefix(n, "*")):
+			return true
+		}
+	}
+	return false
+}
+
+// applyJSONPatch applies one RFC 6902 operation to the item.
+func applyJSONPatch(it *item, jp clusterv1.JSONPatch) error {
+	if jp.Path != "/spec" && !strings.HasPrefix(jp.Path, "/spec/") {
+		return fmt.Errorf("path must start with /spec")
+	}
+	op := map[string]any{"op": jp.Op, "path": jp.Path}
+	if jp.Op != "remove" {
+		v, err := patchValue(jp, it.vars)
+		if err != nil {
+			return err
+		}
+		op["value"] = v
+	}
+	patchJSON, err := json.Marshal([]any{op})
+	if err != nil {
+		return err
+	}
+	decoded, err := jsonpatch.DecodePatch(patchJSON)
+	if err != nil {
+		return err
+	}
+	doc, err := json.Marshal(it.obj.Object)
+	if err != nil {
+		return err
+	}
+	if doc, err = decoded.Apply(doc); err != nil {
+		return err
+	}
+	out := map[string]any{}
+	if err := utiljson.Unmarshal(doc, &out); err != nil {
+		return err
+	}
+	it.obj.Object = out
+	return nil
+}
+
+// patchValue is the value an add or replace writes.
+func patchValue(jp clusterv1.JSONPatch, vars map[string]any) (any, error) {
+	switch {
+	case jp.Value != nil:
+		var v any
+		if err := utiljson.Unmarshal(jp.Value.Raw, &v); err != nil {
+			return nil, fmt.Errorf("value is not JSON: %w", err)
+		}
+		return v, nil
+	case jp.ValueFrom != nil && jp.ValueFrom.Variable != "":
+		return lookup(vars, jp.ValueFrom.Variable)
+	case jp.ValueFrom != nil && jp.ValueFrom.Template != "":
+		out, err := render(jp.ValueFrom.Template, vars)
+		if err != nil {
+			return nil, fmt.Errorf("valueFrom.template: %w", err)
+		}
+		raw, err := yaml.YAMLToJSON([]byte(out))
+		if err != nil {
+			return nil, fmt.Errorf("valueFrom.template renders %q, which is not YAML or JSON: %w", out, err)
+		}
+		var v any
+		if err := utiljson.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("valueFrom.template renders %q: %w", out, err)
+		}
+		return v, nil
+	}
+	return nil, fmt.Errorf("%s needs value or valueFrom (variable or template)", jp.Op)
+}
+
+// render executes a Go template with the hermetic Sprig functions (no time, random or
+// environment) over the variables.
+func render(text string, vars map[string]any) (string, error) {
+	t, err := template.New("patch").Funcs(sprig.HermeticTxtFuncMap()).Parse(text)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, vars); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
