@@ -26,16 +26,27 @@ type CloneInput struct {
 	// Labels and Annotations are merged over spec.template.metadata's.
 	Labels      map[string]string
 	Annotations map[string]string
-	// Owner becomes a (non-controller) owner of the clone, e.g. the MachineSet
-	// until the Machine controller takes over as controller.
+	// Owner becomes the clone's owner: the Machine it is made for, say, as its
+	// controller.
 	Owner *metav1.OwnerReference
 }
 
 // CloneTemplate creates the object a <Kind>Template describes: kind <Kind>, the
 // template's spec.template.spec as spec, its metadata merged with the input's, the
-// cluster-name label, and the cloned-from annotations. It returns a reference to
-// the created object.
+// cluster-name label, and the cloned-from annotations. It returns the created object.
 func CloneTemplate(ctx context.Context, c client.Client, in CloneInput) (*unstructured.Unstructured, error) {
+	out, err := NewFromTemplate(ctx, c, in)
+	if err != nil {
+		return nil, err
+	}
+	return out, create(ctx, c, out, in)
+}
+
+// NewFromTemplate builds, without creating it, the object CloneTemplate would create: a
+// creator that must know the clone's name and kind before the clone exists (a MachineSet
+// creating the Machine first, so the clone can be created already owned by it) builds it
+// with this, then creates it with client.Create.
+func NewFromTemplate(ctx context.Context, c client.Client, in CloneInput) (*unstructured.Unstructured, error) {
 	tmpl, _, err := Get(ctx, c, in.Template, in.Namespace)
 	if err != nil {
 		return nil, err
@@ -50,7 +61,7 @@ func CloneTemplate(ctx context.Context, c client.Client, in CloneInput) (*unstru
 	if err != nil {
 		return nil, fmt.Errorf("finding the contract of %s: %w", gk, err)
 	}
-	return CloneTemplateObject(ctx, c, tmpl, v.GroupVersionKind(gk).GroupVersion(), in)
+	return fromTemplateObject(tmpl, v.GroupVersionKind(gk).GroupVersion(), in)
 }
 
 // CloneTemplateObject creates, in group/version gv, the object the already read
@@ -58,6 +69,14 @@ func CloneTemplate(ctx context.Context, c client.Client, in CloneInput) (*unstru
 // serves kinds that follow no contract, such as external remediation templates, whose
 // references carry their version.
 func CloneTemplateObject(ctx context.Context, c client.Client, tmpl *unstructured.Unstructured, gv schema.GroupVersion, in CloneInput) (*unstructured.Unstructured, error) {
+	out, err := fromTemplateObject(tmpl, gv, in)
+	if err != nil {
+		return nil, err
+	}
+	return out, create(ctx, c, out, in)
+}
+
+func fromTemplateObject(tmpl *unstructured.Unstructured, gv schema.GroupVersion, in CloneInput) (*unstructured.Unstructured, error) {
 	kind, ok := strings.CutSuffix(tmpl.GetKind(), clusterv1.TemplateSuffix)
 	if !ok || kind == "" {
 		return nil, notATemplate(tmpl, in.Namespace)
@@ -87,10 +106,15 @@ func CloneTemplateObject(ctx context.Context, c client.Client, tmpl *unstructure
 	if in.Owner != nil {
 		out.SetOwnerReferences([]metav1.OwnerReference{*in.Owner})
 	}
-	if err := c.Create(ctx, out); err != nil {
-		return nil, fmt.Errorf("creating %s from %s %s/%s: %w", kind, tmpl.GetKind(), in.Namespace, tmpl.GetName(), err)
-	}
 	return out, nil
+}
+
+func create(ctx context.Context, c client.Client, out *unstructured.Unstructured, in CloneInput) error {
+	if err := c.Create(ctx, out); err != nil {
+		tmplName := out.GetAnnotations()[clusterv1.TemplateClonedFromNameAnnotation]
+		return fmt.Errorf("creating %s from %s%s %s/%s: %w", out.GetKind(), out.GetKind(), clusterv1.TemplateSuffix, in.Namespace, tmplName, err)
+	}
+	return nil
 }
 
 func notATemplate(tmpl *unstructured.Unstructured, namespace string) error {

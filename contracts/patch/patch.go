@@ -10,6 +10,8 @@ package patch
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -35,7 +37,9 @@ func NewHelper(obj client.Object, c client.Client) (*Helper, error) {
 // ownerReferences are replaced whole by a merge patch, so a concurrent writer must
 // cause a conflict, not be overwritten); status goes to the status subresource,
 // guarded the same way. On
-// return obj holds what the server stored, with the desired status.
+// return obj holds what the server stored, with the desired status, and the client's
+// cache shows it (waited for, bounded by CacheWait), so the object's next reconcile does
+// not read the version before it.
 //
 // An object whose Paused condition is True (predicates.SetPausedCondition decided
 // so in this reconcile) gets only that condition written: every other change the
@@ -93,24 +97,68 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 		}
 	}
 	h.before = obj.DeepCopyObject().(client.Object)
+	h.waitForCache(ctx, obj)
 	return nil
 }
 
-// observeOwnSpecWrite moves status.observedGeneration along with the spec patch just
-// written: the status was computed from exactly that spec (the optimistic lock guarantees
-// nobody changed it in between), so it observes the generation the patch created. Without
-// it every spec write (a Machine's providerID, say) costs a second status write on the next
-// reconcile, only to bump observedGeneration. It reports whether it changed the status.
+// CacheWait bounds how long Patch waits for its client's cache to show the write it made.
+const CacheWait = 2 * time.Second
+
+// waitForCache returns once a read through the helper's client — normally the manager's
+// cache — shows obj at the resourceVersion the write produced or a later one, or after
+// CacheWait. The next reconcile of the object is often queued already (by the event of a
+// provider's write, say) and would otherwise read the version from before this write and
+// fail its own patch with a conflict: a wasted write, which `make bench` counted about once
+// per Machine. A read error, a resourceVersion that is not a number, or a cancelled context
+// ends the wait: it is an optimisation, never a condition of success.
+func (h *Helper) waitForCache(ctx context.Context, obj client.Object) {
+	want, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64)
+	if err != nil {
+		return
+	}
+	probe := obj.DeepCopyObject().(client.Object)
+	deadline := time.Now().Add(CacheWait)
+	for {
+		if err := h.c.Get(ctx, client.ObjectKeyFromObject(obj), probe); err != nil {
+			return
+		}
+		if got, err := strconv.ParseUint(probe.GetResourceVersion(), 10, 64); err != nil || got >= want || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// observeOwnSpecWrite moves status.observedGeneration, and the observedGeneration of each
+// condition, along with the spec patch just written: the status was computed from exactly that
+// spec (the optimistic lock guarantees nobody changed it in between), so it observes the
+// generation the patch created. Without it every spec write (a Machine's providerID, say) costs
+// a second status write on the next reconcile, only to bump observedGeneration. It reports
+// whether it changed the status.
 func observeOwnSpecWrite(status any, before, after int64) bool {
 	m, ok := status.(map[string]any)
 	if !ok || after == before {
 		return false
 	}
+	changed := false
 	if og, ok := m["observedGeneration"].(int64); ok && og == before {
 		m["observedGeneration"] = after
-		return true
+		changed = true
 	}
-	return false
+	conds, _ := m["conditions"].([]any)
+	for _, c := range conds {
+		if cm, ok := c.(map[string]any); ok {
+			if og, ok := cm["observedGeneration"].(int64); ok && og == before {
+				cm["observedGeneration"] = after
+				changed = true
+			}
+		}
+	}
+	return changed
 }
 
 // HasChanges reports whether obj differs from the snapshot (for tests and logging).

@@ -150,9 +150,9 @@ func TestPatch_StatusConflictsInsteadOfDroppingAnotherControllersCondition(t *te
 	require.NotNil(t, conditions.Get(got, "TheirCondition"), "their condition is not lost")
 }
 
-// A reconcile that changes spec and sets status.observedGeneration to the generation it
-// read writes the generation its own spec patch created: otherwise the next reconcile
-// writes status again only to catch up.
+// A reconcile that changes spec and sets status.observedGeneration (and its conditions'
+// observedGeneration) to the generation it read writes the generation its own spec patch
+// created: otherwise the next reconcile writes status again only to catch up.
 func TestPatch_ObservedGenerationFollowsTheOwnSpecWrite(t *testing.T) {
 	ctx := context.Background()
 	c, writes := countingClient(t)
@@ -163,6 +163,7 @@ func TestPatch_ObservedGenerationFollowsTheOwnSpecWrite(t *testing.T) {
 
 	cluster.Spec.Paused = ptr.To(true)
 	cluster.Status.ObservedGeneration = gen
+	conditions.Set(cluster, conditions.True("Computed", "FromThisSpec", ""))
 	require.NoError(t, h.Patch(ctx, cluster))
 	require.Equal(t, int32(2), writes.Load())
 
@@ -170,11 +171,36 @@ func TestPatch_ObservedGenerationFollowsTheOwnSpecWrite(t *testing.T) {
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), got))
 	require.Greater(t, got.Generation, gen, "the spec patch created a generation")
 	require.Equal(t, got.Generation, got.Status.ObservedGeneration)
+	require.Equal(t, got.Generation, conditions.Get(got, "Computed").ObservedGeneration, "conditions observe it too")
 
 	// The next reconcile computes the same status: nothing to write.
 	h, err = patch.NewHelper(got, c)
 	require.NoError(t, err)
 	got.Status.ObservedGeneration = got.Generation
+	conditions.Set(got, conditions.True("Computed", "FromThisSpec", ""))
 	require.NoError(t, h.Patch(ctx, got))
 	require.Equal(t, int32(2), writes.Load())
+}
+
+// A write is followed by reads through the helper's client until its cache shows the written
+// version: the next reconcile would otherwise patch the stale version and get a conflict.
+func TestPatch_ReturnsOnceItsClientsCacheShowsTheWrite(t *testing.T) {
+	ctx := context.Background()
+	cluster := newCluster(t)
+	stale := cluster.DeepCopy()
+	var reads atomic.Int32
+	lagging := interceptor.NewClient(env.Client, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if reads.Add(1) < 3 { // a cache that has not seen the write yet, twice
+				stale.DeepCopyInto(obj.(*clusterv1.Cluster))
+				return nil
+			}
+			return c.Get(ctx, key, obj, opts...)
+		},
+	})
+	h, err := patch.NewHelper(cluster, lagging)
+	require.NoError(t, err)
+	conditions.Set(cluster, conditions.True("Seen", "Seen", ""))
+	require.NoError(t, h.Patch(ctx, cluster))
+	require.Equal(t, int32(3), reads.Load(), "read until the cache showed the write, then stopped")
 }

@@ -21,6 +21,8 @@ awk '
   /^[ \t]*--- (PASS|SKIP): / { delete logged[$3]; next }
   /^    / && current != "" { logged[current] = logged[current] $0 "\n"; next }
   /^FAIL[ \t]/ || /^panic:/ || /test timed out after/ { tail = tail $0 "\n" }
+  # Build and vet failures: the package line, then the compiler or vet message.
+  /^# / || /^vet: / || /^[^ \t].*\.go:[0-9]+:[0-9]+: / { tail = tail $0 "\n" }
   END {
     if (failed == 0 && tail == "") { print "no test failed"; exit 0 }
     printf "==== failures\n%s%s", out, tail

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -52,12 +53,16 @@ func TestMain(m *testing.M) {
 // startCore runs every core controller that has no external dependency, wired as
 // core/controllers.go wires them, with the shortest sync period the managers
 // accept so a full resync happens inside the observation window.
-func startCore(t *testing.T) {
+func startCore(t *testing.T) { startCoreAs(t, env.Config) }
+
+// startCoreAs is startCore talking to the API server with cfg (a user of its own, whose
+// writes the audit log tells from the test's).
+func startCoreAs(t *testing.T, cfg *rest.Config) {
 	t.Helper()
 	opts := manager.NewOptions("core-integration", "core-integration", "default")
 	opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress = false, "0", "0"
 	opts.SyncPeriod = time.Minute
-	mgr, err := manager.New(opts, env.Scheme, env.Config)
+	mgr, err := manager.New(opts, env.Scheme, cfg)
 	require.NoError(t, err)
 	ctx := context.Background()
 	copts := controller.Options{SkipNameValidation: ptr.To(true)}
@@ -81,48 +86,13 @@ func TestSteadyState_TwentyMachinesProduceNoWrites(t *testing.T) {
 	ctx := context.Background()
 	ns := env.CreateNamespace(t, "steady")
 
-	infra := crds.New(crds.GenericInfrastructureClusterGVK, ns, "steady")
-	require.NoError(t, env.Client.Create(ctx, infra))
-	coretest.SetStatus(t, env, infra, map[string]any{"initialization.provisioned": true})
-	c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "steady", Namespace: ns},
-		Spec: clusterv1.ClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "10.0.0.1", Port: 6443},
-			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, "steady")}}
-	require.NoError(t, env.Client.Create(ctx, c))
-	coretest.CreateKubeconfigSecret(t, env, c)
-	envtest.WaitFor(t, 30*time.Second, "the Cluster finalizer", func() (bool, error) {
-		err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), c)
-		return err == nil && len(c.Finalizers) > 0, err
-	})
-	// As a control plane provider would report; the Cluster controller writes the
-	// same status concurrently, so a conflict is retried on a fresh read.
-	require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), c); err != nil {
-			return err
-		}
-		c.Status.Initialization.ControlPlaneInitialized = ptr.To(true)
-		return env.Client.Status().Update(ctx, c)
-	}))
-
-	for _, tmpl := range []*unstructured.Unstructured{
-		crds.New(crds.GenericInfrastructureMachineTemplateGVK, ns, "workers"),
-		crds.New(crds.GenericBootstrapConfigTemplateGVK, ns, "workers"),
-	} {
-		require.NoError(t, unstructured.SetNestedMap(tmpl.Object, map[string]any{"spec": map[string]any{}}, "spec", "template"))
-		require.NoError(t, env.Client.Create(ctx, tmpl))
-	}
+	c := newInitializedCluster(t, ns, "steady")
 	md := &clusterv1.MachineDeployment{
 		ObjectMeta: metav1.ObjectMeta{Name: "workers", Namespace: ns},
 		Spec: clusterv1.MachineDeploymentSpec{
 			ClusterName: c.Name, Replicas: ptr.To[int32](replicas),
 			Selector: clusterv1.LabelSelector{MatchLabels: map[string]string{"pool": "workers"}},
-			Template: clusterv1.MachineTemplateSpec{
-				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"pool": "workers"}},
-				Spec: clusterv1.MachineSpec{ClusterName: c.Name, Version: "v1.37.2",
-					Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
-						APIGroup: crds.GenericBootstrapConfigTemplateGVK.Group, Kind: crds.GenericBootstrapConfigTemplateGVK.Kind, Name: "workers"}},
-					InfrastructureRef: clusterv1.ContractVersionedObjectReference{
-						APIGroup: crds.GenericInfrastructureMachineTemplateGVK.Group, Kind: crds.GenericInfrastructureMachineTemplateGVK.Kind, Name: "workers"}},
-			},
+			Template: workersTemplate(c.Name),
 		},
 	}
 	require.NoError(t, env.Client.Create(ctx, md))
@@ -185,10 +155,68 @@ func TestSteadyState_TwentyMachinesProduceNoWrites(t *testing.T) {
 	require.Empty(t, writes, "writes in the steady window:\n%s", envtest.DescribeAuditEvents(writes))
 }
 
+// newInitializedCluster creates a Cluster whose infrastructure is provisioned, whose control
+// plane is initialized and whose workload cluster is envtest itself, and the "workers"
+// bootstrap and infrastructure templates a MachineSet clones.
+func newInitializedCluster(t *testing.T, ns, name string) *clusterv1.Cluster {
+	t.Helper()
+	ctx := context.Background()
+	infra := crds.New(crds.GenericInfrastructureClusterGVK, ns, name)
+	require.NoError(t, env.Client.Create(ctx, infra))
+	coretest.SetStatus(t, env, infra, map[string]any{"initialization.provisioned": true})
+	c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: clusterv1.ClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "10.0.0.1", Port: 6443},
+			InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, name)}}
+	require.NoError(t, env.Client.Create(ctx, c))
+	coretest.CreateKubeconfigSecret(t, env, c)
+	envtest.WaitFor(t, 30*time.Second, "the Cluster finalizer", func() (bool, error) {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), c)
+		return err == nil && len(c.Finalizers) > 0, err
+	})
+	// As a control plane provider would report; the Cluster controller writes the
+	// same status concurrently, so a conflict is retried on a fresh read.
+	require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), c); err != nil {
+			return err
+		}
+		c.Status.Initialization.ControlPlaneInitialized = ptr.To(true)
+		return env.Client.Status().Update(ctx, c)
+	}))
+
+	for _, tmpl := range []*unstructured.Unstructured{
+		crds.New(crds.GenericInfrastructureMachineTemplateGVK, ns, "workers"),
+		crds.New(crds.GenericBootstrapConfigTemplateGVK, ns, "workers"),
+	} {
+		require.NoError(t, unstructured.SetNestedMap(tmpl.Object, map[string]any{"spec": map[string]any{}}, "spec", "template"))
+		require.NoError(t, env.Client.Create(ctx, tmpl))
+	}
+	return c
+}
+
+// workersTemplate is a Machine template of Cluster cluster cloning the "workers" templates
+// newInitializedCluster creates, labelled pool=workers.
+func workersTemplate(cluster string) clusterv1.MachineTemplateSpec {
+	return clusterv1.MachineTemplateSpec{
+		ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"pool": "workers"}},
+		Spec: clusterv1.MachineSpec{ClusterName: cluster, Version: "v1.37.2",
+			Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
+				APIGroup: crds.GenericBootstrapConfigTemplateGVK.Group, Kind: crds.GenericBootstrapConfigTemplateGVK.Kind, Name: "workers"}},
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+				APIGroup: crds.GenericInfrastructureMachineTemplateGVK.Group, Kind: crds.GenericInfrastructureMachineTemplateGVK.Kind, Name: "workers"}},
+	}
+}
+
 // provision marks a Machine's generic bootstrap config and infra machine done and
 // registers its Node, as the providers and the kubelet would.
 func provision(ctx context.Context, ns string, m *clusterv1.Machine) error {
-	providerID := "generic:////" + ns + "-" + m.Name
+	if err := provisionBootstrap(ctx, ns, m); err != nil {
+		return err
+	}
+	return provisionInfrastructure(ctx, ns, m)
+}
+
+// provisionBootstrap marks a Machine's generic bootstrap config done, as its provider would.
+func provisionBootstrap(ctx context.Context, ns string, m *clusterv1.Machine) error {
 	if ref := m.Spec.Bootstrap.ConfigRef; ref.Name != "" {
 		b := crds.New(crds.GenericBootstrapConfigGVK, ns, ref.Name)
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(b), b); err != nil {
@@ -196,10 +224,15 @@ func provision(ctx context.Context, ns string, m *clusterv1.Machine) error {
 		}
 		_ = unstructured.SetNestedField(b.Object, true, "status", "initialization", "dataSecretCreated")
 		_ = unstructured.SetNestedField(b.Object, ref.Name+"-data", "status", "dataSecretName")
-		if err := env.Client.Status().Update(ctx, b); err != nil {
-			return err
-		}
+		return env.Client.Status().Update(ctx, b)
 	}
+	return nil
+}
+
+// provisionInfrastructure marks a Machine's generic infra machine done and registers its Node,
+// as its provider and the kubelet would.
+func provisionInfrastructure(ctx context.Context, ns string, m *clusterv1.Machine) error {
+	providerID := "generic:////" + ns + "-" + m.Name
 	infra := crds.New(crds.GenericInfrastructureMachineGVK, ns, m.Spec.InfrastructureRef.Name)
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(infra), infra); err != nil {
 		return err

@@ -6,8 +6,10 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/metadata"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -34,19 +36,30 @@ type Reconciler struct {
 	Workload WorkloadClusters
 	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
 	WatchFilterValue string
+
+	// secretEvents informs on resource-set Secrets' metadata; configMapEvents watches each
+	// ConfigMap a ClusterResourceSet names. Between them they tell a reconcile to run when a
+	// named resource appears, changes or goes, and hold nothing of any other Secret or ConfigMap.
+	secretEvents    cache.Cache
+	configMapEvents *namedConfigMapWatches
 }
 
 // SetupWithManager registers the controller and its watches: ClusterResourceSets, Clusters
-// (labels, pause, control plane initialized), workload connections, deleted bindings and the
-// metadata of Secrets and ConfigMaps.
+// (labels, pause, control plane initialized), workload connections, deleted bindings, the
+// metadata of resource-set Secrets and of the ConfigMaps ClusterResourceSets name.
 func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil || r.APIReader == nil || r.Workload == nil {
 		return fmt.Errorf("clusterresourceset reconciler needs Client, APIReader and Workload")
 	}
-	resourceEvents, err := newResourceMetadataCache(mgr)
-	if err != nil {
+	var err error
+	if r.secretEvents, err = newSecretMetadataCache(mgr); err != nil {
 		return err
 	}
+	metadataClient, err := metadata.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
+	if err != nil {
+		return fmt.Errorf("creating the ConfigMap metadata client: %w", err)
+	}
+	r.configMapEvents = &namedConfigMapWatches{client: metadataClient, toRequests: r.resourceToClusterResourceSets}
 	err = ctrl.NewControllerManagedBy(mgr).
 		For(&addonsv1.ClusterResourceSet{}, builder.WithPredicates(predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
 		WithOptions(opts).
@@ -55,8 +68,8 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 		Watches(&addonsv1.ClusterResourceSetBinding{}, handler.EnqueueRequestsFromMapFunc(bindingToClusterResourceSets),
 			builder.WithPredicates(onlyDeletes())).
 		WatchesRawSource(r.Workload.GetClusterSource("clusterresourceset", r.clusterKeyToClusterResourceSets)).
-		WatchesRawSource(resourceSource(resourceEvents, addonsv1.SecretClusterResourceSetResourceKind, r.resourceToClusterResourceSets)).
-		WatchesRawSource(resourceSource(resourceEvents, addonsv1.ConfigMapClusterResourceSetResourceKind, r.resourceToClusterResourceSets)).
+		WatchesRawSource(secretSource(r.secretEvents, r.resourceToClusterResourceSets)).
+		WatchesRawSource(r.configMapEvents).
 		Complete(patch.RequeueOnConflict(r))
 	if err != nil {
 		return fmt.Errorf("creating the clusterresourceset controller: %w", err)
@@ -107,6 +120,9 @@ func (s *scope) reportError(err error) {
 
 // Reconcile is the controller's entry point.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	if err := r.watchNamedConfigMaps(ctx); err != nil {
+		return ctrl.Result{}, err
+	}
 	crs := &addonsv1.ClusterResourceSet{}
 	if err := r.Client.Get(ctx, req.NamespacedName, crs); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -138,4 +154,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}
 	return ctrl.Result{}, r.reconcileNormal(ctx, s)
+}
+
+// watchNamedConfigMaps makes the ConfigMap watches follow what the ClusterResourceSets name now:
+// every reconcile calls it, including the one of a deleted ClusterResourceSet.
+func (r *Reconciler) watchNamedConfigMaps(ctx context.Context) error {
+	list := &addonsv1.ClusterResourceSetList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		return fmt.Errorf("listing ClusterResourceSets: %w", err)
+	}
+	return r.configMapEvents.sync(namedConfigMaps(list))
 }

@@ -7,11 +7,15 @@
 //
 // Secrets and ConfigMaps: the manager caches neither. A resource is read live, by name, only when
 // a ClusterResourceSet names it (through the APIReader), so the controller reads no other
-// Secret's data. To hear that a named resource appeared or changed it keeps one informer of its
-// own over Secret and ConfigMap metadata, stripped to name, namespace, UID and resource version
-// before it is stored (no labels, annotations or managed fields: a last-applied annotation may
-// hold a Secret's data). RBAC still needs list/watch on both kinds cluster-wide; Kubernetes RBAC
-// cannot grant by a name only known at run time.
+// Secret's data. To hear that a named resource appeared or changed it informs on metadata only,
+// stripped to name, namespace, UID and resource version before it is stored (no labels,
+// annotations or managed fields: a last-applied annotation may hold a Secret's data), and only
+// on what it may apply: Secrets of type addons.cluster.x-k8s.io/resource-set (one informer,
+// narrowed on the server by a field selector on the type), and each ConfigMap a
+// ClusterResourceSet names (one watch per name, narrowed by metadata.name, started and stopped
+// as the ClusterResourceSets change), so foreign Secrets and ConfigMaps cost the manager no
+// memory. RBAC still needs list/watch on both kinds cluster-wide; Kubernetes RBAC cannot grant
+// by a name only known at run time.
 //
 // As upstream, the ClusterResourceSet becomes an owner of its Secrets and ConfigMaps (so
 // `capstanctl move` takes them along) and of the bindings. Unlike upstream, deleting it removes

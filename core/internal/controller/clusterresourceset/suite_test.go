@@ -39,6 +39,8 @@ type controllerOptions struct {
 	// calls count the reconciler's writes and their ClusterResourceSet's reads, on the
 	// management cluster and on the workload clusters.
 	calls []*envtest.CallCounter
+	// reconciler, when set, receives the reconciler (to look into its watches).
+	reconciler **Reconciler
 }
 
 // startController runs the ClusterResourceSet controller and the ClusterCache it needs in a
@@ -64,6 +66,9 @@ func startController(t *testing.T, o controllerOptions) (stop func()) {
 	}
 	r := &Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Workload: workload}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, copts))
+	if o.reconciler != nil {
+		*o.reconciler = r
+	}
 	return envtest.StartManager(t, mgr)
 }
 

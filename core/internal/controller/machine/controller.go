@@ -31,7 +31,7 @@ import (
 const DefaultRemoteConditionsGracePeriod = 5 * time.Minute
 
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;machines/status;machines/finalizers,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machinesets;machinedeployments,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedrainrules,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch;update;patch;delete
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
@@ -109,6 +109,12 @@ type scope struct {
 	gracePeriod time.Duration
 
 	deleting deletingStatus
+
+	// hadFinalizer says the Machine was read with its finalizer (its creator set it).
+	hadFinalizer bool
+	// waitingForCreator is set while the creator of a new Machine is still creating the
+	// objects it references: the reconcile writes nothing (see waitForCreator).
+	waitingForCreator bool
 }
 
 // deletingStatus is what the Deleting condition reports.
@@ -143,6 +149,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	s := &scope{cluster: cluster, machine: m, gracePeriod: r.remoteConditionsGracePeriod()}
 	defer func() {
+		if s.waitingForCreator {
+			return
+		}
 		setStatus(s, time.Now())
 		if err := helper.Patch(ctx, m); err != nil {
 			retErr = kerrors.NewAggregate([]error{retErr, err})
@@ -156,12 +165,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if !m.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, s)
 	}
-	// The finalizer is written by the deferred patch together with this first pass's status,
-	// rather than alone with a second reconcile to follow: one status write per Machine less
-	// (make bench). Nothing this pass does needs the finalizer first: it only adopts the
-	// bootstrap config and infrastructure machine, which then go with the Machine through
-	// their owner reference even if it were deleted before the patch lands.
-	controllerutil.AddFinalizer(m, clusterv1.MachineFinalizer)
+	// A MachineSet creates its Machines with the finalizer. Otherwise it is written by the
+	// deferred patch together with this first pass's status, rather than alone with a second
+	// reconcile to follow: one status write per Machine less (make bench). Nothing this pass
+	// does needs the finalizer first: it only adopts the bootstrap config and infrastructure
+	// machine, which then go with the Machine through their owner reference even if it were
+	// deleted before the patch lands.
+	s.hadFinalizer = !controllerutil.AddFinalizer(m, clusterv1.MachineFinalizer)
 	return r.reconcileNormal(ctx, s)
 }
 

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,6 +21,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/testing/crds"
 	"capstan.dev/core/internal/coretest"
 )
 
@@ -358,4 +360,86 @@ func TestMachine_ControlPlaneMachineWithoutControlPlaneProviderGetsItsNodeBefore
 	createNode(t, f.ns+"-worker-0", uniqueProviderID(f, "worker-0"))
 	got = waitPhase(t, worker, clusterv1.MachinePhaseProvisioned)
 	require.Empty(t, got.Status.NodeRef.Name, "a worker waits for the control plane to be initialized")
+}
+
+// TestMachine_NewMachineWaitsQuietlyForTheObjectsItsCreatorIsCreating plays a MachineSet, which
+// creates a Machine (with its finalizer) before the bootstrap config and infrastructure machine
+// it references: the Machine's first reconcile finds them missing and writes nothing — never a
+// DoesNotExist status to be corrected a moment later — and their creation, owned by the
+// Machine, brings the reconcile that writes its first status.
+func TestMachine_NewMachineWaitsQuietlyForTheObjectsItsCreatorIsCreating(t *testing.T) {
+	var r *Reconciler
+	startControllerWith(t, controllerOptions{reconciler: &r})
+	f := newFixture(t)
+	ctx := context.Background()
+	stop := env.Observe(t, &clusterv1.MachineList{}, f.ns, func(objs map[string]client.Object) error {
+		for _, o := range objs {
+			for _, c := range o.(*clusterv1.Machine).Status.Conditions {
+				if c.Reason == clusterv1.MachineBootstrapConfigDoesNotExistReason || c.Reason == clusterv1.MachineInfrastructureDoesNotExistReason {
+					return fmt.Errorf("Machine %s reported %s %s: %s", o.GetName(), c.Type, c.Reason, c.Message)
+				}
+			}
+		}
+		return nil
+	})
+	creator := metav1.OwnerReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineSet", Name: "workers",
+		UID: "11111111-2222-3333-4444-555555555555", Controller: ptr.To(true)}
+	m := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Name: "m1", Namespace: f.ns, Finalizers: []string{clusterv1.MachineFinalizer},
+			OwnerReferences: []metav1.OwnerReference{creator}},
+		Spec: clusterv1.MachineSpec{
+			ClusterName: f.cluster.Name, Version: "v1.37.2",
+			Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
+				APIGroup: crds.GenericBootstrapConfigGVK.Group, Kind: crds.GenericBootstrapConfigGVK.Kind, Name: "m1"}},
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+				APIGroup: crds.GenericInfrastructureMachineGVK.Group, Kind: crds.GenericInfrastructureMachineGVK.Kind, Name: "m1"},
+		},
+	}
+	require.NoError(t, env.Client.Create(ctx, m))
+	// The reconcile looked for both (it watches their kinds from then on) and found neither.
+	envtest.WaitFor(t, 30*time.Second, "the Machine's first reconcile to look for its objects", func() (bool, error) {
+		return r.tracker.Watching(crds.GenericBootstrapConfigGVK.GroupKind()) && r.tracker.Watching(crds.GenericInfrastructureMachineGVK.GroupKind()), nil
+	})
+	byMachine := []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: "m1", UID: m.UID,
+		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
+	for _, gvk := range []schema.GroupVersionKind{crds.GenericBootstrapConfigGVK, crds.GenericInfrastructureMachineGVK} {
+		obj := crds.New(gvk, f.ns, "m1")
+		obj.SetOwnerReferences(byMachine)
+		require.NoError(t, env.Client.Create(ctx, obj))
+	}
+	got := waitPhase(t, m, clusterv1.MachinePhasePending)
+	require.Contains(t, conditions.Get(got, clusterv1.MachineBootstrapConfigReadyCondition).Message, "to report status.initialization.dataSecretCreated")
+	stop()
+}
+
+// TestMachine_FirstStatusCarriesTheMachineSetsUpToDate: a new Machine of a (standalone)
+// MachineSet gets its UpToDate condition with its first status write, computed as the
+// MachineSet does, with no MachineSet controller running.
+func TestMachine_FirstStatusCarriesTheMachineSetsUpToDate(t *testing.T) {
+	startController(t)
+	f := newFixture(t)
+	ctx := context.Background()
+	ms := &clusterv1.MachineSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "workers", Namespace: f.ns},
+		Spec: clusterv1.MachineSetSpec{
+			ClusterName: f.cluster.Name, Replicas: ptr.To[int32](1),
+			Selector: clusterv1.LabelSelector{MatchLabels: map[string]string{"pool": "workers"}},
+			Template: clusterv1.MachineTemplateSpec{
+				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"pool": "workers"}},
+				Spec: clusterv1.MachineSpec{ClusterName: f.cluster.Name, Bootstrap: clusterv1.Bootstrap{DataSecretName: ptr.To("data")},
+					InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+						APIGroup: crds.GenericInfrastructureMachineTemplateGVK.Group, Kind: crds.GenericInfrastructureMachineTemplateGVK.Kind, Name: "workers"}},
+			},
+		},
+	}
+	require.NoError(t, env.Client.Create(ctx, ms))
+	m, _, _ := f.newMachine(t, "m1", func(m *clusterv1.Machine) {
+		m.Labels = map[string]string{"pool": "workers"}
+		m.OwnerReferences = []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineSet",
+			Name: ms.Name, UID: ms.UID, Controller: ptr.To(true)}}
+	})
+	got := waitPhase(t, m, clusterv1.MachinePhasePending)
+	c := conditions.Get(got, clusterv1.MachineUpToDateCondition)
+	require.NotNil(t, c, "the first status carries UpToDate")
+	require.Equal(t, metav1.ConditionTrue, c.Status)
 }

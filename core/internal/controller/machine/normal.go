@@ -9,16 +9,21 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/contract"
 	"capstan.dev/contracts/owner"
+	"capstan.dev/core/internal/controller/machineset"
 )
 
 // reconcileNormal runs the steps of a live Machine; each step may ask to come back.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
 	r.reconcileOwnerAndLabels(s)
+	if err := r.reconcileUpToDate(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
 	var res ctrl.Result
 	var errs []error
 	for _, step := range []func(context.Context, *scope) (ctrl.Result, error){
@@ -31,7 +36,32 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if err := errors.Join(errs...); err != nil {
 		return ctrl.Result{}, err
 	}
+	if wait := waitForCreator(s, time.Now()); wait > 0 {
+		s.waitingForCreator = true
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
 	return lowestRequeue(res, availabilityRequeue(s, time.Now())), nil
+}
+
+// CloneGracePeriod is how long a new Machine waits quietly for the objects it references to
+// appear. A MachineSet creates the Machine first and its bootstrap config and infrastructure
+// machine right after, already owned by it (so nobody has to adopt them), so the Machine's
+// first reconcile may find them missing for a moment; reporting that would cost a status write
+// only to be corrected by the next one. After the grace period a missing object is reported
+// (DoesNotExist), which is also what tells a MachineSet that was killed in between to create it.
+const CloneGracePeriod = 10 * time.Second
+
+// waitForCreator returns how long to wait, writing nothing, for the referenced objects of a new
+// Machine that its creator (its controller owner) is still creating: only while the Machine
+// carries its finalizer already, has never had a status written and is younger than
+// CloneGracePeriod. Their creation events bring the reconcile back (they are owned by the
+// Machine); the requeue is the bound.
+func waitForCreator(s *scope, now time.Time) time.Duration {
+	m := s.machine
+	if !(s.bootstrapNotFound || s.infraNotFound) || !s.hadFinalizer || m.Status.Phase != "" || metav1.GetControllerOf(m) == nil {
+		return 0
+	}
+	return m.CreationTimestamp.Add(CloneGracePeriod).Sub(now)
 }
 
 // reconcileOwnerAndLabels labels the Machine with its Cluster and, for a Machine
@@ -175,4 +205,32 @@ func lowestRequeue(a, b ctrl.Result) ctrl.Result {
 		return b
 	}
 	return a
+}
+
+// reconcileUpToDate gives a new Machine of a MachineSet its UpToDate condition with its first
+// status write, computed as the MachineSet computes it (machineset.MachineUpToDateCondition);
+// from then on the MachineSet maintains it. The MachineSet used to write it alone: one more
+// status write of every new Machine, often conflicting with this controller's own (make bench).
+func (r *Reconciler) reconcileUpToDate(ctx context.Context, s *scope) error {
+	m := s.machine
+	ref := metav1.GetControllerOf(m)
+	if m.Status.Phase != "" || conditions.Get(m, clusterv1.MachineUpToDateCondition) != nil ||
+		ref == nil || ref.Kind != "MachineSet" || ref.APIVersion != clusterv1.GroupVersion.String() {
+		return nil
+	}
+	ms := &clusterv1.MachineSet{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: ref.Name}, ms); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if ms.UID != ref.UID {
+		return nil
+	}
+	md, err := machineset.OwningMachineDeployment(ctx, r.Client, ms)
+	if err != nil {
+		return err
+	}
+	if c := machineset.MachineUpToDateCondition(ms, md); c != nil {
+		conditions.Set(m, *c)
+	}
+	return nil
 }

@@ -44,6 +44,8 @@ type controllerOptions struct {
 	gracePeriod time.Duration
 	// connectRetry is the ClusterCache's ConnectRetryInterval.
 	connectRetry time.Duration
+	// reconciler, when set, receives the reconciler (to look into its watches).
+	reconciler **Reconciler
 }
 
 // startControllerWith is startController with options; it returns a function
@@ -64,6 +66,9 @@ func startControllerWith(t *testing.T, o controllerOptions) (stop func()) {
 	}
 	r := &Reconciler{Client: c, Workload: cc, DrainRequeue: time.Second, RemoteConditionsGracePeriod: o.gracePeriod}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
+	if o.reconciler != nil {
+		*o.reconciler = r
+	}
 	return envtest.StartManager(t, mgr)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -39,6 +40,9 @@ type Reconciler struct {
 	APIReader client.Reader
 	// WatchFilterValue limits reconciliation to objects labelled with it (--watch-filter).
 	WatchFilterValue string
+
+	// summaries spaces status writes that only move counters (patch.SummaryLimiter).
+	summaries patch.SummaryLimiter
 }
 
 // SetupWithManager registers the controller and its watches: MachineDeployments, their
@@ -94,7 +98,7 @@ type scope struct {
 }
 
 // Reconcile is the controller's entry point.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
 	md := &clusterv1.MachineDeployment{}
 	if err := r.Client.Get(ctx, req.NamespacedName, md); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -125,8 +129,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 
 	s := &scope{md: md, cluster: cluster, now: time.Now()}
+	orig := md.Status.DeepCopy()
 	defer func() {
 		setStatus(s, retErr == nil)
+		res = r.holdCounterOnlyStatus(md, orig, res)
 		if err := helper.Patch(ctx, md); err != nil && !(apierrors.IsNotFound(err) && !md.DeletionTimestamp.IsZero()) {
 			retErr = errors.Join(retErr, err) // a deleted MachineDeployment whose finalizer just went has nothing left to patch
 		}
@@ -153,4 +159,13 @@ func (r *Reconciler) getCluster(ctx context.Context, md *clusterv1.MachineDeploy
 		return nil, fmt.Errorf("reading Cluster %s: %w", key, err)
 	}
 	return cluster, nil
+}
+
+// holdCounterOnlyStatus holds back a status write that only moves counters or messages while
+// the MachineDeployment's status was written less than patch.DefaultSummaryInterval ago, and asks to
+// come back when it may be written (patch.SummaryLimiter).
+func (r *Reconciler) holdCounterOnlyStatus(md *clusterv1.MachineDeployment, orig *clusterv1.MachineDeploymentStatus, res ctrl.Result) ctrl.Result {
+	changed := !equality.Semantic.DeepEqual(*orig, md.Status)
+	return r.summaries.Apply(md.UID, changed, orig.Conditions, md.Status.Conditions, orig.ObservedGeneration, md.Status.ObservedGeneration,
+		func() { md.Status = *orig }, res)
 }

@@ -25,6 +25,7 @@ func TestRBACMarkers_AreEnoughToRollOutAndDelete(t *testing.T) {
 	copts := controller.Options{SkipNameValidation: ptr.To(true)}
 	require.NoError(t, (&Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, copts))
 	require.NoError(t, (&machineset.Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, copts))
+	coretest.StandInForMachineController(t, mgr)
 	f.start(mgr)
 
 	md := f.newMachineDeployment("workers", 2)

@@ -50,6 +50,7 @@ func newFixture(t *testing.T) *fixture {
 	opts := controller.Options{SkipNameValidation: ptr.To(true)}
 	require.NoError(t, (&Reconciler{Client: mgr.GetClient()}).SetupWithManager(f.ctx, mgr, opts))
 	require.NoError(t, (&machineset.Reconciler{Client: mgr.GetClient()}).SetupWithManager(f.ctx, mgr, opts))
+	coretest.StandInForMachineController(t, mgr)
 	f.start(mgr)
 	return f
 }

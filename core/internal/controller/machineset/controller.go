@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -28,6 +29,7 @@ import (
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinesets/finalizers,verbs=update
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines/status,verbs=patch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines/finalizers,verbs=update
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machinedeployments,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
@@ -43,6 +45,9 @@ type Reconciler struct {
 	APIReader client.Reader
 	// WatchFilterValue limits reconciliation to objects labelled with it (--watch-filter).
 	WatchFilterValue string
+
+	// summaries spaces status writes that only move counters (patch.SummaryLimiter).
+	summaries patch.SummaryLimiter
 	// PreflightChecks are the checks run before Machines are created or remediated
 	// (--machineset-preflight-checks, see ParsePreflightChecks); none when empty.
 	PreflightChecks sets.Set[clusterv1.MachineSetPreflightCheck]
@@ -103,7 +108,7 @@ type scope struct {
 }
 
 // Reconcile is the controller's entry point.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
 	ms := &clusterv1.MachineSet{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ms); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -135,8 +140,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 
 	s := &scope{ms: ms, cluster: cluster}
+	orig := ms.Status.DeepCopy()
 	defer func() {
 		setStatus(s, retErr == nil)
+		res = r.holdCounterOnlyStatus(ms, orig, res)
 		if err := helper.Patch(ctx, ms); err != nil && !(apierrors.IsNotFound(err) && !ms.DeletionTimestamp.IsZero()) {
 			retErr = errors.Join(retErr, err) // a deleted MachineSet whose finalizer just went has nothing left to patch
 		}
@@ -163,4 +170,13 @@ func (r *Reconciler) getCluster(ctx context.Context, ms *clusterv1.MachineSet) (
 		return nil, fmt.Errorf("reading Cluster %s: %w", key, err)
 	}
 	return cluster, nil
+}
+
+// holdCounterOnlyStatus holds back a status write that only moves counters or messages while
+// the MachineSet's status was written less than patch.DefaultSummaryInterval ago, and asks to
+// come back when it may be written (patch.SummaryLimiter).
+func (r *Reconciler) holdCounterOnlyStatus(ms *clusterv1.MachineSet, orig *clusterv1.MachineSetStatus, res ctrl.Result) ctrl.Result {
+	changed := !equality.Semantic.DeepEqual(*orig, ms.Status)
+	return r.summaries.Apply(ms.UID, changed, orig.Conditions, ms.Status.Conditions, orig.ObservedGeneration, ms.Status.ObservedGeneration,
+		func() { ms.Status = *orig }, res)
 }

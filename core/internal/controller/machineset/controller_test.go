@@ -13,9 +13,11 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -42,9 +44,10 @@ func TestMachineSet_CreatesMachinesFromClonedTemplates(t *testing.T) {
 		require.Equal(t, "from-template", m.Annotations["note"])
 		require.Equal(t, clusterName, m.Spec.ClusterName)
 		require.Equal(t, "v1.37.2", m.Spec.Version)
+		require.Equal(t, []string{clusterv1.MachineFinalizer}, m.Finalizers, "created with the Machine controller's finalizer: no write of it later")
 
-		// The clones are named like the Machine, carry the template's spec and are owned, not
-		// controlled, by the MachineSet until the Machine controller takes them over.
+		// The clones are named like the Machine, carry the template's spec and the Cluster's
+		// label, and are created already controlled by the Machine: nobody patches them to adopt them.
 		require.Equal(t, clusterv1.ContractVersionedObjectReference{
 			APIGroup: crds.InfrastructureGroupVersion.Group, Kind: crds.GenericInfrastructureMachineGVK.Kind, Name: name,
 		}, m.Spec.InfrastructureRef)
@@ -52,19 +55,25 @@ func TestMachineSet_CreatesMachinesFromClonedTemplates(t *testing.T) {
 			APIGroup: crds.BootstrapGroupVersion.Group, Kind: crds.GenericBootstrapConfigGVK.Kind, Name: name,
 		}, m.Spec.Bootstrap.ConfigRef)
 		infra := crds.New(crds.GenericInfrastructureMachineGVK, f.ns, name)
-		f.get(infra)
+		bootstrap := crds.New(crds.GenericBootstrapConfigGVK, f.ns, name)
+		for _, clone := range []client.Object{bootstrap, infra} { // created right after the Machine
+			envtest.WaitFor(t, timeout, "the clones of "+name, func() (bool, error) {
+				return true, env.Client.Get(f.ctx, client.ObjectKeyFromObject(clone), clone)
+			})
+		}
 		image, _, _ := unstructured.NestedString(infra.Object, "spec", "image")
 		require.Equal(t, "node:v1.37.2", image)
 		require.Equal(t, "web", infra.GetLabels()["app"])
-		require.Equal(t, []metav1.OwnerReference{{
-			APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineSet", Name: ms.Name, UID: ms.UID,
-		}}, infra.GetOwnerReferences())
-		bootstrap := crds.New(crds.GenericBootstrapConfigGVK, f.ns, name)
-		f.get(bootstrap)
+		owned := []metav1.OwnerReference{{
+			APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: name, UID: m.UID,
+			Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+		}}
+		require.Equal(t, owned, infra.GetOwnerReferences())
+		require.Equal(t, clusterName, infra.GetLabels()[clusterv1.ClusterNameLabel])
 		format, _, _ := unstructured.NestedString(bootstrap.Object, "spec", "format")
 		require.Equal(t, "cloud-config", format)
-		require.Len(t, bootstrap.GetOwnerReferences(), 1)
-		require.Nil(t, bootstrap.GetOwnerReferences()[0].Controller)
+		require.Equal(t, owned, bootstrap.GetOwnerReferences())
+		require.Equal(t, clusterName, bootstrap.GetLabels()[clusterv1.ClusterNameLabel])
 	}
 
 	envtest.WaitFor(t, timeout, "status to count the Machines", func() (bool, error) {
@@ -318,6 +327,7 @@ func TestMachineSet_BackToBackReconcilesNeverDuplicateMachines(t *testing.T) {
 	// its own creations; a fresh reconciler stands for a restarted controller.
 	f := newFixture(t, true)
 	mgr := coretest.NewManager(t, env)
+	coretest.StandInForMachineController(t, mgr)
 	coretest.StartManager(t, mgr)
 	ms := f.newMachineSet("workers", "web", 3)
 	require.NoError(t, env.Client.Create(f.ctx, ms))
@@ -347,33 +357,61 @@ func TestMachineSet_BackToBackReconcilesNeverDuplicateMachines(t *testing.T) {
 	require.Len(t, f.ownedBy(ms), 1)
 }
 
-func TestMachineSet_DeletesClonesWhenMachineCreationFails(t *testing.T) {
+// TestMachineSet_DeletesTheMachineWhenACloneCannotBeCreated: the Machine is created first, then
+// its clones; when the infrastructure machine cannot be created, the Machine is deleted again
+// (its bootstrap config goes with it, owned by it), so a failed attempt leaves no Machine
+// pointing at objects that will never exist.
+func TestMachineSet_DeletesTheMachineWhenACloneCannotBeCreated(t *testing.T) {
 	f := newFixture(t, true)
 	mgr := coretest.NewManager(t, env)
+	coretest.StandInForMachineController(t, mgr)
 	coretest.StartManager(t, mgr)
-	r := &Reconciler{Client: machineCreateFails{mgr.GetClient()}, APIReader: mgr.GetAPIReader()}
+	r := &Reconciler{Client: infraCreateFails{mgr.GetClient()}, APIReader: mgr.GetAPIReader()}
 	ms := f.newMachineSet("workers", "web", 1)
 	require.NoError(t, env.Client.Create(f.ctx, ms))
 
 	var lastErr error
-	envtest.WaitFor(t, timeout, "Machine creation to fail", func() (bool, error) {
+	envtest.WaitFor(t, timeout, "the creation of the infrastructure machine to fail", func() (bool, error) {
 		_, lastErr = r.Reconcile(f.ctx, request(ms))
 		return lastErr != nil && strings.Contains(lastErr.Error(), "injected"), nil
 	})
-	for _, gvk := range []string{"GenericInfrastructureMachineList", "GenericBootstrapConfigList"} {
-		list := &unstructured.UnstructuredList{}
-		gv := crds.InfrastructureGroupVersion
-		if strings.HasPrefix(gvk, "GenericBootstrap") {
-			gv = crds.BootstrapGroupVersion
-		}
-		list.SetGroupVersionKind(gv.WithKind(gvk))
-		require.NoError(t, env.Client.List(f.ctx, list, client.InNamespace(f.ns)))
-		require.Empty(t, list.Items, "no %s is left behind by the failed attempt", gvk)
-	}
+	envtest.WaitFor(t, timeout, "the Machine to be deleted again", func() (bool, error) {
+		return len(f.machines()) == 0, nil
+	})
 	f.get(ms)
 	c := conditions.Get(ms, clusterv1.MachineSetScalingUpCondition)
 	require.NotNil(t, c)
 	require.Contains(t, c.Message, "creating a Machine failed")
+}
+
+// TestMachineSet_CreatesTheClonesOfAMachineThatReportsThemMissing plays a MachineSet killed
+// between creating a Machine and its clones: the Machine refers to clones that do not exist and
+// its controller reports so (after machine.CloneGracePeriod); the MachineSet creates them,
+// controlled by the Machine.
+func TestMachineSet_CreatesTheClonesOfAMachineThatReportsThemMissing(t *testing.T) {
+	f := newFixture(t)
+	ms := f.newMachineSet("workers", "web", 1)
+	require.NoError(t, env.Client.Create(f.ctx, ms))
+	name := sortedKeys(f.waitForOwned(ms, 1))[0]
+	for _, gvk := range []schema.GroupVersionKind{crds.GenericBootstrapConfigGVK, crds.GenericInfrastructureMachineGVK} {
+		require.NoError(t, env.Client.Delete(f.ctx, crds.New(gvk, f.ns, name)))
+	}
+	f.updateMachine(name, func(m *clusterv1.Machine) {
+		conditions.Set(m, conditions.False(clusterv1.MachineBootstrapConfigReadyCondition, clusterv1.MachineBootstrapConfigDoesNotExistReason, "gone"))
+		conditions.Set(m, conditions.False(clusterv1.MachineInfrastructureReadyCondition, clusterv1.MachineInfrastructureDoesNotExistReason, "gone"))
+	}, true)
+
+	m := f.machines()[name]
+	for _, gvk := range []schema.GroupVersionKind{crds.GenericBootstrapConfigGVK, crds.GenericInfrastructureMachineGVK} {
+		obj := crds.New(gvk, f.ns, name)
+		envtest.WaitFor(t, timeout, gvk.Kind+" to be created again", func() (bool, error) {
+			err := env.Client.Get(f.ctx, client.ObjectKeyFromObject(obj), obj)
+			return err == nil && obj.GetDeletionTimestamp().IsZero(), err
+		})
+		ref := metav1.GetControllerOf(obj)
+		require.NotNil(t, ref)
+		require.Equal(t, m.UID, ref.UID, "%s is controlled by the Machine", gvk.Kind)
+	}
 }
 
 func TestMachineSet_DeletionWaitsForItsMachinesThenRemovesTheFinalizer(t *testing.T) {
@@ -434,12 +472,12 @@ func TestMachineSet_PropagatesInPlaceFieldsWithoutReplacingMachines(t *testing.T
 	require.Equal(t, before, sortedKeys(f.ownedBy(ms)), "the same Machines, changed in place")
 }
 
-// machineCreateFails is a client whose Machine creations fail.
-type machineCreateFails struct{ client.Client }
+// infraCreateFails is a client whose creations of infrastructure machines fail.
+type infraCreateFails struct{ client.Client }
 
-func (c machineCreateFails) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
-	if _, ok := obj.(*clusterv1.Machine); ok {
-		return errors.New("injected: the API server rejected the Machine")
+func (c infraCreateFails) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if obj.GetObjectKind().GroupVersionKind().Kind == crds.GenericInfrastructureMachineGVK.Kind {
+		return errors.New("injected: the API server rejected the infrastructure machine")
 	}
 	return c.Client.Create(ctx, obj, opts...)
 }
@@ -460,4 +498,34 @@ func sortedKeys(m map[string]*clusterv1.Machine) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestMachineSet_LeavesANewMachinesUpToDateToItsFirstStatus: a Machine whose status the
+// Machine controller has not written yet (no phase) gets no UpToDate write from the MachineSet
+// (the Machine controller sets it with its first status); once it has a phase, the MachineSet
+// maintains the condition. The reconcile that sets it on one Machine passes over the other.
+func TestMachineSet_LeavesANewMachinesUpToDateToItsFirstStatus(t *testing.T) {
+	f := newFixture(t, true)
+	mgr := coretest.NewManager(t, env)
+	r := &Reconciler{Client: mgr.GetClient()}
+	require.NoError(t, r.SetupWithManager(f.ctx, mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
+	coretest.StartManager(t, mgr)
+	stop := env.Observe(t, &clusterv1.MachineList{}, f.ns, func(objs map[string]client.Object) error {
+		for _, o := range objs {
+			m := o.(*clusterv1.Machine)
+			if m.Status.Phase == "" && conditions.Get(m, clusterv1.MachineUpToDateCondition) != nil {
+				return fmt.Errorf("Machine %s got UpToDate before its first status", m.Name)
+			}
+		}
+		return nil
+	})
+	ms := f.newMachineSet("workers", "web", 2)
+	require.NoError(t, env.Client.Create(f.ctx, ms))
+	names := sortedKeys(f.waitForOwned(ms, 2))
+	f.updateMachine(names[0], func(m *clusterv1.Machine) { m.Status.Phase = string(clusterv1.MachinePhasePending) }, true)
+	envtest.WaitFor(t, timeout, "the MachineSet to set UpToDate on the Machine with a status", func() (bool, error) {
+		return conditions.IsTrue(f.machines()[names[0]], clusterv1.MachineUpToDateCondition), nil
+	})
+	stop()
+	require.Nil(t, conditions.Get(f.machines()[names[1]], clusterv1.MachineUpToDateCondition))
 }

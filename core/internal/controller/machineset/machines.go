@@ -116,27 +116,20 @@ func controllerRef(ms *clusterv1.MachineSet) metav1.OwnerReference {
 	}
 }
 
-// ownerRef is a non-controller ownerReference to ms, for the provider objects cloned for a
-// Machine until the Machine controller takes them over: if the Machine is never created, the
-// garbage collector still removes them with the MachineSet.
-func ownerRef(ms *clusterv1.MachineSet) metav1.OwnerReference {
-	return metav1.OwnerReference{
-		APIVersion: clusterv1.GroupVersion.String(),
-		Kind:       "MachineSet",
-		Name:       ms.Name,
-		UID:        ms.UID,
-	}
+// ownerDeployment returns the MachineDeployment that controls ms (OwningMachineDeployment).
+func (r *Reconciler) ownerDeployment(ctx context.Context, ms *clusterv1.MachineSet) (*clusterv1.MachineDeployment, error) {
+	return OwningMachineDeployment(ctx, r.Client, ms)
 }
 
-// ownerDeployment returns the MachineDeployment that controls ms, or nil when there is none or it
-// cannot be found.
-func (r *Reconciler) ownerDeployment(ctx context.Context, ms *clusterv1.MachineSet) (*clusterv1.MachineDeployment, error) {
+// OwningMachineDeployment returns the MachineDeployment that controls ms, read through c, or nil
+// when there is none or it cannot be found.
+func OwningMachineDeployment(ctx context.Context, c client.Reader, ms *clusterv1.MachineSet) (*clusterv1.MachineDeployment, error) {
 	ref := metav1.GetControllerOf(ms)
 	if ref == nil || ref.Kind != "MachineDeployment" || !isClusterGroup(ref.APIVersion) {
 		return nil, nil
 	}
 	md := &clusterv1.MachineDeployment{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ms.Namespace, Name: ref.Name}, md); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ms.Namespace, Name: ref.Name}, md); err != nil {
 		if client.IgnoreNotFound(err) == nil {
 			return nil, nil
 		}

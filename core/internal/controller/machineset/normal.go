@@ -16,6 +16,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	owner.LabelCluster(s.ms, s.ms.Spec.ClusterName)
 	steps := []func(context.Context, *scope) (ctrl.Result, error){
 		r.readMachines,
+		r.repairMissingClones,
 		r.syncMachines,
 		r.remediateUnhealthyMachines,
 		r.syncReplicas,

@@ -73,6 +73,7 @@ func newFixture(t *testing.T, withoutController ...bool) *fixture {
 		mgr := coretest.NewManager(t, env)
 		r := &Reconciler{Client: mgr.GetClient()}
 		require.NoError(t, r.SetupWithManager(f.ctx, mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
+		coretest.StandInForMachineController(t, mgr)
 		coretest.StartManager(t, mgr)
 	}
 	t.Cleanup(f.cleanup)
@@ -122,14 +123,19 @@ func (f *fixture) releaseAllMachines() {
 	}
 }
 
-// release removes the hold finalizer from a Machine, letting a deleted Machine go.
+// release removes the hold finalizer from a Machine, and from a deleted one the Machine
+// finalizer, letting a deleted Machine go.
 func (f *fixture) release(name string) {
 	_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		m := &clusterv1.Machine{}
 		if err := env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: name}, m); err != nil {
 			return client.IgnoreNotFound(err)
 		}
-		if !controllerutil.RemoveFinalizer(m, holdFinalizer) {
+		removed := controllerutil.RemoveFinalizer(m, holdFinalizer)
+		if !m.DeletionTimestamp.IsZero() && controllerutil.RemoveFinalizer(m, clusterv1.MachineFinalizer) {
+			removed = true
+		}
+		if !removed {
 			return nil
 		}
 		return env.Client.Update(f.ctx, m)

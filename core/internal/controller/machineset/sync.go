@@ -30,7 +30,10 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, e
 			errs = append(errs, err)
 			continue
 		}
-		if upToDate != nil {
+		// A Machine whose status the Machine controller has not written yet (no phase) gets
+		// the condition with that first write: a write of its own here would be one more
+		// status write of every new Machine, racing the Machine controller's.
+		if upToDate != nil && m.Status.Phase != "" {
 			if err := r.setMachineCondition(ctx, m, *upToDate); err != nil {
 				errs = append(errs, err)
 			}
@@ -69,26 +72,34 @@ func (r *Reconciler) syncInPlaceFields(ctx context.Context, ms *clusterv1.Machin
 	return nil
 }
 
-// upToDateCondition is the UpToDate condition of the MachineSet's Machines: a standalone
-// MachineSet's Machines are always up to date (its template cannot roll out); a MachineDeployment's
-// are up to date when the MachineSet is the MachineDeployment's current revision. Nil means
-// unknown (the owner is gone): the condition is left as it is.
+// upToDateCondition is the UpToDate condition of the MachineSet's Machines (MachineUpToDateCondition).
 func upToDateCondition(s *scope) *metav1.Condition {
-	owner := metav1.GetControllerOf(s.ms)
+	return MachineUpToDateCondition(s.ms, s.deployment)
+}
+
+// MachineUpToDateCondition is the UpToDate condition of the Machines of ms, whose controlling
+// MachineDeployment is md (nil when there is none or it cannot be found): a standalone
+// MachineSet's Machines are always up to date (its template cannot roll out); a
+// MachineDeployment's are up to date when the MachineSet is the MachineDeployment's current
+// revision. Nil means unknown (the owner is gone): the condition is left as it is. The Machine
+// controller gives a new Machine this condition with its first status; the MachineSet
+// maintains it from then on.
+func MachineUpToDateCondition(ms *clusterv1.MachineSet, md *clusterv1.MachineDeployment) *metav1.Condition {
+	owner := metav1.GetControllerOf(ms)
 	switch {
 	case owner == nil || owner.Kind != "MachineDeployment":
 		c := conditions.True(clusterv1.MachineUpToDateCondition, clusterv1.MachineUpToDateReason, "")
 		return &c
-	case s.deployment == nil:
+	case md == nil:
 		return nil
-	case isCurrentRevision(s.ms, s.deployment):
+	case isCurrentRevision(ms, md):
 		c := conditions.True(clusterv1.MachineUpToDateCondition, clusterv1.MachineUpToDateReason, "")
 		return &c
 	default:
 		c := conditions.False(clusterv1.MachineUpToDateCondition, clusterv1.MachineNotUpToDateReason,
 			fmt.Sprintf("%s is at revision %q and MachineDeployment %s/%s at revision %q: the Machine will be replaced by the rollout",
-				describeMS(s.ms), s.ms.Annotations[clusterv1.RevisionAnnotation], s.deployment.Namespace, s.deployment.Name,
-				s.deployment.Annotations[clusterv1.RevisionAnnotation]))
+				describeMS(ms), ms.Annotations[clusterv1.RevisionAnnotation], md.Namespace, md.Name,
+				md.Annotations[clusterv1.RevisionAnnotation]))
 		return &c
 	}
 }
