@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
@@ -37,7 +36,7 @@ func startManager(t *testing.T) (stop func()) {
 	t.Helper()
 	opts := manager.NewOptions("bootstrap-kubeadm-conversion", "bootstrap-kubeadm-conversion", "default", "kubeadmconfig", "kubeadmcontrolplane")
 	opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress = false, "0", "0"
-	opts.Webhook.BindAddress = freeLoopbackAddr(t)
+	opts.Webhook.BindAddress = envtest.FreeLoopbackAddr(t)
 	opts.Webhook.ResyncInterval = time.Second
 	cfg := env.UserFromRBACMarkers(t, "capstan-bootstrap-kubeadm-conversion-test", "rbac.go",
 		"internal/controller/kubeadmconfig/controller.go", "internal/controller/kubeadmcontrolplane/controller.go")
@@ -48,14 +47,6 @@ func startManager(t *testing.T) (stop func()) {
 	stop = envtest.StartManager(t, mgr)
 	env.WaitForConversionWebhook(t, 60*time.Second, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path, providerCRDs...)
 	return stop
-}
-
-func freeLoopbackAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // TestConversion_V1Beta1ClientWorksOnObjectsTheV1Beta2ControllersOwn writes a KubeadmConfig and

@@ -12,6 +12,7 @@ import (
 	"capstan.dev/infrastructure-docker/internal/controller/dockercluster"
 	"capstan.dev/infrastructure-docker/internal/controller/dockermachine"
 	"capstan.dev/infrastructure-docker/internal/controller/dockermachinepool"
+	"capstan.dev/infrastructure-docker/internal/devkinds"
 	"capstan.dev/infrastructure-docker/internal/docker"
 )
 
@@ -28,22 +29,27 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	if err != nil {
 		return fmt.Errorf("setting up the ClusterCache: %w", err)
 	}
-	if err := (&dockercluster.Reconciler{
-		Client: mgr.GetClient(), Docker: rt, WatchFilterValue: opts.WatchFilterValue,
-	}).SetupWithManager(ctx, mgr, workers("dockercluster")); err != nil {
-		return fmt.Errorf("setting up the DockerCluster controller: %w", err)
-	}
-	if err := (&dockermachine.Reconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc,
-		WatchFilterValue: opts.WatchFilterValue,
-	}).SetupWithManager(ctx, mgr, workers("dockermachine")); err != nil {
-		return fmt.Errorf("setting up the DockerMachine controller: %w", err)
-	}
-	if err := (&dockermachinepool.Reconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc,
-		WatchFilterValue: opts.WatchFilterValue,
-	}).SetupWithManager(ctx, mgr, workers("dockermachinepool")); err != nil {
-		return fmt.Errorf("setting up the DockerMachinePool controller: %w", err)
+	// Each controller runs twice: for the Docker kinds, and for upstream's Dev kinds, which the
+	// same logic reconciles (one implementation, two API shapes; package devkinds).
+	for _, dev := range []bool{false, true} {
+		kinds := devkinds.For(dev)
+		if err := (&dockercluster.Reconciler{
+			Client: mgr.GetClient(), Docker: rt, WatchFilterValue: opts.WatchFilterValue, Dev: dev,
+		}).SetupWithManager(ctx, mgr, workers("dockercluster")); err != nil {
+			return fmt.Errorf("setting up the %s controller: %w", kinds.Cluster, err)
+		}
+		if err := (&dockermachine.Reconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc,
+			WatchFilterValue: opts.WatchFilterValue, Dev: dev,
+		}).SetupWithManager(ctx, mgr, workers("dockermachine")); err != nil {
+			return fmt.Errorf("setting up the %s controller: %w", kinds.Machine, err)
+		}
+		if err := (&dockermachinepool.Reconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc,
+			WatchFilterValue: opts.WatchFilterValue, Dev: dev,
+		}).SetupWithManager(ctx, mgr, workers("dockermachinepool")); err != nil {
+			return fmt.Errorf("setting up the %s controller: %w", kinds.MachinePool, err)
+		}
 	}
 	return nil
 }

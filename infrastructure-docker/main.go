@@ -1,5 +1,6 @@
 // Command infrastructure-docker is the manager of Capstan's Docker infrastructure provider (DockerCluster,
-// DockerMachine and DockerMachinePool controllers). It builds the scheme, the
+// DockerMachine and DockerMachinePool controllers, which also serve upstream's DevCluster,
+// DevMachine and DevMachinePool, and the conversion webhook serving the Docker kinds at v1beta1). It builds the scheme, the
 // controller-runtime manager (leader election on a Lease, metrics, health probes)
 // and registers the provider's controllers; everything else lives in packages.
 package main
@@ -13,8 +14,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/contracts/manager"
+	infrav1beta1 "capstan.dev/infrastructure-docker/api/v1beta1"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
+	"capstan.dev/infrastructure-docker/internal/converters"
 	"capstan.dev/infrastructure-docker/internal/docker"
 )
 
@@ -28,7 +32,7 @@ func main() {
 	log := ctrl.Log.WithName("setup")
 
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, infrav1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, infrav1.AddToScheme, infrav1beta1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			log.Error(err, "Unable to build the scheme")
 			os.Exit(1)
@@ -39,6 +43,12 @@ func main() {
 	mgr, err := manager.New(opts, scheme, ctrl.GetConfigOrDie())
 	if err != nil {
 		log.Error(err, "Unable to create the manager")
+		os.Exit(1)
+	}
+
+	// v1beta1 is served through the conversion webhook, on the provider's own CRDs only.
+	if err := conversionwebhook.Setup(mgr, opts.Webhook, converters.Kinds()); err != nil {
+		log.Error(err, "Unable to set up the conversion webhook")
 		os.Exit(1)
 	}
 

@@ -1,6 +1,7 @@
 package conversion
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -25,8 +26,12 @@ func MarshalHubData(hub runtime.Object, dst metav1.Object) error {
 		return fmt.Errorf("recording conversion data: %w", err)
 	}
 	// An empty metadata stanza says nothing; upstream strips it too.
+	// Numbers stay json.Numbers: an int64 (a condition's observedGeneration) does not survive a
+	// float64.
 	var m map[string]any
-	if err := json.Unmarshal(data, &m); err == nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err == nil {
 		if md, ok := m["metadata"].(map[string]any); ok && len(md) == 0 {
 			delete(m, "metadata")
 			if data, err = json.Marshal(m); err != nil {

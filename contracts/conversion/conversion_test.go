@@ -88,3 +88,13 @@ func TestIntents_FalseAndZeroBecomeUnsetUnlessRecorded(t *testing.T) {
 	require.Nil(t, conversion.Int32Intent(0, nil))
 	require.Equal(t, ptr.To[int32](0), conversion.Int32Intent(0, ptr.To[int32](0)))
 }
+
+func TestMarshalHubData_KeepsLargeIntegersExact(t *testing.T) {
+	hub := &clusterv1.Cluster{Status: clusterv1.ClusterStatus{ObservedGeneration: 6821913012222657579}}
+	spoke := &metav1.ObjectMeta{}
+	require.NoError(t, conversion.MarshalHubData(hub, spoke))
+	restored := &clusterv1.Cluster{}
+	_, err := conversion.UnmarshalData(spoke, restored)
+	require.NoError(t, err)
+	require.Equal(t, int64(6821913012222657579), restored.Status.ObservedGeneration)
+}

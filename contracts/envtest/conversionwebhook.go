@@ -2,6 +2,7 @@ package envtest
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -34,4 +35,16 @@ func (e *Environment) WaitForConversionWebhook(t testing.TB, timeout time.Durati
 		}
 		return true, nil
 	})
+}
+
+// FreeLoopbackAddr returns a 127.0.0.1 address with a port free right now, for a server a test
+// starts (a manager's conversion webhook, as `capstanctl init --dev` gives it one).
+func FreeLoopbackAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("finding a free loopback port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }

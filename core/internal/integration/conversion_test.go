@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +49,7 @@ func startCoreWithWebhook(t *testing.T, certValidity time.Duration) (stop func()
 	t.Helper()
 	opts := manager.NewOptions("core-conversion", "core-conversion", "default")
 	opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress = false, "0", "0"
-	opts.Webhook.BindAddress = freeLoopbackAddr(t)
+	opts.Webhook.BindAddress = envtest.FreeLoopbackAddr(t)
 	opts.Webhook.CertValidity = certValidity
 	opts.Webhook.ResyncInterval = time.Second
 	mgr, err := manager.New(opts, conversionScheme(t), env.Config)
@@ -75,14 +74,6 @@ func coreCRDs() []string {
 		names = append(names, contract.CalculateCRDName(k.GroupKind.Group, k.GroupKind.Kind))
 	}
 	return names
-}
-
-func freeLoopbackAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // TestConversion_V1Beta1ClientWorksOnObjectsTheV1Beta2ControllersOwn writes a Cluster and a

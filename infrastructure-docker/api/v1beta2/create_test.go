@@ -196,7 +196,8 @@ func TestStatusSubresource_StoresContractFields(t *testing.T) {
 func TestCRDs_CarryTheContractLabelAndCategory(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"dockerclusters", "dockerclustertemplates", "dockermachines", "dockermachinetemplates",
-		"dockermachinepools", "dockermachinepooltemplates"} {
+		"dockermachinepools", "dockermachinepooltemplates", "devclusters", "devclustertemplates", "devmachines",
+		"devmachinetemplates", "devmachinepools", "devmachinepooltemplates"} {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Name: name + ".infrastructure.cluster.x-k8s.io"}, crd))
 		require.Equal(t, "v1beta2", crd.Labels["cluster.x-k8s.io/v1beta2"], name)

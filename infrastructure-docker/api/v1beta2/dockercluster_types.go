@@ -43,6 +43,13 @@ type DockerClusterSpec struct {
 	// +optional
 	ControlPlaneEndpoint clusterv1.APIEndpoint `json:"controlPlaneEndpoint,omitempty,omitzero"`
 
+	// The Docker settings, which a DevCluster holds under spec.backend.docker.
+	DockerClusterBackendSpec `json:",inline"`
+}
+
+// DockerClusterBackendSpec is the Docker part of a DockerCluster's spec: a DevCluster's
+// spec.backend.docker has the same fields.
+type DockerClusterBackendSpec struct {
 	// failureDomains are the failure domains Machines may be placed in. Docker has none of its
 	// own: they are copied to status.failureDomains and become a label on the node containers.
 	// +optional

@@ -38,6 +38,13 @@ type DockerMachineSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	ProviderID string `json:"providerID,omitempty"`
 
+	// The Docker settings, which a DevMachine holds under spec.backend.docker.
+	DockerMachineBackendSpec `json:",inline"`
+}
+
+// DockerMachineBackendSpec is the Docker part of a DockerMachine's spec: a DevMachine's
+// spec.backend.docker has the same fields.
+type DockerMachineBackendSpec struct {
 	// customImage is the node image to run instead of capstan/node:<Machine's version>, e.g.
 	// capstan/node:v1.37.2-debug. The image must exist on the Docker Engine: the provider never
 	// pulls.

@@ -61,7 +61,14 @@ var templateMeta = clusterv1.ObjectMeta{
 // apiserver proves none of them is pruned or rewritten.
 func fullClusterSpec() infrav1.DockerClusterSpec {
 	return infrav1.DockerClusterSpec{
-		ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "127.0.0.1", Port: 40123},
+		ControlPlaneEndpoint:     clusterv1.APIEndpoint{Host: "127.0.0.1", Port: 40123},
+		DockerClusterBackendSpec: fullClusterBackend(),
+	}
+}
+
+// fullClusterBackend sets every Docker field of a DockerCluster (a DevCluster's backend.docker).
+func fullClusterBackend() infrav1.DockerClusterBackendSpec {
+	return infrav1.DockerClusterBackendSpec{
 		FailureDomains: []clusterv1.FailureDomain{
 			{Name: "fd-a", ControlPlane: ptr.To(true), Attributes: map[string]string{"rack": "1"}},
 			{Name: "fd-b", ControlPlane: ptr.To(false)},
@@ -72,7 +79,12 @@ func fullClusterSpec() infrav1.DockerClusterSpec {
 
 // fullMachineSpec sets every field of DockerMachineSpec but providerID, which templates refuse.
 func fullMachineSpec() infrav1.DockerMachineSpec {
-	return infrav1.DockerMachineSpec{
+	return infrav1.DockerMachineSpec{DockerMachineBackendSpec: fullMachineBackend()}
+}
+
+// fullMachineBackend sets every Docker field of a DockerMachine (a DevMachine's backend.docker).
+func fullMachineBackend() infrav1.DockerMachineBackendSpec {
+	return infrav1.DockerMachineBackendSpec{
 		CustomImage:   "capstan/node:v1.37.2",
 		PreLoadImages: []string{"example.com/app:v1", "capstan/flannel:v0.27.4"},
 		ExtraMounts: []infrav1.Mount{

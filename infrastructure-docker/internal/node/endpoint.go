@@ -204,16 +204,23 @@ func (p *Provisioner) installEndpointRoute(ctx context.Context, c *docker.Contai
 }
 
 // loadBalancerAddress is the "<ip>:<port>" the DockerCluster controller published for nodes, or
-// "" when the Cluster's infrastructure is not a DockerCluster, does not exist (yet) or has not
-// published it.
+// "" when the Cluster's infrastructure is not a DockerCluster or DevCluster, does not exist (yet)
+// or has not published it.
 func (p *Provisioner) loadBalancerAddress(ctx context.Context, cluster *clusterv1.Cluster) (string, error) {
 	ref := cluster.Spec.InfrastructureRef
-	if ref.Kind != "DockerCluster" || ref.APIGroup != infrav1.GroupVersion.Group || ref.Name == "" {
+	var infra client.Object
+	switch {
+	case ref.APIGroup != infrav1.GroupVersion.Group || ref.Name == "":
+		return "", nil
+	case ref.Kind == "DockerCluster":
+		infra = &infrav1.DockerCluster{}
+	case ref.Kind == "DevCluster":
+		infra = &infrav1.DevCluster{}
+	default:
 		return "", nil
 	}
-	dc := &infrav1.DockerCluster{}
-	if err := p.Client.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: ref.Name}, dc); client.IgnoreNotFound(err) != nil {
-		return "", fmt.Errorf("reading DockerCluster %s/%s: %w", cluster.Namespace, ref.Name, err)
+	if err := p.Client.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: ref.Name}, infra); client.IgnoreNotFound(err) != nil {
+		return "", fmt.Errorf("reading %s %s/%s: %w", ref.Kind, cluster.Namespace, ref.Name, err)
 	}
-	return dc.Annotations[infrav1.LoadBalancerAddressAnnotation], nil
+	return infra.GetAnnotations()[infrav1.LoadBalancerAddressAnnotation], nil
 }

@@ -88,7 +88,7 @@ func ResyncEvents(ctx context.Context, rt *docker.Runtime) ([]docker.ContainerEv
 	return out, nil
 }
 
-// DockerClusterToObjects maps a DockerCluster to the objects of the Clusters whose
+// DockerClusterToObjects maps a DockerCluster (or DevCluster) to the objects of the Clusters whose
 // spec.infrastructureRef names it (the relation the endpoint route reads the load balancer's
 // address through), for a controller's watch on DockerClusters.
 func DockerClusterToObjects(c client.Reader, clusterObjects ClusterObjects) handler.MapFunc {
@@ -101,7 +101,7 @@ func DockerClusterToObjects(c client.Reader, clusterObjects ClusterObjects) hand
 		var out []reconcile.Request
 		for _, cluster := range clusters.Items {
 			ref := cluster.Spec.InfrastructureRef
-			if ref.Kind == "DockerCluster" && ref.APIGroup == infrav1.GroupVersion.Group && ref.Name == o.GetName() {
+			if (ref.Kind == "DockerCluster" || ref.Kind == "DevCluster") && ref.APIGroup == infrav1.GroupVersion.Group && ref.Name == o.GetName() {
 				out = append(out, clusterObjects(ctx, client.ObjectKeyFromObject(&cluster))...)
 			}
 		}

@@ -18,7 +18,6 @@ package v1beta1
 
 import (
 	"context"
-	"sort"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
@@ -104,28 +103,8 @@ func clusterStatusUp(in *ClusterStatus, restored *clusterv1.ClusterStatus) clust
 		out.ControlPlane = v.ControlPlane.DeepCopy()
 		out.Workers = v.Workers.DeepCopy()
 	}
-	restoredControlPlane := map[string]*bool{}
-	for _, fd := range restored.FailureDomains {
-		restoredControlPlane[fd.Name] = fd.ControlPlane
-	}
-	for name, fd := range in.FailureDomains {
-		out.FailureDomains = append(out.FailureDomains, clusterv1.FailureDomain{
-			Name:         name,
-			ControlPlane: failureDomainControlPlane(fd.ControlPlane, restoredControlPlane, name),
-			Attributes:   copyMap(fd.Attributes),
-		})
-	}
-	sort.Slice(out.FailureDomains, func(i, j int) bool { return out.FailureDomains[i].Name < out.FailureDomains[j].Name })
+	out.FailureDomains = ConvertFailureDomainsToHub(in.FailureDomains, restored.FailureDomains)
 	return out
-}
-
-// failureDomainControlPlane is always set on the way up, as upstream, unless the recorded
-// v1beta2 failure domain of that name had it unset.
-func failureDomainControlPlane(v bool, restored map[string]*bool, name string) *bool {
-	if r, ok := restored[name]; ok && r == nil && !v {
-		return nil
-	}
-	return &v
 }
 
 func clusterStatusDown(in *clusterv1.ClusterStatus) ClusterStatus {
@@ -138,12 +117,7 @@ func clusterStatusDown(in *clusterv1.ClusterStatus) ClusterStatus {
 	if len(in.Conditions) > 0 || in.ControlPlane != nil || in.Workers != nil {
 		out.V1Beta2 = &ClusterV1Beta2Status{Conditions: in.Conditions, ControlPlane: in.ControlPlane.DeepCopy(), Workers: in.Workers.DeepCopy()}
 	}
-	for _, fd := range in.FailureDomains {
-		if out.FailureDomains == nil {
-			out.FailureDomains = FailureDomains{}
-		}
-		out.FailureDomains[fd.Name] = FailureDomainSpec{ControlPlane: conversion.Deref(fd.ControlPlane), Attributes: copyMap(fd.Attributes)}
-	}
+	out.FailureDomains = ConvertHubToFailureDomains(in.FailureDomains)
 	return out
 }
 

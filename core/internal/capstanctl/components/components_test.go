@@ -100,7 +100,7 @@ func TestNewPlan_OfEveryProviderInstallsAllNamespacesAndCRDsBeforeAnythingElse(t
 	p := NewPlan(objs, PlanOptions{})
 	require.Equal(t, []string{"Namespace/capstan-system", "Namespace/capstan-kubeadm-bootstrap-system", "Namespace/capstan-docker-system"},
 		kindsOf(p.Namespaces))
-	require.Len(t, p.CRDs, 8+2+4+6, "core (with MachineDrainRule and ClusterClass, and addons), kubeadm, docker")
+	require.Len(t, p.CRDs, 8+2+4+6+6, "core (with MachineDrainRule and ClusterClass, and addons), kubeadm, docker, dev")
 	require.Equal(t, []string{"Deployment/cluster-api-controller-manager", "Deployment/bootstrap-kubeadm-controller-manager",
 		"Deployment/infrastructure-docker-controller-manager"}, kindsOf(p.Rest[len(p.Rest)-3:]))
 }
@@ -159,7 +159,7 @@ func convert[T any](t *testing.T, u *unstructured.Unstructured) *T {
 // generated ClusterRole and to a leader-election Role in its namespace, and one hardened
 // Deployment whose flags the manager binary accepts.
 // servesV1Beta1 are the providers whose manager serves a conversion webhook for v1beta1.
-var servesV1Beta1 = map[string]bool{"core": true, "kubeadm": true}
+var servesV1Beta1 = map[string]bool{"core": true, "kubeadm": true, "docker": true}
 
 func TestEmbedded_EachProviderDeploysAloneIntoItsNamespaceHardened(t *testing.T) {
 	clusterctlName := map[string]string{"core": "cluster-api", "kubeadm": "bootstrap-kubeadm", "docker": "infrastructure-docker"}

@@ -103,9 +103,9 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 	require.Contains(t, r.stdout, "CustomResourceDefinition clusters.cluster.x-k8s.io configured\n",
 		"envtest installed the core CRDs without the labels config/default adds")
 	require.Contains(t, r.stdout, "CustomResourceDefinition kubeadmconfigs.bootstrap.cluster.x-k8s.io created\n")
-	require.Contains(t, r.stdout, "20 CustomResourceDefinitions established\n")
+	require.Contains(t, r.stdout, "26 CustomResourceDefinitions established\n")
 	require.Contains(t, r.stdout, "MutatingAdmissionPolicy cluster-api-machinedeployment-defaults created\n")
-	require.Contains(t, r.stdout, "8 MutatingAdmissionPolicies in effect\n")
+	require.Contains(t, r.stdout, "10 MutatingAdmissionPolicies in effect\n")
 	require.Contains(t, r.stdout, "Deployment capstan-docker-system/infrastructure-docker-controller-manager created\n")
 	require.Less(t, strings.Index(r.stdout, "Namespace capstan-docker-system created"),
 		strings.Index(r.stdout, "CustomResourceDefinition clusters.cluster.x-k8s.io"), "namespaces first")
@@ -120,14 +120,14 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 		kinds[o.GetKind()]++
 		require.Equal(t, "capstanctl", managerOf(o), "%s %s is applied by capstanctl", o.GetKind(), o.GetName())
 	}
-	// Services: the conversion webhooks of the core and the bootstrap-kubeadm managers.
-	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 20, "ServiceAccount": 3, "ClusterRole": 4,
-		"ClusterRoleBinding": 4, "Role": 3, "RoleBinding": 3, "Deployment": 3, "Service": 2,
-		"MutatingAdmissionPolicy": 8, "MutatingAdmissionPolicyBinding": 8}, kinds)
+	// Services: the conversion webhooks of the core, bootstrap-kubeadm and docker managers.
+	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 26, "ServiceAccount": 3, "ClusterRole": 4,
+		"ClusterRoleBinding": 4, "Role": 3, "RoleBinding": 3, "Deployment": 3, "Service": 3,
+		"MutatingAdmissionPolicy": 10, "MutatingAdmissionPolicyBinding": 10}, kinds)
 
 	crds := &apiextensionsv1.CustomResourceDefinitionList{}
 	require.NoError(t, env.Client.List(ctx, crds, client.HasLabels{"cluster.x-k8s.io/provider"}))
-	require.Len(t, crds.Items, 20)
+	require.Len(t, crds.Items, 26)
 	for _, crd := range crds.Items {
 		require.Equal(t, "v1beta2", crd.Labels["cluster.x-k8s.io/v1beta2"], "contract label on %s", crd.Name)
 		established := false

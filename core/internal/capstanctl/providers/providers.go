@@ -64,7 +64,8 @@ func Shipped(version string) []Provider {
 		{Name: "kubeadm", Type: ControlPlaneProvider, Contract: c, Version: version, APIGroup: "controlplane.cluster.x-k8s.io",
 			Kinds: []string{"KubeadmControlPlane", "KubeadmControlPlaneTemplate"}},
 		{Name: "docker", Type: InfrastructureProvider, Contract: c, Version: version, APIGroup: "infrastructure.cluster.x-k8s.io",
-			Kinds: []string{"DockerCluster", "DockerClusterTemplate", "DockerMachine", "DockerMachinePool", "DockerMachinePoolTemplate",
+			Kinds: []string{"DevCluster", "DevClusterTemplate", "DevMachine", "DevMachinePool", "DevMachinePoolTemplate", "DevMachineTemplate",
+				"DockerCluster", "DockerClusterTemplate", "DockerMachine", "DockerMachinePool", "DockerMachinePoolTemplate",
 				"DockerMachineTemplate"}},
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -23,11 +25,14 @@ import (
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
+	"capstan.dev/infrastructure-docker/internal/devkinds"
 	"capstan.dev/infrastructure-docker/internal/docker"
 )
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=dockerclusters;dockerclusters/status;dockerclusters/finalizers,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=dockermachines,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=devclusters;devclusters/status;devclusters/finalizers,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=devmachines,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
 
 // The load balancer's image is <imageRepository>/haproxy:<imageTag>, as in upstream's Docker
@@ -44,14 +49,20 @@ const (
 	DefaultLoadBalancerImage = DefaultLoadBalancerImageRepository + "/" + LoadBalancerImageName + ":" + DefaultLoadBalancerImageTag
 )
 
-// Reconciler reconciles DockerClusters.
+// Reconciler reconciles DockerClusters, or DevClusters.
 type Reconciler struct {
 	Client client.Client
 	// Docker is the management plane's Docker Engine.
 	Docker *docker.Runtime
 	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
 	WatchFilterValue string
+	// Dev makes the controller reconcile DevClusters instead: each is read as the DockerCluster
+	// its spec.backend.docker describes, reconciled by the same logic, and what changed is
+	// written back to the DevCluster (package devkinds). Its peers are then DevMachines.
+	Dev bool
 }
+
+func (r *Reconciler) kinds() devkinds.Kinds { return devkinds.For(r.Dev) }
 
 // SetupWithManager registers the controller, its watches, and the Docker event watcher that
 // re-triggers a DockerCluster when one of its control-plane containers starts or stops.
@@ -62,11 +73,11 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	dockerEvents := make(chan event.GenericEvent)
 	err := ctrl.NewControllerManagedBy(mgr).
-		For(&infrav1.DockerCluster{}, builder.WithPredicates(filter)).
+		For(r.kinds().NewCluster(), builder.WithPredicates(filter)).
 		WithOptions(opts).
-		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToDockerCluster),
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToDockerCluster),
 			builder.WithPredicates(filter, predicates.ClusterUpdateTriggersChildren())).
-		Watches(&infrav1.DockerMachine{}, handler.EnqueueRequestsFromMapFunc(r.toDockerClusters)).
+		Watches(r.kinds().NewMachine(), handler.EnqueueRequestsFromMapFunc(r.toDockerClusters)).
 		WatchesRawSource(source.Channel(dockerEvents, handler.EnqueueRequestsFromMapFunc(r.toDockerClusters))).
 		Complete(patch.RequeueOnConflict(r))
 	if err != nil {
@@ -105,13 +116,13 @@ func watchDocker(ctx context.Context, rt *docker.Runtime, out chan<- event.Gener
 }
 
 // clusterToDockerCluster maps a Cluster to its DockerCluster through spec.infrastructureRef.
-func clusterToDockerCluster(_ context.Context, o client.Object) []reconcile.Request {
+func (r *Reconciler) clusterToDockerCluster(_ context.Context, o client.Object) []reconcile.Request {
 	c, ok := o.(*clusterv1.Cluster)
 	if !ok {
 		return nil
 	}
 	ref := c.Spec.InfrastructureRef
-	if ref.Kind != "DockerCluster" || ref.APIGroup != infrav1.GroupVersion.Group || ref.Name == "" {
+	if ref.Kind != r.kinds().Cluster || ref.APIGroup != infrav1.GroupVersion.Group || ref.Name == "" {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: c.Namespace, Name: ref.Name}}}
@@ -125,7 +136,7 @@ func (r *Reconciler) toDockerClusters(ctx context.Context, o client.Object) []re
 	if _, ok := o.(*clusterv1.Cluster); ok {
 		cluster = o.GetName()
 	}
-	list := &infrav1.DockerClusterList{}
+	list := r.kinds().NewClusterList()
 	var opts []client.ListOption
 	if ns != "" {
 		opts = append(opts, client.InNamespace(ns))
@@ -135,15 +146,16 @@ func (r *Reconciler) toDockerClusters(ctx context.Context, o client.Object) []re
 		return nil
 	}
 	var out []reconcile.Request
-	for i := range list.Items {
-		dc := &list.Items[i]
-		if r.WatchFilterValue != "" && dc.Labels[clusterv1.WatchLabel] != r.WatchFilterValue {
-			continue
+	_ = meta.EachListItem(list, func(o runtime.Object) error {
+		dc, ok := o.(client.Object)
+		if !ok || (r.WatchFilterValue != "" && dc.GetLabels()[clusterv1.WatchLabel] != r.WatchFilterValue) {
+			return nil
 		}
 		if ns == "" || clusterName(dc) == cluster {
 			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(dc)})
 		}
-	}
+		return nil
+	})
 	return out
 }
 
@@ -171,7 +183,10 @@ type scope struct {
 type problem struct{ reason, message string }
 
 // Reconcile is the controller's entry point.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if r.Dev {
+		return r.reconcileDev(ctx, req)
+	}
 	dc := &infrav1.DockerCluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, dc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -180,10 +195,34 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	return r.reconcile(ctx, dc, func(ctx context.Context) error { return helper.Patch(ctx, dc) })
+}
+
+// reconcileDev reconciles a DevCluster as the DockerCluster it describes, and patches the
+// DevCluster with what changed.
+func (r *Reconciler) reconcileDev(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	dev := &infrav1.DevCluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, dev); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	helper, err := patch.NewHelper(dev, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	dc := devkinds.DockerCluster(dev)
+	return r.reconcile(ctx, dc, func(ctx context.Context) error {
+		devkinds.ApplyDockerCluster(dev, dc)
+		return helper.Patch(ctx, dev)
+	})
+}
+
+// reconcile is the DockerCluster logic; commit writes dc (or the Dev object it stands for) once,
+// after the status is computed.
+func (r *Reconciler) reconcile(ctx context.Context, dc *infrav1.DockerCluster, commit func(context.Context) error) (_ ctrl.Result, retErr error) {
 	s := &scope{dockerCluster: dc}
 	defer func() {
 		setStatus(s)
-		if err := helper.Patch(ctx, dc); err != nil {
+		if err := commit(ctx); err != nil {
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 		}
 	}()
@@ -223,8 +262,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 }
 
 // ownerClusterName is the name of the Cluster in dc's owner references, or "".
-func ownerClusterName(dc *infrav1.DockerCluster) string {
-	for _, ref := range dc.OwnerReferences {
+func ownerClusterName(dc metav1.Object) string {
+	for _, ref := range dc.GetOwnerReferences() {
 		gv, err := schema.ParseGroupVersion(ref.APIVersion)
 		if err == nil && ref.Kind == "Cluster" && gv.Group == clusterv1.GroupVersion.Group {
 			return ref.Name
@@ -235,11 +274,11 @@ func ownerClusterName(dc *infrav1.DockerCluster) string {
 
 // clusterName is the owner Cluster's name, or the cluster-name label when there is no owner
 // reference (yet, or any more).
-func clusterName(dc *infrav1.DockerCluster) string {
+func clusterName(dc metav1.Object) string {
 	if name := ownerClusterName(dc); name != "" {
 		return name
 	}
-	return dc.Labels[clusterv1.ClusterNameLabel]
+	return dc.GetLabels()[clusterv1.ClusterNameLabel]
 }
 
 // loadBalancerName is upstream CAPD's name for the load-balancer container.

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -27,23 +30,26 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, nil
 	}
 	if s.owner.Cluster != "" {
-		machines := &infrav1.DockerMachineList{}
+		machines := r.kinds().NewMachineList()
 		if err := r.Client.List(ctx, machines, client.InNamespace(dc.Namespace),
 			client.MatchingLabels{clusterv1.ClusterNameLabel: s.owner.Cluster}); err != nil {
 			s.deleting = &problem{infrav1.DockerClusterDeletingReason, err.Error()}
-			return ctrl.Result{}, fmt.Errorf("listing the DockerMachines of Cluster %s/%s: %w", dc.Namespace, s.owner.Cluster, err)
+			return ctrl.Result{}, fmt.Errorf("listing the %ss of Cluster %s/%s: %w", r.kinds().Machine, dc.Namespace, s.owner.Cluster, err)
 		}
-		if n := len(machines.Items); n > 0 {
+		if n := meta.LenList(machines); n > 0 {
 			names := make([]string, 0, n)
-			for _, m := range machines.Items {
-				names = append(names, m.Name)
-			}
+			_ = meta.EachListItem(machines, func(o runtime.Object) error {
+				if m, ok := o.(metav1.Object); ok {
+					names = append(names, m.GetName())
+				}
+				return nil
+			})
 			sort.Strings(names)
 			if len(names) > 5 {
 				names = append(names[:5], "...")
 			}
 			s.deleting = &problem{infrav1.DockerClusterDeletingWaitingForMachinesReason, fmt.Sprintf(
-				"Waiting for %d DockerMachines to be deleted (%s): the load balancer stays until the last node is gone", n, strings.Join(names, ", "))}
+				"Waiting for %d %ss to be deleted (%s): the load balancer stays until the last node is gone", n, r.kinds().Machine, strings.Join(names, ", "))}
 			return ctrl.Result{}, nil // a DockerMachine deletion re-triggers us
 		}
 	}

@@ -21,7 +21,7 @@ func TestLoadBalancerImage_AppendsHAProxyToTheRepository(t *testing.T) {
 		{infrav1.ImageMeta{ImageRepository: "localhost:5000"}, "localhost:5000/haproxy:latest"},
 		{infrav1.ImageMeta{ImageRepository: "registry.local:5000/mirror"}, "registry.local:5000/mirror/haproxy:latest"},
 	} {
-		dc := &infrav1.DockerCluster{Spec: infrav1.DockerClusterSpec{LoadBalancer: infrav1.DockerLoadBalancer{ImageMeta: tc.lb}}}
+		dc := &infrav1.DockerCluster{Spec: infrav1.DockerClusterSpec{DockerClusterBackendSpec: infrav1.DockerClusterBackendSpec{LoadBalancer: infrav1.DockerLoadBalancer{ImageMeta: tc.lb}}}}
 		require.Equal(t, tc.want, loadBalancerImage(dc), "%+v", tc.lb)
 	}
 }

@@ -36,7 +36,7 @@ func TestDockerMachine_PassesTheInfraMachineConformanceKit(t *testing.T) {
 		GVK:    infrav1.GroupVersion.WithKind("DockerMachine"),
 		NewObject: func(namespace, name string) *unstructured.Unstructured {
 			dm := &infrav1.DockerMachine{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
-				Spec: infrav1.DockerMachineSpec{CustomImage: testImage}}
+				Spec: infrav1.DockerMachineSpec{DockerMachineBackendSpec: infrav1.DockerMachineBackendSpec{CustomImage: testImage}}}
 			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(dm)
 			require.NoError(t, err)
 			u := &unstructured.Unstructured{Object: obj}

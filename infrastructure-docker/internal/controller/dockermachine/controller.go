@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -21,12 +22,15 @@ import (
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
+	"capstan.dev/infrastructure-docker/internal/devkinds"
 	"capstan.dev/infrastructure-docker/internal/docker"
 	"capstan.dev/infrastructure-docker/internal/node"
 )
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=dockermachines;dockermachines/status;dockermachines/finalizers,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=dockerclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=devmachines;devmachines/status;devmachines/finalizers,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=devclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
 
@@ -42,7 +46,7 @@ const (
 	deletingRecorded = 100 * time.Millisecond
 )
 
-// Reconciler reconciles DockerMachines.
+// Reconciler reconciles DockerMachines, or DevMachines.
 type Reconciler struct {
 	Client client.Client
 	// APIReader reads the bootstrap data Secrets live: the manager caches no Secret.
@@ -53,7 +57,13 @@ type Reconciler struct {
 	Workload node.WorkloadClusters
 	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
 	WatchFilterValue string
+	// Dev makes the controller reconcile DevMachines instead: each is read as the DockerMachine
+	// its spec.backend.docker describes, reconciled by the same logic, and what changed is
+	// written back to the DevMachine (package devkinds). Its cluster is then a DevCluster.
+	Dev bool
 }
+
+func (r *Reconciler) kinds() devkinds.Kinds { return devkinds.For(r.Dev) }
 
 // nodes creates and bootstraps the node containers.
 func (r *Reconciler) nodes() *node.Provisioner {
@@ -69,21 +79,22 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		return errors.New("dockermachine reconciler needs Client, APIReader, Docker and Workload")
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
-	newList := func() client.ObjectList { return &infrav1.DockerMachineList{} }
+	newList := r.kinds().NewMachineList
+	name := strings.ToLower(r.kinds().Machine)
 	clusterMachines := mapping.ClusterToObjects(r.Client, newList)
-	dockerEvents, err := node.EventSource(mgr, "dockermachine", r.Docker, DockerMachineLabel, clusterMachines)
+	dockerEvents, err := node.EventSource(mgr, name, r.Docker, DockerMachineLabel, clusterMachines)
 	if err != nil {
 		return fmt.Errorf("watching Docker events for the dockermachine controller: %w", err)
 	}
 	err = ctrl.NewControllerManagedBy(mgr).
-		For(&infrav1.DockerMachine{}, builder.WithPredicates(filter)).
+		For(r.kinds().NewMachine(), builder.WithPredicates(filter)).
 		WithOptions(opts).
-		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToDockerMachine), builder.WithPredicates(filter)).
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.machineToDockerMachine), builder.WithPredicates(filter)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(mapping.ClusterObjectToObjects(r.Client, newList)),
 			builder.WithPredicates(filter, predicates.ClusterUpdateTriggersChildren())).
-		Watches(&infrav1.DockerCluster{}, handler.EnqueueRequestsFromMapFunc(node.DockerClusterToObjects(r.Client, clusterMachines)),
+		Watches(r.kinds().NewCluster(), handler.EnqueueRequestsFromMapFunc(node.DockerClusterToObjects(r.Client, clusterMachines)),
 			builder.WithPredicates(filter, node.LoadBalancerAddressChanged())).
-		WatchesRawSource(r.Workload.GetClusterSource("dockermachine", clusterMachines)).
+		WatchesRawSource(r.Workload.GetClusterSource(name, clusterMachines)).
 		WatchesRawSource(dockerEvents).
 		Complete(patch.RequeueOnConflict(r))
 	if err != nil {
@@ -93,13 +104,13 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 }
 
 // machineToDockerMachine maps a Machine to the DockerMachine of its spec.infrastructureRef.
-func machineToDockerMachine(_ context.Context, o client.Object) []reconcile.Request {
+func (r *Reconciler) machineToDockerMachine(_ context.Context, o client.Object) []reconcile.Request {
 	m, ok := o.(*clusterv1.Machine)
 	if !ok {
 		return nil
 	}
 	ref := m.Spec.InfrastructureRef
-	if ref.Kind != "DockerMachine" || ref.APIGroup != infrav1.GroupVersion.Group || ref.Name == "" {
+	if ref.Kind != r.kinds().Machine || ref.APIGroup != infrav1.GroupVersion.Group || ref.Name == "" {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: m.Namespace, Name: ref.Name}}}
@@ -135,7 +146,10 @@ type scope struct {
 type problem struct{ reason, message string }
 
 // Reconcile is the controller's entry point.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if r.Dev {
+		return r.reconcileDev(ctx, req)
+	}
 	dm := &infrav1.DockerMachine{}
 	if err := r.Client.Get(ctx, req.NamespacedName, dm); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -144,10 +158,34 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	return r.reconcile(ctx, dm, func(ctx context.Context) error { return helper.Patch(ctx, dm) })
+}
+
+// reconcileDev reconciles a DevMachine as the DockerMachine it describes, and patches the
+// DevMachine with what changed.
+func (r *Reconciler) reconcileDev(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	dev := &infrav1.DevMachine{}
+	if err := r.Client.Get(ctx, req.NamespacedName, dev); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	helper, err := patch.NewHelper(dev, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	dm := devkinds.DockerMachine(dev)
+	return r.reconcile(ctx, dm, func(ctx context.Context) error {
+		devkinds.ApplyDockerMachine(dev, dm)
+		return helper.Patch(ctx, dev)
+	})
+}
+
+// reconcile is the DockerMachine logic; commit writes dm (or the Dev object it stands for)
+// once, after the status is computed.
+func (r *Reconciler) reconcile(ctx context.Context, dm *infrav1.DockerMachine, commit func(context.Context) error) (_ ctrl.Result, retErr error) {
 	s := &scope{dockerMachine: dm}
 	defer func() {
 		setStatus(s)
-		if err := helper.Patch(ctx, dm); err != nil {
+		if err := commit(ctx); err != nil {
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 		}
 	}()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -22,6 +23,7 @@ import (
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
+	"capstan.dev/infrastructure-docker/internal/devkinds"
 	"capstan.dev/infrastructure-docker/internal/docker"
 	"capstan.dev/infrastructure-docker/internal/node"
 )
@@ -29,6 +31,9 @@ import (
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=dockermachinepools,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=dockermachinepools/status,verbs=patch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=dockerclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=devmachinepools,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=devmachinepools/status,verbs=patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=devclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machinepools,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
 
@@ -43,7 +48,7 @@ const (
 	deletingRecorded = 100 * time.Millisecond
 )
 
-// Reconciler reconciles DockerMachinePools.
+// Reconciler reconciles DockerMachinePools, or DevMachinePools.
 type Reconciler struct {
 	Client client.Client
 	// APIReader reads the bootstrap data Secrets live: the manager caches no Secret.
@@ -54,7 +59,13 @@ type Reconciler struct {
 	Workload node.WorkloadClusters
 	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
 	WatchFilterValue string
+	// Dev makes the controller reconcile DevMachinePools instead: each is read as the
+	// DockerMachinePool its spec.backend.docker describes, reconciled by the same logic, and what
+	// changed is written back to the DevMachinePool (package devkinds).
+	Dev bool
 }
+
+func (r *Reconciler) kinds() devkinds.Kinds { return devkinds.For(r.Dev) }
 
 // nodes creates and bootstraps the node containers.
 func (r *Reconciler) nodes() *node.Provisioner {
@@ -70,21 +81,22 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 		return errors.New("dockermachinepool reconciler needs Client, APIReader, Docker and Workload")
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
-	newList := func() client.ObjectList { return &infrav1.DockerMachinePoolList{} }
+	newList := r.kinds().NewMachinePoolList
+	name := strings.ToLower(r.kinds().MachinePool)
 	clusterPools := mapping.ClusterToObjects(r.Client, newList)
-	dockerEvents, err := node.EventSource(mgr, "dockermachinepool", r.Docker, DockerMachinePoolLabel, clusterPools)
+	dockerEvents, err := node.EventSource(mgr, name, r.Docker, DockerMachinePoolLabel, clusterPools)
 	if err != nil {
 		return fmt.Errorf("watching Docker events for the dockermachinepool controller: %w", err)
 	}
 	err = ctrl.NewControllerManagedBy(mgr).
-		For(&infrav1.DockerMachinePool{}, builder.WithPredicates(filter)).
+		For(r.kinds().NewMachinePool(), builder.WithPredicates(filter)).
 		WithOptions(opts).
-		Watches(&clusterv1.MachinePool{}, handler.EnqueueRequestsFromMapFunc(machinePoolToDockerMachinePool), builder.WithPredicates(filter)).
+		Watches(&clusterv1.MachinePool{}, handler.EnqueueRequestsFromMapFunc(r.machinePoolToDockerMachinePool), builder.WithPredicates(filter)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(mapping.ClusterObjectToObjects(r.Client, newList)),
 			builder.WithPredicates(filter, predicates.ClusterUpdateTriggersChildren())).
-		Watches(&infrav1.DockerCluster{}, handler.EnqueueRequestsFromMapFunc(node.DockerClusterToObjects(r.Client, clusterPools)),
+		Watches(r.kinds().NewCluster(), handler.EnqueueRequestsFromMapFunc(node.DockerClusterToObjects(r.Client, clusterPools)),
 			builder.WithPredicates(filter, node.LoadBalancerAddressChanged())).
-		WatchesRawSource(r.Workload.GetClusterSource("dockermachinepool", clusterPools)).
+		WatchesRawSource(r.Workload.GetClusterSource(name, clusterPools)).
 		WatchesRawSource(dockerEvents).
 		Complete(patch.RequeueOnConflict(r))
 	if err != nil {
@@ -95,21 +107,21 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 
 // machinePoolToDockerMachinePool maps a MachinePool to the DockerMachinePool of its
 // spec.template.spec.infrastructureRef.
-func machinePoolToDockerMachinePool(_ context.Context, o client.Object) []reconcile.Request {
+func (r *Reconciler) machinePoolToDockerMachinePool(_ context.Context, o client.Object) []reconcile.Request {
 	mp, ok := o.(*clusterv1.MachinePool)
 	if !ok {
 		return nil
 	}
-	if !usesPool(mp, mp.Spec.Template.Spec.InfrastructureRef.Name) {
+	if !r.usesPool(mp, mp.Spec.Template.Spec.InfrastructureRef.Name) {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: mp.Namespace, Name: mp.Spec.Template.Spec.InfrastructureRef.Name}}}
 }
 
 // usesPool reports whether the MachinePool's infrastructureRef names the DockerMachinePool name.
-func usesPool(mp *clusterv1.MachinePool, name string) bool {
+func (r *Reconciler) usesPool(mp *clusterv1.MachinePool, name string) bool {
 	ref := mp.Spec.Template.Spec.InfrastructureRef
-	return ref.Kind == "DockerMachinePool" && ref.APIGroup == infrav1.GroupVersion.Group && ref.Name == name && name != ""
+	return ref.Kind == r.kinds().MachinePool && ref.APIGroup == infrav1.GroupVersion.Group && ref.Name == name && name != ""
 }
 
 // scope holds what one reconcile read and found; status is computed from it in setStatus.
@@ -155,7 +167,10 @@ type instance struct {
 }
 
 // Reconcile is the controller's entry point.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if r.Dev {
+		return r.reconcileDev(ctx, req)
+	}
 	pool := &infrav1.DockerMachinePool{}
 	if err := r.Client.Get(ctx, req.NamespacedName, pool); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -164,13 +179,37 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	return r.reconcile(ctx, pool, func(ctx context.Context) error { return helper.Patch(ctx, pool) })
+}
+
+// reconcileDev reconciles a DevMachinePool as the DockerMachinePool it describes, and patches
+// the DevMachinePool with what changed.
+func (r *Reconciler) reconcileDev(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	dev := &infrav1.DevMachinePool{}
+	if err := r.Client.Get(ctx, req.NamespacedName, dev); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	helper, err := patch.NewHelper(dev, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	pool := devkinds.DockerMachinePool(dev)
+	return r.reconcile(ctx, pool, func(ctx context.Context) error {
+		devkinds.ApplyDockerMachinePool(dev, pool)
+		return helper.Patch(ctx, dev)
+	})
+}
+
+// reconcile is the DockerMachinePool logic; commit writes pool (or the Dev object it stands
+// for) once, after the status is computed.
+func (r *Reconciler) reconcile(ctx context.Context, pool *infrav1.DockerMachinePool, commit func(context.Context) error) (_ ctrl.Result, retErr error) {
 	s := &scope{pool: pool, desired: 1}
 	defer func() {
 		if retErr != nil {
 			s.err = retErr
 		}
 		setStatus(s)
-		if err := helper.Patch(ctx, pool); err != nil {
+		if err := commit(ctx); err != nil {
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 		}
 	}()
@@ -219,7 +258,7 @@ func (r *Reconciler) readOwnerAndCluster(ctx context.Context, s *scope) error {
 		case err != nil:
 			s.wait = &problem{infrav1.DockerMachinePoolWaitingForMachinePoolReason, fmt.Sprintf(
 				"Waiting for the owner MachinePool %s/%s to exist", pool.Namespace, mpName)}
-		case !usesPool(mp, pool.Name):
+		case !r.usesPool(mp, pool.Name):
 			ref := mp.Spec.Template.Spec.InfrastructureRef
 			s.wait = &problem{infrav1.DockerMachinePoolWaitingForMachinePoolReason, fmt.Sprintf(
 				"The owner MachinePool %s/%s uses %s %q in spec.template.spec.infrastructureRef, not this DockerMachinePool: point it at DockerMachinePool %s, or delete this DockerMachinePool",
