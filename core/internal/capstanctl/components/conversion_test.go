@@ -29,15 +29,50 @@ func TestCoreComponents_ConfigureTheWebhookOfExactlyTheKindsTheManagerConverts(t
 	slices.Sort(got)
 	require.Equal(t, want, got)
 
+	requireWebhookConfigured(t, objs, got)
+}
+
+// TestProviderComponents_ServeV1Beta1ThroughTheirOwnManager: the kubeadm and docker providers'
+// CRDs that have a v1beta1 version are rendered with it served and converted by the Service of
+// that provider's manager, as the managers configure them; before, they were rendered unserved and
+// every init switched v1beta1 off until the manager's next check. The kinds are upstream's:
+// every kubeadm kind, the six Docker kinds, DevCluster and DevMachine with their templates
+// (upstream serves DevMachinePool(+Template) at v1beta2 only).
+func TestProviderComponents_ServeV1Beta1ThroughTheirOwnManager(t *testing.T) {
+	for name, want := range map[string]int{"bootstrap-kubeadm": 4, "infrastructure-docker": 10} {
+		ps, err := Select([]string{name})
+		require.NoError(t, err)
+		objs, err := ps[0].Objects()
+		require.NoError(t, err)
+		var withV1Beta1 []string
+		for _, o := range objs {
+			versions, _, _ := unstructured.NestedSlice(o.Object, "spec", "versions")
+			for _, v := range versions {
+				if o.GetKind() == "CustomResourceDefinition" && v.(map[string]any)["name"] == "v1beta1" {
+					withV1Beta1 = append(withV1Beta1, o.GetName())
+				}
+			}
+		}
+		got := ConversionCRDs(objs)
+		require.ElementsMatch(t, withV1Beta1, got, name)
+		require.Len(t, got, want, name)
+		requireWebhookConfigured(t, objs, got)
+	}
+}
+
+// requireWebhookConfigured checks that the named CRDs are converted by the components' own
+// Service, leave the CA bundle to the manager and serve every version.
+func requireWebhookConfigured(t *testing.T, objs []*unstructured.Unstructured, names []string) {
+	t.Helper()
 	var service *unstructured.Unstructured
 	for _, o := range objs {
 		if o.GetKind() == "Service" {
 			service = o
 		}
 	}
-	require.NotNil(t, service, "the core components hold the webhook's Service")
+	require.NotNil(t, service, "the components hold the webhook's Service")
 	for _, o := range objs {
-		if !slices.Contains(got, o.GetName()) {
+		if !slices.Contains(names, o.GetName()) {
 			continue
 		}
 		svc, _, _ := unstructured.NestedMap(o.Object, "spec", "conversion", "webhook", "clientConfig", "service")
@@ -57,16 +92,22 @@ func TestSetConversionURL_PointsOnlyThatProvidersCRDsAtTheURL(t *testing.T) {
 	require.NoError(t, err)
 	n, err := SetConversionURL(objs, "capstan-kubeadm-bootstrap-system", "https://127.0.0.1:1/convert")
 	require.NoError(t, err)
-	require.Zero(t, n, "the kubeadm provider converts nothing")
+	require.Equal(t, 4, n, "the four kubeadm kinds")
 
 	n, err = SetConversionURL(objs, "capstan-system", "https://127.0.0.1:9443/convert")
 	require.NoError(t, err)
-	require.Equal(t, len(ConversionCRDs(objs)), n)
+	require.Equal(t, len(converters.Kinds(nil)), n)
+	urls := map[string]int{}
 	for _, o := range objs {
 		if !slices.Contains(ConversionCRDs(objs), o.GetName()) {
 			continue
 		}
 		cfg, _, _ := unstructured.NestedMap(o.Object, "spec", "conversion", "webhook", "clientConfig")
-		require.Equal(t, map[string]any{"url": "https://127.0.0.1:9443/convert"}, cfg, o.GetName())
+		if url, ok := cfg["url"].(string); ok {
+			require.Len(t, cfg, 1, o.GetName())
+			urls[url]++
+		}
 	}
+	require.Equal(t, map[string]int{"https://127.0.0.1:1/convert": 4, "https://127.0.0.1:9443/convert": len(converters.Kinds(nil))}, urls,
+		"each provider's CRDs point at its own manager; the docker provider's keep their Service")
 }
