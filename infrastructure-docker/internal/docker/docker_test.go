@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -246,4 +247,29 @@ func TestRemovePlane_LeavesNothingLabelled(t *testing.T) {
 	vs, err := docker.EngineClient(r).VolumeList(ctx, volume.ListOptions{Filters: f})
 	require.NoError(t, err)
 	require.Empty(t, vs.Volumes)
+}
+
+// TestNew_ARuntimeIsSafeToShareFromItsFirstRequest: the Docker and the Dev controllers start
+// their event watches on one Runtime at the same moment. The Docker client negotiates its API
+// version on its first request while Events reads the version without a lock, so under -race
+// (make test) two first watches on a Runtime that had not negotiated yet were a data race.
+func TestNew_ARuntimeIsSafeToShareFromItsFirstRequest(t *testing.T) {
+	r, err := docker.New(dockertest.Plane(t.Name()))
+	require.NoError(t, err)
+	defer r.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := r.Ping(ctx); err != nil {
+		t.Skipf("no Docker Engine answers (run `make docker-up`): %v", err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]<-chan error, 4)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = r.WatchContainers(ctx) })
+	}
+	wg.Wait()
+	cancel()
+	for _, e := range errs {
+		require.NoError(t, <-e)
+	}
 }

@@ -71,8 +71,19 @@ func New(plane string) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the Docker client: %w", err)
 	}
+	// The client negotiates its API version on its first request, and some requests (Events)
+	// read the version without the lock the negotiation writes it under: two first requests at
+	// once (the Docker and the Dev controllers' event watches start together) are a data race.
+	// Negotiating here, before the client is shared, leaves later requests only reading it. An
+	// engine that does not answer yet is negotiated with on the first request, as before.
+	ctx, cancel := context.WithTimeout(context.Background(), negotiateTimeout)
+	defer cancel()
+	cli.NegotiateAPIVersion(ctx)
 	return &Runtime{cli: cli, plane: plane}, nil
 }
+
+// negotiateTimeout bounds New's API version negotiation with an engine that does not answer.
+const negotiateTimeout = 10 * time.Second
 
 // Plane is the management plane's name, also the name of its internal network.
 func (r *Runtime) Plane() string { return r.plane }
