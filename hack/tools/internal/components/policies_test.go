@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,6 +42,12 @@ func TestAdmissionPolicies_TestEnvironmentsInstallWhatInitInstalls(t *testing.T)
 
 			require.Len(t, deployed.Policies, len(files.Policies))
 			require.Len(t, deployed.Bindings, len(files.Bindings))
+			// kustomize keeps its resources' order and the directory is read by file name:
+			// compare by name.
+			sortByName(files.Policies)
+			sortByName(deployed.Policies)
+			sortByName(files.Bindings)
+			sortByName(deployed.Bindings)
 			for i, want := range files.Policies {
 				got := deployed.Policies[i]
 				require.Equal(t, prefixes[p]+want.Name, got.Name)
@@ -54,6 +61,10 @@ func TestAdmissionPolicies_TestEnvironmentsInstallWhatInitInstalls(t *testing.T)
 			}
 		})
 	}
+}
+
+func sortByName[T interface{ GetName() string }](objs []T) {
+	slices.SortFunc(objs, func(a, b T) int { return strings.Compare(a.GetName(), b.GetName()) })
 }
 
 func decodeAll(t *testing.T, data []byte) []*unstructured.Unstructured {
