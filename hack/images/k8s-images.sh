@@ -6,7 +6,8 @@
 #     cached by hack/k8s/build.sh;
 #   kube-proxy: capstan/rootfs:slim (iptables) + the binary;
 #   pause: infrastructure-docker/images/pause (static Go);
-#   coredns: github.com/coredns/coredns at the tag kubeadm names, from the Go module proxy;
+#   coredns: github.com/coredns/coredns at the tag kubeadm names, from the Go module proxy, with
+#     kubeadm's plugins only (images/k8s/coredns/main.go.txt);
 #   flannel: github.com/flannel-io/flannel, same way, plus the flannel CNI plugin (see lib.sh).
 # Usage: hack/images/k8s-images.sh <kubernetes-version>
 # Each image is labelled io.capstan.inputs=<hash of its recipe, binary and base> and rebuilt
@@ -32,6 +33,29 @@ got=$("$bin/kubeadm" version -o short)
 
 bash "$scripts/rootfs.sh" slim
 slim_inputs=$(inputs_of capstan/rootfs:slim)
+
+# coredns_binary TAG builds CoreDNS at TAG with the plugins of images/k8s/coredns/main.go.txt
+# (a kubeadm cluster's, without the cloud backends whose SDKs were most of the build) in a
+# throwaway module, cached by tag and plugin list, and prints the binary's path.
+coredns_binary() {
+  local tag=$1 src=$recipes/k8s/coredns/main.go.txt out tmp
+  out=$images_cache/bin/coredns-$tag-$(sha_of "$src" | cut -c1-12)
+  if [ ! -x "$out" ]; then
+    mkdir -p "$images_cache/bin"
+    tmp=$(mktemp -d "$images_cache/bin/.build.XXXXXX")
+    log "building coredns $tag (kubeadm's plugins) from github.com/coredns/coredns@$tag"
+    cp "$src" "$tmp/main.go"
+    if ! (cd "$tmp" && export GOWORK=off GOFLAGS=-mod=mod CGO_ENABLED=0 &&
+      go mod init capstan.dev/coredns >/dev/null 2>&1 && go get "github.com/coredns/coredns@$tag" >&2 &&
+      go build -trimpath -ldflags "-s -w -X github.com/coredns/coredns/coremain.GitCommit=$tag" -o coredns . >&2); then
+      rm -rf "$tmp"
+      die "building coredns $tag failed"
+    fi
+    mv "$tmp/coredns" "$out"
+    rm -rf "$tmp"
+  fi
+  echo "$out"
+}
 
 # image REF DOCKERFILE HASH-PARTS... builds REF from the prepared context $ctx unless cached.
 image() {
@@ -84,7 +108,7 @@ for ref in "${wanted[@]}"; do
       image "$ref" "$recipes/k8s/pause.Dockerfile" "$(sha_of "$pause")"
       ;;
     registry.k8s.io/coredns/coredns)
-      coredns=$(go_tool coredns github.com/coredns/coredns "$tag")
+      coredns=$(coredns_binary "$tag")
       new_context
       link "$coredns" "$ctx" coredns
       image "$ref" "$recipes/k8s/coredns.Dockerfile" "$(sha_of "$coredns")"
