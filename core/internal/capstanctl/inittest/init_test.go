@@ -320,7 +320,7 @@ func buildManagers(t *testing.T) string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := exec.Command("go", "build", "-o", filepath.Join(dir, p.Module), "capstan.dev/"+p.Module).CombinedOutput()
+			out, err := staticBuild(filepath.Join(dir, p.Module), "capstan.dev/"+p.Module).CombinedOutput()
 			if err != nil {
 				errs[i] = fmt.Errorf("go build capstan.dev/%s: %w: %s", p.Module, err, out)
 			}
@@ -488,4 +488,11 @@ func TestDevCredentials_ReissuedOnlyWhenTheTokenWouldNotDo(t *testing.T) {
 
 	_, err = issuer.Ensure(ctx, devcreds.ServiceAccount{Namespace: ns.Name, Name: "missing"}, filepath.Join(t.TempDir(), "x"))
 	require.ErrorContains(t, err, "requesting a token of ServiceAccount "+ns.Name+"/missing for its manager")
+}
+
+// staticBuild builds pkg into out as make managers does (static, -trimpath), sharing its build cache.
+func staticBuild(out, pkg string) *exec.Cmd {
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	return cmd
 }
