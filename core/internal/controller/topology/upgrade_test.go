@@ -67,7 +67,7 @@ func versionsOf(t *testing.T, c *clusterv1.Cluster) map[string]string {
 // spec.topology.version moves only the ControlPlane; the MachineDeployments never move while it
 // upgrades or scales, and TopologyReconciled says so; once it is upgraded and stable they move
 // one at a time (default concurrency 1), the next once the previous one's Machines run the new
-// version.
+// version. A worker added during the upgrade joins at the control plane's running version.
 func TestTopology_UpgradesTheControlPlaneFirstThenOneMachineDeploymentAtATime(t *testing.T) {
 	startController(t, env.UserFromRBACMarkers(t, "capstan-topology-upgrade-rbac-test", "controller.go"), nil)
 	ns, c, got := stableCluster(t)
@@ -83,8 +83,8 @@ func TestTopology_UpgradesTheControlPlaneFirstThenOneMachineDeploymentAtATime(t 
 			case v == "v1.37.2":
 			case !cpStable.Load():
 				return fmt.Errorf("MachineDeployment %s got %s before the control plane was upgraded and stable", name, v)
-			case name == "md-1" && !md0Upgraded.Load():
-				return fmt.Errorf("MachineDeployment md-1 got %s while md-0 was still upgrading (concurrency 1)", v)
+			case name != "md-0" && !md0Upgraded.Load():
+				return fmt.Errorf("MachineDeployment %s got %s while md-0 was still upgrading (concurrency 1)", name, v)
 			}
 		}
 		return nil
@@ -99,6 +99,15 @@ func TestTopology_UpgradesTheControlPlaneFirstThenOneMachineDeploymentAtATime(t 
 	require.Contains(t, conditionMessage(got), "MachineDeployment md-1 upgrade to v1.38.0 deferred: control plane upgrading")
 	require.Equal(t, "v1.38.0", nestedString(t, get(t, crds.GenericControlPlaneGVK, ns, cpName), "spec", "version"))
 
+	// A worker added while the control plane upgrades joins at the version the control plane runs.
+	envtest.Update(t, env.Client, got, func() {
+		got.Spec.Topology.Workers.MachineDeployments = append(got.Spec.Topology.Workers.MachineDeployments,
+			clusterv1.MachineDeploymentTopology{Class: "default-worker", Name: "md-2"})
+	})
+	envtest.WaitFor(t, timeout, "md-2 to be created at v1.37.2", func() (bool, error) {
+		return versionsOf(t, got)["md-2"] == "v1.37.2", nil
+	})
+
 	// The control plane runs the new version but still rolls out: the workers keep waiting.
 	setControlPlaneStatus(t, ns, cpName, "v1.38.0", 4, 2)
 	waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
@@ -109,13 +118,13 @@ func TestTopology_UpgradesTheControlPlaneFirstThenOneMachineDeploymentAtATime(t 
 	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
 		"MachineDeployment md-1 upgrade to v1.38.0 deferred: upgrade concurrency 1 reached (upgrading: md-0)")
 	require.Equal(t, clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradePendingReason, conditionReason(got))
-	require.Equal(t, map[string]string{"md-0": "v1.38.0", "md-1": "v1.37.2"}, versionsOf(t, got))
+	require.Equal(t, map[string]string{"md-0": "v1.38.0", "md-1": "v1.37.2", "md-2": "v1.37.2"}, versionsOf(t, got))
 
 	// md-0's Machine reaches the new version: md-1 follows, and the upgrade is done.
 	md0Upgraded.Store(true)
 	envtest.Update(t, env.Client, md0, func() { md0.Spec.Version = "v1.38.0" })
 	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
-	require.Equal(t, map[string]string{"md-0": "v1.38.0", "md-1": "v1.38.0"}, versionsOf(t, got))
+	require.Equal(t, map[string]string{"md-0": "v1.38.0", "md-1": "v1.38.0", "md-2": "v1.38.0"}, versionsOf(t, got))
 }
 
 // TestTopology_RefusesSkippingAMinorVersionAndABadConcurrency: a version two minors ahead
