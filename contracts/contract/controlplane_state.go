@@ -52,3 +52,46 @@ func ParseKubernetesVersion(s string) (*version.Version, error) {
 	}
 	return version.ParseGeneric(s)
 }
+
+// IsScaling reports whether the control plane is still converging on spec.replicas, as
+// upstream's contract IsScaling: status.replicas, the up-to-date count (upToDateReplicas under
+// v1beta2, updatedReplicas under v1beta1) and the available count (availableReplicas under
+// v1beta2, readyReplicas with no unavailableReplicas under v1beta1) must all equal spec.replicas.
+// A count not reported yet means scaling. A control plane without spec.replicas (one that has no
+// Machines) never scales.
+func (c ControlPlaneContract) IsScaling(obj *unstructured.Unstructured, v ContractVersion) (bool, error) {
+	want, err := c.Replicas().Get(obj)
+	if errors.Is(err, ErrFieldNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	counts := []Int64Field{c.StatusReplicas(), c.UpToDateReplicas(v), c.AvailableReplicas(v)}
+	if v == V1Beta1 {
+		counts = []Int64Field{c.StatusReplicas(), c.UpdatedReplicas(v), c.ReadyReplicas()}
+	}
+	for _, f := range counts {
+		got, err := f.Get(obj)
+		if errors.Is(err, ErrFieldNotFound) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if *got != *want {
+			return true, nil
+		}
+	}
+	if v != V1Beta1 {
+		return false, nil
+	}
+	unavailable, err := c.UnavailableReplicas(v).Get(obj)
+	switch {
+	case errors.Is(err, ErrFieldNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return *unavailable > 0, nil
+}

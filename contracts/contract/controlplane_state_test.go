@@ -41,3 +41,36 @@ func TestControlPlaneIsProvisioningAndIsUpgrading_FollowSpecAndStatusVersion(t *
 		})
 	}
 }
+
+func TestControlPlaneIsScaling_ComparesEveryCountWithSpecReplicas(t *testing.T) {
+	cases := []struct {
+		name    string
+		v       contract.ContractVersion
+		content string
+		want    bool
+		wantErr string
+	}{
+		{name: "no spec.replicas: no machines to scale", v: contract.V1Beta2, content: `{"spec":{}}`},
+		{name: "no status yet", v: contract.V1Beta2, content: `{"spec":{"replicas":3}}`, want: true},
+		{name: "v1beta2 stable", v: contract.V1Beta2, content: `{"spec":{"replicas":3},"status":{"replicas":3,"upToDateReplicas":3,"availableReplicas":3}}`},
+		{name: "v1beta2 scaling up", v: contract.V1Beta2, content: `{"spec":{"replicas":3},"status":{"replicas":2,"upToDateReplicas":2,"availableReplicas":2}}`, want: true},
+		{name: "v1beta2 rolling out", v: contract.V1Beta2, content: `{"spec":{"replicas":3},"status":{"replicas":3,"upToDateReplicas":2,"availableReplicas":3}}`, want: true},
+		{name: "v1beta2 one not available", v: contract.V1Beta2, content: `{"spec":{"replicas":3},"status":{"replicas":3,"upToDateReplicas":3,"availableReplicas":2}}`, want: true},
+		{name: "v1beta2 up-to-date count missing", v: contract.V1Beta2, content: `{"spec":{"replicas":3},"status":{"replicas":3,"availableReplicas":3}}`, want: true},
+		{name: "v1beta1 stable", v: contract.V1Beta1, content: `{"spec":{"replicas":1},"status":{"replicas":1,"updatedReplicas":1,"readyReplicas":1,"unavailableReplicas":0}}`},
+		{name: "v1beta1 unavailable", v: contract.V1Beta1, content: `{"spec":{"replicas":1},"status":{"replicas":1,"updatedReplicas":1,"readyReplicas":1,"unavailableReplicas":1}}`, want: true},
+		{name: "v1beta1 not updated", v: contract.V1Beta1, content: `{"spec":{"replicas":3},"status":{"replicas":3,"updatedReplicas":1,"readyReplicas":3}}`, want: true},
+		{name: "mistyped count", v: contract.V1Beta2, content: `{"spec":{"replicas":3},"status":{"replicas":"three"}}`, wantErr: "status.replicas"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := contract.ControlPlane().IsScaling(fromJSON(t, "KubeadmControlPlane", tc.content), tc.v)
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}

@@ -38,11 +38,17 @@ const (
 	// by users in MachineDeployment topology metadata; they are never copied to generated objects.
 	ClusterTopologyHoldUpgradeSequenceAnnotation = "topology.cluster.x-k8s.io/hold-upgrade-sequence"
 	ClusterTopologyDeferUpgradeAnnotation        = "topology.cluster.x-k8s.io/defer-upgrade"
+
+	// ClusterTopologyUpgradeConcurrencyAnnotation, set by users on a topology Cluster, is how many
+	// MachineDeployments may upgrade at once: an integer of at least 1; 1 when absent.
+	ClusterTopologyUpgradeConcurrencyAnnotation = "topology.cluster.x-k8s.io/upgrade-concurrency"
 )
 
 // Cluster's TopologyReconciled condition and reasons (only on Clusters with spec.topology), set by
-// the topology controller. Upstream's ClusterUpgrading and Paused reasons are not used: upgrades
-// are not orchestrated, and a paused Cluster is left untouched.
+// the topology controller. Upstream's Paused reason is not used: a paused Cluster is left untouched.
+// The upgrade reasons are release-1.11's finer ones (ControlPlaneUpgradePending,
+// MachineDeploymentsUpgradePending, MachineDeploymentsUpgradeDeferred) plus ClusterUpgrading for
+// an upgrade that is running with nothing held.
 const (
 	// ClusterTopologyReconciledCondition is true when the objects the Cluster's topology describes
 	// match its ClusterClass and topology.
@@ -63,6 +69,25 @@ const (
 	// ClusterTopologyReconciledSucceededReason is used when every generated object matches the
 	// Cluster's class and topology.
 	ClusterTopologyReconciledSucceededReason = "ReconcileSucceeded"
+
+	// ClusterTopologyReconciledControlPlaneUpgradePendingReason is used while spec.topology.version
+	// differs from the control plane's version and the control plane cannot be upgraded yet
+	// (provisioning, upgrading, scaling, workers still upgrading, or a version skip or downgrade
+	// that is refused); the message says why.
+	ClusterTopologyReconciledControlPlaneUpgradePendingReason = "ControlPlaneUpgradePending"
+
+	// ClusterTopologyReconciledMachineDeploymentsUpgradePendingReason is used while a
+	// MachineDeployment waits for the control plane to be upgraded and stable, or for the upgrade
+	// concurrency to allow it; the message names each one and why.
+	ClusterTopologyReconciledMachineDeploymentsUpgradePendingReason = "MachineDeploymentsUpgradePending"
+
+	// ClusterTopologyReconciledMachineDeploymentsUpgradeDeferredReason is used when only the
+	// defer-upgrade or hold-upgrade-sequence annotations keep MachineDeployments from upgrading.
+	ClusterTopologyReconciledMachineDeploymentsUpgradeDeferredReason = "MachineDeploymentsUpgradeDeferred"
+
+	// ClusterTopologyReconciledClusterUpgradingReason is used while the control plane or
+	// MachineDeployments roll out a new version and nothing else is held.
+	ClusterTopologyReconciledClusterUpgradingReason = "ClusterUpgrading"
 )
 
 // Topology says which ClusterClass a Cluster is built from and how: version, control plane, workers

@@ -25,6 +25,21 @@ import (
 // ClusterClassKind is the kind of ClusterClass.
 const ClusterClassKind = "ClusterClass"
 
+// ClusterClassFinalizer holds a ClusterClass's deletion while a Cluster's spec.topology.classRef
+// names it; the ClusterClass controller removes it once none does. Upstream refuses such a
+// deletion in its webhook; Capstan has no webhooks.
+const ClusterClassFinalizer = "clusterclass.cluster.x-k8s.io"
+
+// ClusterClass's Deleting condition, set only while a deletion waits for Clusters.
+const (
+	// ClusterClassDeletingCondition is true while the class is being deleted but still in use.
+	ClusterClassDeletingCondition = DeletingCondition
+
+	// ClusterClassDeletingWaitingForClustersReason is used while Clusters still use the class:
+	// the message names them (namespace/name).
+	ClusterClassDeletingWaitingForClustersReason = "WaitingForClusters"
+)
+
 // ClusterClass's VariablesReady condition and reasons.
 const (
 	// ClusterClassVariablesReadyCondition is true when every variable definition of the class has a

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -20,6 +21,7 @@ import (
 )
 
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses;clusterclasses/status,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;controlplane.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
 
@@ -32,14 +34,17 @@ type Reconciler struct {
 	tracker *external.Tracker
 }
 
-// SetupWithManager registers the controller: ClusterClasses and, lazily, the kinds of the
-// templates they reference, mapped back to every class of the namespace that references them.
+// SetupWithManager registers the controller: ClusterClasses, the Clusters using them (created,
+// deleted, or moved to another class) and, lazily, the kinds of the templates they reference,
+// mapped back to every class of the namespace that references them.
 func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil {
 		return fmt.Errorf("clusterclass reconciler needs Client")
 	}
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		For(&clusterv1.ClusterClass{}, builder.WithPredicates(predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
+		// A deleting class waits for the Clusters that use it to go or to use another class.
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToClusterClass), builder.WithPredicates(classRefChanged)).
 		WithOptions(opts).
 		Build(patch.RequeueOnConflict(r))
 	if err != nil {
@@ -96,9 +101,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		return ctrl.Result{}, nil
 	}
 	if !cc.DeletionTimestamp.IsZero() {
-		s.deleting = true
-		return ctrl.Result{}, nil // no finalizer: the templates go with their owner references
+		return r.reconcileDelete(ctx, s)
 	}
+	// Not a step of its own: the status this reconcile computes goes out in the same patch.
+	controllerutil.AddFinalizer(cc, clusterv1.ClusterClassFinalizer)
 	return r.reconcileNormal(ctx, s)
 }
 
@@ -106,8 +112,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 type scope struct {
 	class  *clusterv1.ClusterClass
 	paused bool
-	// deleting: the class is going away (held by someone else's finalizer); nothing was checked.
+	// deleting: no Cluster uses the class any more and it is going away; nothing was checked.
 	deleting bool
+	// usedBy names (namespace/name, sorted) the Clusters holding the deletion of a deleting class.
+	usedBy []string
 
 	// refProblems say, per template, what is wrong with it (missing, unreadable); outdated
 	// lists references at an older API version than their CRD's contract declares.

@@ -7,8 +7,10 @@
 // status.variables and VariablesReady. It also checks the rules of inline patches that admission
 // cannot check (they depend on op), reporting them in VariablesReady.
 //
-// A ClusterClass carries no finalizer, so there is no delete path (no delete.go): its templates go
-// through their owner references. It never rewrites the class's spec (upstream only reports
-// outdated references too) and never touches Clusters: the topology controller reads the class's
-// status.
+// A ClusterClass carries a finalizer that holds its deletion while any Cluster's
+// spec.topology.classRef names it (upstream refuses that deletion in its webhook; Capstan has no
+// webhooks): the Deleting condition names those Clusters, and the class keeps being reconciled so
+// they keep working. Once none uses it the finalizer goes and its templates follow through their
+// owner references. It never rewrites the class's spec (upstream only reports outdated
+// references too) and never touches Clusters: the topology controller reads the class's status.
 package clusterclass

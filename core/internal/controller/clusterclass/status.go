@@ -1,6 +1,7 @@
 package clusterclass
 
 import (
+	"fmt"
 	"strings"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -8,8 +9,8 @@ import (
 )
 
 // setStatus computes the conditions from what the reconcile found. While paused only the Paused
-// condition is written (the patch helper keeps the rest as it was); a deleting class keeps its
-// status.
+// condition is written (the patch helper keeps the rest as it was); a class whose deletion is no
+// longer held keeps its status; one still in use reports the Clusters that hold it in Deleting.
 func setStatus(s *scope, reconcileErr error) {
 	cc := s.class
 	if s.paused || s.deleting {
@@ -36,7 +37,20 @@ func setStatus(s *scope, reconcileErr error) {
 		conditions.Set(cc, conditions.True(clusterv1.ClusterClassVariablesReadyCondition,
 			clusterv1.ClusterClassVariablesReadyReason, ""))
 	}
+	if len(s.usedBy) > 0 {
+		conditions.Set(cc, conditions.True(clusterv1.ClusterClassDeletingCondition, clusterv1.ClusterClassDeletingWaitingForClustersReason,
+			"Waiting for the Clusters using this ClusterClass to be deleted or to use another class (spec.topology.classRef): "+namesMessage(s.usedBy)))
+	}
 	if reconcileErr == nil {
 		cc.Status.ObservedGeneration = cc.Generation
 	}
+}
+
+// namesMessage lists names, at most ten of them, and how many more there are.
+func namesMessage(names []string) string {
+	const shown = 10
+	if len(names) <= shown {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
 }

@@ -16,9 +16,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/external"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 	"capstan.dev/core/internal/topology/desired"
+	"capstan.dev/core/internal/topology/upgrade"
 	"capstan.dev/core/internal/topology/variables"
 )
 
@@ -30,7 +32,7 @@ const FieldManager = "capstan-topology"
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedeployments;machinehealthchecks,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinesets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinesets;machines,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;controlplane.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
 
@@ -41,11 +43,13 @@ type Reconciler struct {
 	WatchFilterValue string
 	// Random returns the random part of generated names; nil means desired.RandomSuffix.
 	Random func() string
+
+	tracker *external.Tracker
 }
 
 // SetupWithManager registers the controller: Clusters (spec and metadata changes, not status),
-// their ClusterClasses, the MachineDeployments and MachineHealthChecks they own, and the
-// deletion of their MachineSets.
+// their ClusterClasses, the MachineDeployments and MachineHealthChecks they own, the deletion of
+// their MachineSets, their Machines' spec changes and (lazily) their ControlPlanes.
 func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil {
 		return fmt.Errorf("topology reconciler needs Client")
@@ -53,7 +57,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	changed := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{})
 	toCluster := handler.EnqueueRequestsFromMapFunc(ownedToCluster)
-	err := ctrl.NewControllerManagedBy(mgr).
+	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("topology").
 		For(&clusterv1.Cluster{}, builder.WithPredicates(filter, changed)).
 		Watches(&clusterv1.ClusterClass{}, handler.EnqueueRequestsFromMapFunc(r.clusterClassToClusters)).
@@ -61,12 +65,24 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 		Watches(&clusterv1.MachineHealthCheck{}, toCluster, builder.WithPredicates(filter)).
 		// A deleted MachineSet may have been the last user of a replaced template copy.
 		Watches(&clusterv1.MachineSet{}, toCluster, builder.WithPredicates(filter, deletedOnly)).
+		// A Machine reaching its MachineDeployment's version may release the next upgrade step.
+		Watches(&clusterv1.Machine{}, toCluster, builder.WithPredicates(filter, predicate.GenerationChangedPredicate{})).
 		WithOptions(opts).
-		Complete(patch.RequeueOnConflict(r))
+		Build(patch.RequeueOnConflict(r))
 	if err != nil {
 		return fmt.Errorf("creating the topology controller: %w", err)
 	}
+	// The control plane's kind is a provider's: watched once its first object is read.
+	r.tracker = &external.Tracker{Controller: c, Cache: mgr.GetCache(), Handler: toCluster}
 	return nil
+}
+
+// watch makes sure obj's kind is watched (no-op without a tracker, e.g. in unit tests).
+func (r *Reconciler) watch(ctx context.Context, obj *unstructured.Unstructured) error {
+	if r.tracker == nil {
+		return nil
+	}
+	return r.tracker.Watch(ctrl.LoggerFrom(ctx), obj)
 }
 
 // deletedOnly passes delete events only.
@@ -145,6 +161,8 @@ type scope struct {
 	// templates are the class's templates; current what the Cluster has now.
 	templates desired.Templates
 	current   current
+	// upgrade is the version plan: what each object runs and what is pending.
+	upgrade *upgrade.Plan
 	// applied is set once the desired state was applied without error.
 	applied bool
 }

@@ -15,7 +15,11 @@
 //
 // It has no finalizer: generated objects carry an owner reference to the Cluster and go with it,
 // and the Cluster controller tears the Cluster down. It never imports a provider: provider
-// objects are unstructured, read and written through contract paths. Not done here (upstream
-// does): orchestrated upgrades (the control plane and workers get topology.version at once),
-// MachinePools, external patches, lifecycle hooks.
+// objects are unstructured, read and written through contract paths.
+//
+// A change of spec.topology.version is orchestrated (core/internal/topology/upgrade): the
+// control plane first, then the MachineDeployments a few at a time; the controller reads the
+// ControlPlane's status (watching its kind) and the MachineDeployments' Machines and reports what
+// is pending in TopologyReconciled. Not done here (upstream does): MachinePools, external
+// patches, lifecycle hooks, multi-step upgrade plans.
 package topology

@@ -32,11 +32,16 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.planUpgrade(ctx, s, cpContract); err != nil || s.blocked != nil {
+		return ctrl.Result{}, err
+	}
 	withDefaults := defaultedCluster(s)
 	state, err := desired.Compute(&desired.Input{
 		Cluster: withDefaults, Class: s.class, Templates: s.templates, Current: s.current.names,
-		ControlPlaneContract: cpContract, Random: r.Random,
-		Patch: func(t *desired.Templates, n *desired.Names) error { return patches.Apply(withDefaults, s.class, t, n) },
+		ControlPlaneContract: cpContract, Random: r.Random, Versions: s.versions(),
+		Patch: func(t *desired.Templates, n *desired.Names, v desired.Versions) error {
+			return patches.Apply(withDefaults, s.class, t, n, v)
+		},
 	})
 	if err != nil {
 		return ctrl.Result{}, err
@@ -177,6 +182,10 @@ func (r *Reconciler) readCurrent(ctx context.Context, s *scope) (contract.Contra
 		switch {
 		case err == nil:
 			cur.controlPlane = cp
+			// Its status (versions, replica counts) drives the upgrade: reconcile on its changes.
+			if err := r.watch(ctx, cp); err != nil {
+				return "", err
+			}
 			if mref, err := contract.ControlPlane().MachineTemplateInfrastructureRef(v.Contract).Get(cp); err == nil {
 				cur.names.ControlPlaneMachineInfrastructureName = mref.Name
 			}

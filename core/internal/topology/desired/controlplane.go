@@ -25,7 +25,7 @@ func computeControlPlane(in *Input, tpls *Templates, s *State, name string, rand
 	obj.SetLabels(mergeInto(obj.GetLabels(), labels))
 	obj.SetAnnotations(mergeInto(obj.GetAnnotations(), annotations))
 	cp := contract.ControlPlane()
-	if err := cp.Version().Set(obj, c.Spec.Topology.Version); err != nil {
+	if err := cp.Version().Set(obj, in.Versions.ForControlPlane(c)); err != nil {
 		return fmt.Errorf("ControlPlane %s: %w", name, err)
 	}
 	if topo.Replicas != nil {

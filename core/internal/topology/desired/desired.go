@@ -33,7 +33,7 @@ func Compute(in *Input) (*State, error) {
 		return nil, err
 	}
 	if in.Patch != nil {
-		if err := in.Patch(tpls, names); err != nil {
+		if err := in.Patch(tpls, names, in.Versions); err != nil {
 			return nil, err
 		}
 	}

@@ -275,7 +275,7 @@ func TestCompute_PatchSeesPerEntryCopiesAndNeverTheInput(t *testing.T) {
 	in := quickStart()
 	in.Cluster.Spec.Topology.Workers.MachineDeployments = append(in.Cluster.Spec.Topology.Workers.MachineDeployments,
 		clusterv1.MachineDeploymentTopology{Class: "default-worker", Name: "md-1"})
-	in.Patch = func(tpls *Templates, _ *Names) error {
+	in.Patch = func(tpls *Templates, _ *Names, _ Versions) error {
 		return unstructured.SetNestedField(tpls.MachineDeployments["md-1"].Infrastructure.Object, "node:v2", "spec", "template", "spec", "image")
 	}
 	s, err := Compute(in)
@@ -284,7 +284,27 @@ func TestCompute_PatchSeesPerEntryCopiesAndNeverTheInput(t *testing.T) {
 	require.Equal(t, "node:v2", nested(t, s.MachineDeployments[1].Infrastructure, "spec", "template", "spec", "image"))
 	require.Equal(t, "node:v1", nested(t, in.Templates.MachineDeployments["default-worker"].Infrastructure, "spec", "template", "spec", "image"))
 
-	in.Patch = func(*Templates, *Names) error { return fmt.Errorf("patch p1 failed") }
+	in.Patch = func(*Templates, *Names, Versions) error { return fmt.Errorf("patch p1 failed") }
 	_, err = Compute(in)
 	require.ErrorContains(t, err, "patch p1")
+}
+
+// TestCompute_VersionsFollowTheUpgradePlan: the plan's versions, not spec.topology.version, go
+// into the ControlPlane and the MachineDeployments, and the patch sees them.
+func TestCompute_VersionsFollowTheUpgradePlan(t *testing.T) {
+	in := quickStart()
+	in.Cluster.Spec.Topology.Version = "v1.38.0"
+	in.Versions = Versions{ControlPlane: "v1.38.0", MachineDeployments: map[string]string{"md-0": "v1.37.2"}}
+	var seen Versions
+	in.Patch = func(_ *Templates, _ *Names, v Versions) error { seen = v; return nil }
+	s, err := Compute(in)
+	require.NoError(t, err)
+	require.Equal(t, "v1.38.0", nested(t, s.ControlPlane, "spec", "version"))
+	require.Equal(t, "v1.37.2", s.MachineDeployments[0].Object.Spec.Template.Spec.Version)
+	require.Equal(t, in.Versions, seen)
+
+	in.Versions = Versions{}
+	s, err = Compute(in)
+	require.NoError(t, err)
+	require.Equal(t, "v1.38.0", s.MachineDeployments[0].Object.Spec.Template.Spec.Version, "no plan entry: the topology's version")
 }

@@ -22,10 +22,37 @@ type Input struct {
 	ControlPlaneContract contract.ContractVersion
 	// Random returns the random part of generated names; nil means RandomSuffix.
 	Random func() string
+	// Versions are the versions the upgrade plan gives the ControlPlane and MachineDeployments
+	// (see topology/upgrade); empty entries mean spec.topology.version.
+	Versions Versions
 	// Patch, when set, changes the template copies before objects are generated from them
-	// (the class's patches), knowing the generated objects' names (for builtin variables); it
-	// returns an error naming the patch and the path that failed.
-	Patch func(*Templates, *Names) error
+	// (the class's patches), knowing the generated objects' names and versions (for builtin
+	// variables); it returns an error naming the patch and the path that failed.
+	Patch func(*Templates, *Names, Versions) error
+}
+
+// Versions are the Kubernetes versions of the generated objects while an upgrade is orchestrated;
+// an empty entry means the topology's version.
+type Versions struct {
+	ControlPlane string
+	// MachineDeployments are keyed by topology name.
+	MachineDeployments map[string]string
+}
+
+// ForControlPlane is the control plane's version for c.
+func (v Versions) ForControlPlane(c *clusterv1.Cluster) string {
+	if v.ControlPlane != "" {
+		return v.ControlPlane
+	}
+	return c.Spec.Topology.Version
+}
+
+// ForMachineDeployment is the version of c's MachineDeployment topology entry topologyName.
+func (v Versions) ForMachineDeployment(c *clusterv1.Cluster, topologyName string) string {
+	if s := v.MachineDeployments[topologyName]; s != "" {
+		return s
+	}
+	return c.Spec.Topology.Version
 }
 
 // Names are the generated objects' names: the current ones, or new ones from the naming templates.

@@ -40,7 +40,7 @@ func computeMachineDeployment(in *Input, tpls *Templates, mdt clusterv1.MachineD
 			Selector:    clusterv1.LabelSelector{MatchLabels: selector},
 			Template: clusterv1.MachineTemplateSpec{
 				ObjectMeta: clusterv1.ObjectMeta{Labels: mergeInto(labels, selector), Annotations: annotations},
-				Spec:       machineSpec(c, class, &mdt, out),
+				Spec:       machineSpec(c, class, &mdt, out, in.Versions.ForMachineDeployment(c, mdt.Name)),
 			},
 			Rollout:  rollout(class, &mdt),
 			Deletion: clusterv1.MachineDeploymentDeletionSpec{Order: firstSet(mdt.Deletion.Order, class.Deletion.Order)},
@@ -55,7 +55,7 @@ func computeMachineDeployment(in *Input, tpls *Templates, mdt clusterv1.MachineD
 }
 
 // machineSpec is the MachineDeployment's machine template spec.
-func machineSpec(c *clusterv1.Cluster, class *clusterv1.MachineDeploymentClass, mdt *clusterv1.MachineDeploymentTopology, s *MachineDeploymentState) clusterv1.MachineSpec {
+func machineSpec(c *clusterv1.Cluster, class *clusterv1.MachineDeploymentClass, mdt *clusterv1.MachineDeploymentTopology, s *MachineDeploymentState, version string) clusterv1.MachineSpec {
 	deletion := clusterv1.MachineDeletionSpec{
 		NodeDrainTimeoutSeconds:        class.Deletion.NodeDrainTimeoutSeconds,
 		NodeVolumeDetachTimeoutSeconds: class.Deletion.NodeVolumeDetachTimeoutSeconds,
@@ -68,7 +68,7 @@ func machineSpec(c *clusterv1.Cluster, class *clusterv1.MachineDeploymentClass, 
 	})
 	spec := clusterv1.MachineSpec{
 		ClusterName:       c.Name,
-		Version:           c.Spec.Topology.Version,
+		Version:           version,
 		Bootstrap:         clusterv1.Bootstrap{ConfigRef: refTo(s.Bootstrap)},
 		InfrastructureRef: refTo(s.Infrastructure),
 		FailureDomain:     firstSet(mdt.FailureDomain, class.FailureDomain),

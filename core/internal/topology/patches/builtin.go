@@ -22,8 +22,8 @@ func clusterBuiltin(c *clusterv1.Cluster) map[string]any {
 }
 
 // controlPlaneBuiltin is builtin.controlPlane, for the control plane's templates.
-func controlPlaneBuiltin(c *clusterv1.Cluster, name string) map[string]any {
-	cp := map[string]any{"version": c.Spec.Topology.Version, "name": name}
+func controlPlaneBuiltin(c *clusterv1.Cluster, name, version string) map[string]any {
+	cp := map[string]any{"version": version, "name": name}
 	if r := c.Spec.Topology.ControlPlane.Replicas; r != nil {
 		cp["replicas"] = int64(*r)
 	}
@@ -31,8 +31,8 @@ func controlPlaneBuiltin(c *clusterv1.Cluster, name string) map[string]any {
 }
 
 // machineDeploymentBuiltin is builtin.machineDeployment, for one MachineDeployment's templates.
-func machineDeploymentBuiltin(c *clusterv1.Cluster, mdt *clusterv1.MachineDeploymentTopology, name string) map[string]any {
-	md := map[string]any{"version": c.Spec.Topology.Version, "class": mdt.Class, "name": name, "topologyName": mdt.Name}
+func machineDeploymentBuiltin(mdt *clusterv1.MachineDeploymentTopology, name, version string) map[string]any {
+	md := map[string]any{"version": version, "class": mdt.Class, "name": name, "topologyName": mdt.Name}
 	if mdt.Replicas != nil {
 		md["replicas"] = int64(*mdt.Replicas)
 	}

@@ -38,12 +38,14 @@ type item struct {
 
 // Apply runs the class's patches, in order, over the template copies of c's desired state. c's
 // topology variables must already be defaulted. The error names the patch, the JSON patch and
-// the template it failed on.
-func Apply(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desired.Templates, names *desired.Names) error {
+// the template it failed on. versions give builtin.controlPlane.version and
+// builtin.machineDeployment.version (upstream: the versions the objects get, which trail
+// builtin.cluster.topology.version during an upgrade).
+func Apply(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desired.Templates, names *desired.Names, versions desired.Versions) error {
 	if len(cc.Spec.Patches) == 0 {
 		return nil
 	}
-	items, err := collectItems(c, tpls, names)
+	items, err := collectItems(c, tpls, names, versions)
 	if err != nil {
 		return err
 	}
@@ -62,7 +64,7 @@ func Apply(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desired.Templ
 }
 
 // collectItems lists the template copies with each one's variables, in class order.
-func collectItems(c *clusterv1.Cluster, tpls *desired.Templates, names *desired.Names) ([]*item, error) {
+func collectItems(c *clusterv1.Cluster, tpls *desired.Templates, names *desired.Names, versions desired.Versions) ([]*item, error) {
 	t := &c.Spec.Topology
 	add := func(items []*item, r role, obj *unstructured.Unstructured, overrides []clusterv1.ClusterVariable, builtin map[string]any, what string) ([]*item, error) {
 		vars, err := variableMap(t.Variables, overrides, builtin)
@@ -75,7 +77,7 @@ func collectItems(c *clusterv1.Cluster, tpls *desired.Templates, names *desired.
 	if err != nil {
 		return nil, err
 	}
-	cpBuiltin := withBuiltin(c, map[string]any{"controlPlane": controlPlaneBuiltin(c, names.ControlPlane)})
+	cpBuiltin := withBuiltin(c, map[string]any{"controlPlane": controlPlaneBuiltin(c, names.ControlPlane, versions.ForControlPlane(c))})
 	if items, err = add(items, controlPlane, tpls.ControlPlane, t.ControlPlane.Variables.Overrides, cpBuiltin, "the control plane's template"); err != nil {
 		return nil, err
 	}
@@ -87,7 +89,7 @@ func collectItems(c *clusterv1.Cluster, tpls *desired.Templates, names *desired.
 	}
 	for i := range t.Workers.MachineDeployments {
 		mdt := &t.Workers.MachineDeployments[i]
-		b := withBuiltin(c, map[string]any{"machineDeployment": machineDeploymentBuiltin(c, mdt, names.MachineDeployments[mdt.Name])})
+		b := withBuiltin(c, map[string]any{"machineDeployment": machineDeploymentBuiltin(mdt, names.MachineDeployments[mdt.Name], versions.ForMachineDeployment(c, mdt.Name))})
 		mt := tpls.MachineDeployments[mdt.Name]
 		for _, obj := range []*unstructured.Unstructured{mt.Bootstrap, mt.Infrastructure} {
 			if items, err = add(items, machineDeployment, obj, mdt.Variables.Overrides, b, "MachineDeployment "+mdt.Name+"'s template"); err != nil {

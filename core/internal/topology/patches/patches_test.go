@@ -100,7 +100,7 @@ func TestApply_SelectsTemplatesAndUsesOverridesAndBuiltins(t *testing.T) {
 				}},
 		}},
 	)
-	require.NoError(t, Apply(c, cc, tpls, names))
+	require.NoError(t, Apply(c, cc, tpls, names, desired.Versions{}))
 
 	w0, w1 := tpls.MachineDeployments["md-0"].Infrastructure, tpls.MachineDeployments["md-1"].Infrastructure
 	require.Equal(t, "node:gpu", get(t, w0, "image"), "md-0 overrides the variable")
@@ -129,7 +129,7 @@ func TestApply_RunsPatchesInOrderHonouringEnabledIf(t *testing.T) {
 		clusterv1.ClusterClassPatch{Name: "remove", EnabledIf: `{{ if eq .builtin.machineDeployment.topologyName "md-1" }}true{{ end }}`,
 			Definitions: []clusterv1.PatchDefinition{machineTemplatePatch([]string{"other"}, clusterv1.JSONPatch{Op: "remove", Path: "/spec/template/spec/image"})}},
 	)
-	require.NoError(t, Apply(c, cc, tpls, names))
+	require.NoError(t, Apply(c, cc, tpls, names, desired.Versions{}))
 	require.Equal(t, "b", get(t, tpls.MachineDeployments["md-0"].Infrastructure, "image"), "a later patch sees an earlier one's result")
 	require.Nil(t, get(t, tpls.MachineDeployments["md-1"].Infrastructure, "image"), "md-1 (no gpu override) had a, then remove")
 }
@@ -154,7 +154,7 @@ func TestApply_ErrorsNameThePatchThePathAndTheTemplate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, tpls, names := fixture()
 			cc := classWith(clusterv1.ClusterClassPatch{Name: "broken", Definitions: []clusterv1.PatchDefinition{machineTemplatePatch([]string{"default-worker"}, tc.patch)}})
-			err := Apply(c, cc, tpls, names)
+			err := Apply(c, cc, tpls, names, desired.Versions{})
 			require.Error(t, err)
 			for _, w := range tc.want {
 				require.Contains(t, err.Error(), w)
@@ -162,7 +162,7 @@ func TestApply_ErrorsNameThePatchThePathAndTheTemplate(t *testing.T) {
 		})
 	}
 	c, tpls, names := fixture()
-	err := Apply(c, classWith(clusterv1.ClusterClassPatch{Name: "ext", External: &clusterv1.ExternalPatchDefinition{}}), tpls, names)
+	err := Apply(c, classWith(clusterv1.ClusterClassPatch{Name: "ext", External: &clusterv1.ExternalPatchDefinition{}}), tpls, names, desired.Versions{})
 	require.ErrorContains(t, err, `patch "ext" (spec.patches[0]) is external`)
 }
 
@@ -175,4 +175,21 @@ func TestLookup_WalksNestedPaths(t *testing.T) {
 	require.ErrorContains(t, err, "s is not an object")
 	_, err = lookup(vars, "a..b")
 	require.ErrorContains(t, err, "is not a name")
+}
+
+// TestApply_BuiltinVersionsAreTheObjectsVersions: during an upgrade builtin.controlPlane.version
+// and builtin.machineDeployment.version are the versions the objects get, not the topology's.
+func TestApply_BuiltinVersionsAreTheObjectsVersions(t *testing.T) {
+	c, tpls, names := fixture()
+	c.Spec.Topology.Version = "v1.38.0"
+	cc := classWith(clusterv1.ClusterClassPatch{Name: "versions", Definitions: []clusterv1.PatchDefinition{
+		machineTemplatePatch([]string{"*"}, clusterv1.JSONPatch{Op: "add", Path: "/spec/template/spec/version",
+			ValueFrom: &clusterv1.JSONPatchValue{Variable: "builtin.machineDeployment.version"}}),
+		{Selector: clusterv1.PatchSelector{APIVersion: infraAPI, Kind: "DevMachineTemplate", MatchResources: clusterv1.PatchSelectorMatch{ControlPlane: ptr.To(true)}},
+			JSONPatches: []clusterv1.JSONPatch{{Op: "add", Path: "/spec/template/spec/version", ValueFrom: &clusterv1.JSONPatchValue{Variable: "builtin.controlPlane.version"}}}},
+	}})
+	require.NoError(t, Apply(c, cc, tpls, names, desired.Versions{ControlPlane: "v1.38.0", MachineDeployments: map[string]string{"md-0": "v1.37.2"}}))
+	require.Equal(t, "v1.38.0", get(t, tpls.ControlPlaneMachineInfrastructure, "version"))
+	require.Equal(t, "v1.37.2", get(t, tpls.MachineDeployments["md-0"].Infrastructure, "version"))
+	require.Equal(t, "v1.38.0", get(t, tpls.MachineDeployments["md-1"].Infrastructure, "version"), "no plan entry: the topology's version")
 }
