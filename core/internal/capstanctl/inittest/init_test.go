@@ -123,7 +123,7 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 	// Services: the conversion webhooks of the core, bootstrap-kubeadm and docker managers.
 	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 26, "ServiceAccount": 3, "ClusterRole": 4,
 		"ClusterRoleBinding": 4, "Role": 3, "RoleBinding": 3, "Deployment": 3, "Service": 3,
-		"MutatingAdmissionPolicy": 10, "MutatingAdmissionPolicyBinding": 10}, kinds)
+		"MutatingAdmissionPolicy": 11, "MutatingAdmissionPolicyBinding": 11}, kinds)
 
 	crds := &apiextensionsv1.CustomResourceDefinitionList{}
 	require.NoError(t, env.Client.List(ctx, crds, client.HasLabels{"cluster.x-k8s.io/provider"}))
