@@ -105,7 +105,7 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 	require.Contains(t, r.stdout, "CustomResourceDefinition kubeadmconfigs.bootstrap.cluster.x-k8s.io created\n")
 	require.Contains(t, r.stdout, "26 CustomResourceDefinitions established\n")
 	require.Contains(t, r.stdout, "MutatingAdmissionPolicy cluster-api-machinedeployment-defaults created\n")
-	require.Contains(t, r.stdout, "10 MutatingAdmissionPolicies in effect\n")
+	require.Contains(t, r.stdout, "11 MutatingAdmissionPolicies in effect\n")
 	require.Contains(t, r.stdout, "Deployment capstan-docker-system/infrastructure-docker-controller-manager created\n")
 	require.Less(t, strings.Index(r.stdout, "Namespace capstan-docker-system created"),
 		strings.Index(r.stdout, "CustomResourceDefinition clusters.cluster.x-k8s.io"), "namespaces first")

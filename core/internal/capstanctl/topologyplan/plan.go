@@ -79,7 +79,8 @@ func Plan(ctx context.Context, c client.Client, objs []*unstructured.Unstructure
 
 // planCluster computes cl's desired state as the controller does and compares it with what exists.
 func planCluster(ctx context.Context, c client.Client, r client.Reader, cl *clusterv1.Cluster) (*ClusterPlan, error) {
-	if err := adoptExisting(ctx, c, cl); err != nil {
+	cl, err := admitted(ctx, c, cl)
+	if err != nil {
 		return nil, err
 	}
 	key := clusterstate.ClassKey(cl)
@@ -132,23 +133,33 @@ func planCluster(ctx context.Context, c client.Client, r client.Reader, cl *clus
 	return p, nil
 }
 
-// adoptExisting gives cl what the management cluster's Cluster of that name has and the files
-// do not: its UID (owner of the generated objects) and the references the controller set.
-func adoptExisting(ctx context.Context, c client.Client, cl *clusterv1.Cluster) error {
+// admitted returns cl as the management cluster would store it (CRD defaults and admission
+// policies applied, schema and CEL rules checked: a server-side dry run, which stores nothing),
+// with what the stored Cluster of that name has and the files do not: its UID (owner of the
+// generated objects) and the references the controller set.
+func admitted(ctx context.Context, c client.Client, cl *clusterv1.Cluster) (*clusterv1.Cluster, error) {
 	existing := &clusterv1.Cluster{}
 	err := c.Get(ctx, client.ObjectKeyFromObject(cl), existing)
-	if apierrors.IsNotFound(err) {
-		return nil
+	dry := cl.DeepCopy()
+	switch {
+	case apierrors.IsNotFound(err):
+		if err := c.Create(ctx, dry, client.DryRunAll); err != nil {
+			return nil, fmt.Errorf("the management cluster refuses the Cluster: %w", err)
+		}
+		dry.UID = "" // made up by the dry run: the generated objects get the real one
+		return dry, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading the Cluster from the management cluster: %w", err)
 	}
-	if err != nil {
-		return fmt.Errorf("reading the Cluster from the management cluster: %w", err)
+	dry.UID, dry.ResourceVersion = existing.UID, existing.ResourceVersion
+	if !dry.Spec.InfrastructureRef.IsDefined() {
+		dry.Spec.InfrastructureRef = existing.Spec.InfrastructureRef
 	}
-	cl.UID = existing.UID
-	if !cl.Spec.InfrastructureRef.IsDefined() {
-		cl.Spec.InfrastructureRef = existing.Spec.InfrastructureRef
+	if !dry.Spec.ControlPlaneRef.IsDefined() {
+		dry.Spec.ControlPlaneRef = existing.Spec.ControlPlaneRef
 	}
-	if !cl.Spec.ControlPlaneRef.IsDefined() {
-		cl.Spec.ControlPlaneRef = existing.Spec.ControlPlaneRef
+	if err := c.Update(ctx, dry, client.DryRunAll); err != nil {
+		return nil, fmt.Errorf("the management cluster refuses the Cluster as an update: %w", err)
 	}
-	return nil
+	return dry, nil
 }
