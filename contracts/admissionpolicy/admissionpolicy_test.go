@@ -89,7 +89,7 @@ func TestFromUnstructured_PicksOnlyPoliciesAndBindings(t *testing.T) {
 func TestCorePolicies_EachHasItsBindingAndMatchesOneCoreKind(t *testing.T) {
 	s, err := Read(admission.Files, ".")
 	require.NoError(t, err)
-	require.Len(t, s.Policies, 5)
+	require.Len(t, s.Policies, 6)
 	bound := map[string]int{}
 	for _, b := range s.Bindings {
 		bound[b.Spec.PolicyName]++

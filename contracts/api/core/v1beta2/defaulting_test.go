@@ -208,6 +208,46 @@ spec:
 	require.Equal(t, "c1", m.Labels[clusterv1.ClusterNameLabel])
 }
 
+// A topology Cluster written as upstream's quick start writes it (version without "v") is stored
+// with the "v", as upstream's Cluster webhook defaults it; on update too.
+func TestDefaulting_ClusterTopologyVersionGetsAVersionPrefix(t *testing.T) {
+	ctx := context.Background()
+	c := &clusterv1.Cluster{}
+	create(t, env.CreateNamespace(t, "defaults"), `
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata:
+  name: c1
+spec:
+  topology:
+    classRef:
+      name: quick-start
+    version: 1.37.2
+    controlPlane:
+      replicas: 1
+`, c)
+	require.Equal(t, "v1.37.2", c.Spec.Topology.Version)
+
+	c.Spec.Topology.Version = "1.38.0-rc.1"
+	require.NoError(t, env.Client.Update(ctx, c))
+	require.Equal(t, "v1.38.0-rc.1", c.Spec.Topology.Version)
+
+	// A Cluster without a topology passes the policy untouched.
+	plain := &clusterv1.Cluster{}
+	create(t, c.Namespace, `
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata:
+  name: plain
+spec:
+  infrastructureRef:
+    apiGroup: infrastructure.cluster.x-k8s.io
+    kind: DevCluster
+    name: plain
+`, plain)
+	require.False(t, plain.Spec.Topology.IsDefined())
+}
+
 func TestDefaulting_MachineHealthCheckGetsTheClusterNameLabel(t *testing.T) {
 	mhc := &clusterv1.MachineHealthCheck{}
 	create(t, env.CreateNamespace(t, "defaults"), `

@@ -42,13 +42,17 @@ func newGenerateCommand() *cobra.Command {
 		Short: "Print the objects of a workload cluster from a built-in template",
 		Long: `Print the objects of a workload cluster, rendered from a built-in template: a Cluster, its
 DockerCluster, a KubeadmControlPlane and, by default, a MachineDeployment of workers
-(--flavor machinepool: a MachinePool). Apply the output with kubectl apply -f -.
+(--flavor machinepool: a MachinePool). --flavor development prints upstream's development flavor:
+a Cluster whose spec.topology uses the ClusterClass quick-start (apply
+examples/clusterclass-quick-start.yaml first), with the class's variables. Apply the output with
+kubectl apply -f -.
 
 Templates use clusterctl's variables: ${VAR}, ${VAR:=default} and ${VAR:-default}. A value comes
 from a flag you set, else an environment variable of the same name, else the template's default,
 else the flag's default. See a template's variables with --list-variables.`,
 		Example: `  capstanctl generate cluster quickstart --kubernetes-version v1.37.2 --worker-machine-count 2 | kubectl apply -f -
   POD_CIDR=192.168.0.0/16 capstanctl generate cluster dev --flavor machinepool
+  capstanctl generate cluster dev --flavor development | capstanctl topology plan -f -
   capstanctl generate cluster --list-variables`,
 		Args: func(c *cobra.Command, args []string) error {
 			if o.listVariables && len(args) <= 1 {

@@ -63,6 +63,7 @@ It talks to the management cluster chosen by --kubeconfig, else KUBECONFIG, else
 		newDeleteCommand(g),
 		newInitCommand(g),
 		newMoveCommand(g),
+		newTopologyCommand(g),
 	)
 	return root
 }

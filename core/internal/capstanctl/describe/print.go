@@ -25,6 +25,9 @@ const groupedNamesShown = 3
 // is the reference for SINCE.
 func PrintTable(w io.Writer, root *Node, now time.Time) error {
 	var buf bytes.Buffer
+	if t := root.Topology; t != nil {
+		fmt.Fprintf(&buf, "ClusterClass: %s, topology version: %s\n", t.Class, t.Version)
+	}
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tREADY\tREASON\tSINCE\tMESSAGE")
 	printNode(tw, root, "", "", now)

@@ -70,7 +70,17 @@ type Node struct {
 	// Conditions are all the object's conditions, set only when --show-conditions
 	// selects the object.
 	Conditions []Condition `json:"conditions,omitempty"`
-	Children   []*Node     `json:"children,omitempty"`
+	// Topology is set on a Cluster built from a ClusterClass.
+	Topology *Topology `json:"topology,omitempty"`
+	Children []*Node   `json:"children,omitempty"`
+}
+
+// Topology is what a topology Cluster is built from.
+type Topology struct {
+	// Class is the ClusterClass, namespace/name.
+	Class string `json:"class"`
+	// Version is spec.topology.version, the Kubernetes version the topology rolls out.
+	Version string `json:"version,omitempty"`
 }
 
 // Condition is one condition shown with --show-conditions.
@@ -139,6 +149,13 @@ func (f ConditionFilter) Matches(kind, name string) bool {
 func Build(objs Objects, opts Options) *Node {
 	c := objs.Cluster
 	root := typedNode("Cluster", c, c.Status.Conditions, opts)
+	if t := c.Spec.Topology; t.IsDefined() {
+		ns := t.ClassRef.Namespace
+		if ns == "" {
+			ns = c.Namespace
+		}
+		root.Topology = &Topology{Class: ns + "/" + t.ClassRef.Name, Version: t.Version}
+	}
 
 	var cpMachines, others []clusterv1.Machine
 	for _, m := range sortedByName(objs.Machines) {

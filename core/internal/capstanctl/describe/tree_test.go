@@ -302,3 +302,26 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s mismatch (-want +got), rerun with -update if intended:\n%s", path, d)
 	}
 }
+
+// A Cluster built from a ClusterClass shows the class and the topology version, in the table's
+// first line and in the data output; other Clusters show neither.
+func TestBuild_TopologyClusterShowsItsClassAndVersion(t *testing.T) {
+	objs := sample()
+	require.Nil(t, Build(objs, Options{}).Topology)
+
+	objs.Cluster = objs.Cluster.DeepCopy()
+	objs.Cluster.Spec.Topology = clusterv1.Topology{ClassRef: clusterv1.ClusterClassRef{Name: "quick-start"}, Version: "v1.37.2"}
+	root := Build(objs, Options{})
+	require.Equal(t, &Topology{Class: "ns/quick-start", Version: "v1.37.2"}, root.Topology)
+
+	objs.Cluster.Spec.Topology.ClassRef.Namespace = "classes"
+	root = Build(objs, Options{})
+	require.Equal(t, "classes/quick-start", root.Topology.Class)
+	var buf bytes.Buffer
+	require.NoError(t, PrintTable(&buf, root, now))
+	first, _, _ := strings.Cut(buf.String(), "\n")
+	require.Equal(t, "ClusterClass: classes/quick-start, topology version: v1.37.2", first)
+	b, err := json.Marshal(root)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"topology":{"class":"classes/quick-start","version":"v1.37.2"}`)
+}

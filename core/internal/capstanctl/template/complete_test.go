@@ -59,6 +59,9 @@ func requireComplete(t *testing.T, objs []*unstructured.Unstructured) {
 		if v, ok, _ := unstructured.NestedString(o.Object, "spec", "version"); ok {
 			require.True(t, strings.HasPrefix(v, "v"), "%s: spec.version %q has no v", what, v)
 		}
+		if v, ok, _ := unstructured.NestedString(o.Object, "spec", "topology", "version"); ok {
+			require.True(t, strings.HasPrefix(v, "v"), "%s: spec.topology.version %q has no v", what, v)
+		}
 		if o.GetKind() != "MachineDeployment" {
 			continue
 		}

@@ -60,6 +60,45 @@ func TestRender_DefaultFlavorMatchesQuickstartExample(t *testing.T) {
 	}
 }
 
+// The development flavor is upstream's: a topology Cluster of the class quick-start, with the
+// class's variables; examples/cluster-development.yaml is what it renders by default.
+func TestRender_DevelopmentFlavorMatchesDevelopmentExample(t *testing.T) {
+	raw, err := Load("development")
+	require.NoError(t, err)
+	flags := map[string]string{}
+	for k, v := range quickstartFlags {
+		flags[k] = v
+	}
+	flags["CLUSTER_NAME"] = "development"
+	rendered, err := Render(raw, Values{Flags: flags, Env: noEnv, FlagDefaults: flagDefaults})
+	require.NoError(t, err)
+	example, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "cluster-development.yaml"))
+	require.NoError(t, err)
+	got, err := Objects(rendered)
+	require.NoError(t, err)
+	want, err := Objects(example)
+	require.NoError(t, err)
+	if d := cmp.Diff(asMaps(want), asMaps(got)); d != "" {
+		t.Errorf("generate cluster development --flavor development differs from examples/cluster-development.yaml (-example +generated):\n%s", d)
+	}
+
+	cluster := &clusterv1.Cluster{}
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(got[0].Object, cluster, true))
+	require.Equal(t, "quick-start", cluster.Spec.Topology.ClassRef.Name)
+	var names []string
+	for _, v := range cluster.Spec.Topology.Variables {
+		names = append(names, v.Name)
+	}
+	require.Equal(t, []string{"imageRepository", "etcdImageTag", "coreDNSImageTag", "podSecurityStandard"}, names)
+
+	// Upstream's environment variable turns the Pod Security Standard patches off.
+	rendered, err = Render(raw, Values{Flags: flags, FlagDefaults: flagDefaults, Env: func(name string) (string, bool) {
+		return "false", name == "POD_SECURITY_STANDARD_ENABLED"
+	}})
+	require.NoError(t, err)
+	require.Contains(t, string(rendered), "enabled: false")
+}
+
 func asMaps(objs []*unstructured.Unstructured) []map[string]any {
 	out := make([]map[string]any, 0, len(objs))
 	for _, o := range objs {
@@ -179,8 +218,8 @@ func TestLoad_UnknownFlavorListsTheAvailableOnes(t *testing.T) {
 	require.ErrorContains(t, err, "unknown flavor")
 }
 
-func TestFlavors_ListsDefaultAndMachinePool(t *testing.T) {
-	require.Equal(t, []string{"", "machinepool"}, Flavors())
+func TestFlavors_ListsDefaultDevelopmentAndMachinePool(t *testing.T) {
+	require.Equal(t, []string{"", "development", "machinepool"}, Flavors())
 }
 
 func TestVariables_ListsRequiredAndDefaults(t *testing.T) {

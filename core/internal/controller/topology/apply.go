@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/contract"
+	"capstan.dev/core/internal/topology/clusterstate"
 	"capstan.dev/core/internal/topology/desired"
 )
 
@@ -101,7 +100,7 @@ func (r *Reconciler) applyTemplate(ctx context.Context, tpl *unstructured.Unstru
 	if err != nil {
 		return err
 	}
-	if equality.Semantic.DeepEqual(dry.Object["spec"], cur.Object["spec"]) {
+	if !clusterstate.SpecDiffers(dry, cur) {
 		if metadataDiffers(dry, cur) {
 			return r.write(ctx, tpl, "Updating")
 		}
@@ -123,7 +122,7 @@ func (r *Reconciler) apply(ctx context.Context, obj *unstructured.Unstructured) 
 	if err != nil {
 		return err
 	}
-	if !metadataDiffers(dry, cur) && equality.Semantic.DeepEqual(dry.Object["spec"], cur.Object["spec"]) {
+	if !metadataDiffers(dry, cur) && !clusterstate.SpecDiffers(dry, cur) {
 		return nil
 	}
 	return r.write(ctx, obj, "Updating")
@@ -158,32 +157,13 @@ func (r *Reconciler) write(ctx context.Context, obj *unstructured.Unstructured, 
 
 // dryRun returns what applying obj would store.
 func (r *Reconciler) dryRun(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	dry := obj.DeepCopy()
-	if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(dry),
-		client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll); err != nil {
-		return nil, fmt.Errorf("dry-run applying %s %s: %w", obj.GetKind(), obj.GetName(), err)
-	}
-	return dry, nil
+	return clusterstate.DryRunApply(ctx, r.Client, obj)
 }
 
-// metadataDiffers compares what the topology writes of metadata: labels, annotations, owners.
-func metadataDiffers(a, b *unstructured.Unstructured) bool {
-	return !equality.Semantic.DeepEqual(a.GetLabels(), b.GetLabels()) ||
-		!equality.Semantic.DeepEqual(a.GetAnnotations(), b.GetAnnotations()) ||
-		!equality.Semantic.DeepEqual(a.GetOwnerReferences(), b.GetOwnerReferences())
-}
-
-// toIntent turns a typed object into an apply intent: no status, no creation timestamp.
-func toIntent(obj runtime.Object) (*unstructured.Unstructured, error) {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil, err
-	}
-	u := &unstructured.Unstructured{Object: m}
-	delete(u.Object, "status")
-	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	return u, nil
-}
+var (
+	metadataDiffers = clusterstate.MetadataDiffers
+	toIntent        = clusterstate.Intent
+)
 
 func labelOf(obj client.Object, key string) string { return obj.GetLabels()[key] }
 

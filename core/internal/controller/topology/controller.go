@@ -19,13 +19,14 @@ import (
 	"capstan.dev/contracts/external"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
+	"capstan.dev/core/internal/topology/clusterstate"
 	"capstan.dev/core/internal/topology/desired"
 	"capstan.dev/core/internal/topology/upgrade"
 	"capstan.dev/core/internal/topology/variables"
 )
 
 // FieldManager owns every field the topology controller applies.
-const FieldManager = "capstan-topology"
+const FieldManager = clusterstate.FieldManager
 
 // The controller writes templates and objects of any provider kind in the provider groups
 // (kinds outside these groups are granted through the aggregated manager role).
@@ -118,14 +119,8 @@ func (r *Reconciler) clusterClassToClusters(ctx context.Context, o client.Object
 	return out
 }
 
-// classKey is where a topology Cluster's ClusterClass lives: classRef.namespace or the Cluster's.
-func classKey(c *clusterv1.Cluster) client.ObjectKey {
-	ns := c.Spec.Topology.ClassRef.Namespace
-	if ns == "" {
-		ns = c.Namespace
-	}
-	return client.ObjectKey{Namespace: ns, Name: c.Spec.Topology.ClassRef.Name}
-}
+// classKey is where a topology Cluster's ClusterClass lives.
+var classKey = clusterstate.ClassKey
 
 // Reconcile is the controller's entry point. A paused Cluster is left alone (nothing written);
 // a deleting one too: its generated objects go through their owner references.

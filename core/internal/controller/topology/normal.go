@@ -2,22 +2,17 @@ package topology
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/contract"
-	"capstan.dev/core/internal/topology/desired"
-	"capstan.dev/core/internal/topology/patches"
+	"capstan.dev/core/internal/topology/clusterstate"
 	"capstan.dev/core/internal/topology/variables"
 )
 
@@ -35,14 +30,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if err := r.planUpgrade(ctx, s, cpContract); err != nil || s.blocked != nil {
 		return ctrl.Result{}, err
 	}
-	withDefaults := defaultedCluster(s)
-	state, err := desired.Compute(&desired.Input{
-		Cluster: withDefaults, Class: s.class, Templates: s.templates, Current: s.current.names,
-		ControlPlaneContract: cpContract, Random: r.Random, Versions: s.versions(),
-		Patch: func(t *desired.Templates, n *desired.Names, v desired.Versions) error {
-			return patches.Apply(withDefaults, s.class, t, n, v)
-		},
-	})
+	state, err := clusterstate.Compute(s.cluster, s.class, s.definitions, s.templates,
+		&clusterstate.Current{Names: s.current.names, ControlPlaneContract: cpContract}, s.versions(), r.Random)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -106,112 +95,29 @@ func classNotReconciled(msg string) *blockedReason {
 	return &blockedReason{clusterv1.ClusterTopologyReconciledClusterClassNotReconciledReason, msg}
 }
 
-// defaultedCluster is a copy of the Cluster whose variables and overrides carry the class's
-// defaults (upstream's webhook writes them; here they are applied in memory on every reconcile).
-func defaultedCluster(s *scope) *clusterv1.Cluster {
-	c := s.cluster.DeepCopy()
-	t := &c.Spec.Topology
-	t.Variables = variables.Default(t.Variables, s.definitions)
-	t.ControlPlane.Variables.Overrides = variables.DefaultOverrides(t.ControlPlane.Variables.Overrides, s.definitions)
-	for i := range t.Workers.MachineDeployments {
-		md := &t.Workers.MachineDeployments[i]
-		md.Variables.Overrides = variables.DefaultOverrides(md.Variables.Overrides, s.definitions)
-	}
-	return c
-}
-
-// readTemplates reads the class's templates from the class's namespace.
+// readTemplates reads the class's templates the Cluster uses.
 func (r *Reconciler) readTemplates(ctx context.Context, s *scope) error {
-	cc := s.class
-	get := func(path string, ref clusterv1.ClusterClassTemplateReference) (*unstructured.Unstructured, error) {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(ref.GroupVersionKind())
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: cc.Namespace, Name: ref.Name}, u); err != nil {
-			return nil, fmt.Errorf("reading %s %s/%s (ClusterClass %s %s): %w", ref.Kind, cc.Namespace, ref.Name, cc.Name, path, err)
-		}
-		return u, nil
-	}
-	var errs []error
 	var err error
-	t := desired.Templates{MachineDeployments: map[string]desired.MachineDeploymentTemplates{}}
-	t.InfrastructureCluster, err = get("spec.infrastructure.templateRef", cc.Spec.Infrastructure.TemplateRef)
-	errs = append(errs, err)
-	t.ControlPlane, err = get("spec.controlPlane.templateRef", cc.Spec.ControlPlane.TemplateRef)
-	errs = append(errs, err)
-	if ref := cc.Spec.ControlPlane.MachineInfrastructure.TemplateRef; ref.IsDefined() {
-		t.ControlPlaneMachineInfrastructure, err = get("spec.controlPlane.machineInfrastructure.templateRef", ref)
-		errs = append(errs, err)
-	}
-	used := map[string]bool{}
-	for _, md := range s.cluster.Spec.Topology.Workers.MachineDeployments {
-		used[md.Class] = true
-	}
-	for _, mdc := range cc.Spec.Workers.MachineDeployments {
-		if !used[mdc.Class] {
-			continue
-		}
-		p := "spec.workers.machineDeployments[" + mdc.Class + "]"
-		var mt desired.MachineDeploymentTemplates
-		mt.Bootstrap, err = get(p+".bootstrap.templateRef", mdc.Bootstrap.TemplateRef)
-		errs = append(errs, err)
-		mt.Infrastructure, err = get(p+".infrastructure.templateRef", mdc.Infrastructure.TemplateRef)
-		errs = append(errs, err)
-		t.MachineDeployments[mdc.Class] = mt
-	}
-	s.templates = t
-	return errors.Join(errs...)
+	s.templates, err = clusterstate.ReadTemplates(ctx, r.Client, s.class, s.cluster)
+	return err
 }
 
-// readCurrent finds what the Cluster has: the referenced InfrastructureCluster and ControlPlane
-// (and the machine template the latter references) and its topology MachineDeployments. It
-// returns the control plane kind's contract version.
+// readCurrent finds what the Cluster has (clusterstate.ReadCurrent) and returns the control
+// plane kind's contract version.
 func (r *Reconciler) readCurrent(ctx context.Context, s *scope) (contract.ContractVersion, error) {
-	c := s.cluster
-	cpGK := schema.FromAPIVersionAndKind(s.templates.ControlPlane.GetAPIVersion(), strings.TrimSuffix(s.templates.ControlPlane.GetKind(), "Template")).GroupKind()
-	v, err := contract.GetContractVersion(ctx, r.Client, cpGK)
+	cur, err := clusterstate.ReadCurrent(ctx, r.Client, s.cluster, s.templates.ControlPlane)
 	if err != nil {
-		return "", fmt.Errorf("control plane kind %s: %w", cpGK, err)
+		return "", err
 	}
-	cur := current{names: desired.Current{MachineDeployments: map[string]desired.CurrentMachineDeployment{}}, machineDeployments: map[string]*clusterv1.MachineDeployment{}}
-	cur.names.InfrastructureClusterName = c.Spec.InfrastructureRef.Name
-	if ref := c.Spec.ControlPlaneRef; ref.IsDefined() {
-		cur.names.ControlPlaneName = ref.Name
-		cp := &unstructured.Unstructured{}
-		cp.SetGroupVersionKind(v.GroupVersionKind(ref.GroupKind()))
-		err := r.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: ref.Name}, cp)
-		switch {
-		case err == nil:
-			cur.controlPlane = cp
-			// Its status (versions, replica counts) drives the upgrade: reconcile on its changes.
-			if err := r.watch(ctx, cp); err != nil {
-				return "", err
-			}
-			if mref, err := contract.ControlPlane().MachineTemplateInfrastructureRef(v.Contract).Get(cp); err == nil {
-				cur.names.ControlPlaneMachineInfrastructureName = mref.Name
-			}
-		case !apierrors.IsNotFound(err):
-			return "", fmt.Errorf("reading ControlPlane %s: %w", ref.Name, err)
+	s.current = current{names: cur.Names, controlPlane: cur.ControlPlane, machineDeployments: cur.MachineDeployments}
+	if cur.ControlPlane != nil {
+		// Its status (versions, replica counts) drives the upgrade: reconcile on its changes.
+		if err := r.watch(ctx, cur.ControlPlane); err != nil {
+			return "", err
 		}
 	}
-	mds := &clusterv1.MachineDeploymentList{}
-	if err := r.Client.List(ctx, mds, client.InNamespace(c.Namespace), ownedBy(c)); err != nil {
-		return "", fmt.Errorf("listing the Cluster's MachineDeployments: %w", err)
-	}
-	for i := range mds.Items {
-		md := &mds.Items[i]
-		name := md.Labels[clusterv1.ClusterTopologyMachineDeploymentNameLabel]
-		if name == "" || !md.DeletionTimestamp.IsZero() {
-			continue
-		}
-		cur.machineDeployments[name] = md
-		cur.names.MachineDeployments[name] = desired.CurrentMachineDeployment{Name: md.Name,
-			BootstrapName: md.Spec.Template.Spec.Bootstrap.ConfigRef.Name, InfrastructureName: md.Spec.Template.Spec.InfrastructureRef.Name}
-	}
-	s.current = cur
-	return v.Contract, nil
+	return cur.ControlPlaneContract, nil
 }
 
 // ownedBy selects the objects the topology generated for c.
-func ownedBy(c *clusterv1.Cluster) client.ListOption {
-	return client.MatchingLabels{clusterv1.ClusterNameLabel: c.Name, clusterv1.ClusterTopologyOwnedLabel: ""}
-}
+var ownedBy = clusterstate.OwnedBy

@@ -1,43 +1,7 @@
 package topology
 
-import (
-	"context"
+import "capstan.dev/core/internal/topology/clusterstate"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
-	"capstan.dev/core/internal/topology/variables"
-)
-
-// validateTopology checks the topology against its class as upstream's Cluster webhook does: the
-// variables (after defaulting) and overrides match the schemas, and each worker names a class the
-// ClusterClass defines.
-func validateTopology(ctx context.Context, c *clusterv1.Cluster, cc *clusterv1.ClusterClass, defs map[string]variables.Definition) field.ErrorList {
-	t := &c.Spec.Topology
-	path := field.NewPath("spec", "topology")
-	errs := variables.Validate(ctx, path.Child("variables"), variables.Default(t.Variables, defs), defs)
-	errs = append(errs, variables.ValidateOverrides(ctx, path.Child("controlPlane", "variables", "overrides"),
-		variables.DefaultOverrides(t.ControlPlane.Variables.Overrides, defs), defs)...)
-	mdClasses, mpClasses := map[string]bool{}, map[string]bool{}
-	for _, md := range cc.Spec.Workers.MachineDeployments {
-		mdClasses[md.Class] = true
-	}
-	for _, mp := range cc.Spec.Workers.MachinePools {
-		mpClasses[mp.Class] = true
-	}
-	for _, md := range t.Workers.MachineDeployments {
-		p := path.Child("workers", "machineDeployments").Key(md.Name)
-		if !mdClasses[md.Class] {
-			errs = append(errs, field.Invalid(p.Child("class"), md.Class, "ClusterClass "+cc.Name+" has no such MachineDeployment class"))
-		}
-		errs = append(errs, variables.ValidateOverrides(ctx, p.Child("variables", "overrides"), variables.DefaultOverrides(md.Variables.Overrides, defs), defs)...)
-	}
-	for _, mp := range t.Workers.MachinePools {
-		p := path.Child("workers", "machinePools").Key(mp.Name)
-		if !mpClasses[mp.Class] {
-			errs = append(errs, field.Invalid(p.Child("class"), mp.Class, "ClusterClass "+cc.Name+" has no such MachinePool class"))
-		}
-		errs = append(errs, variables.ValidateOverrides(ctx, p.Child("variables", "overrides"), variables.DefaultOverrides(mp.Variables.Overrides, defs), defs)...)
-	}
-	return errs
-}
+// validateTopology checks the topology against its class as upstream's Cluster webhook does
+// (clusterstate.Validate, shared with capstanctl topology plan).
+var validateTopology = clusterstate.Validate
