@@ -155,7 +155,7 @@ type scope struct {
 	blocked *blockedReason
 	// templates are the class's templates; current what the Cluster has now.
 	templates desired.Templates
-	current   current
+	current   *clusterstate.Current
 	// upgrade is the version plan: what each object runs and what is pending.
 	upgrade *upgrade.Plan
 	// applied is set once the desired state was applied without error.
@@ -163,11 +163,3 @@ type scope struct {
 }
 
 type blockedReason struct{ reason, message string }
-
-// current is what exists of a Cluster's generated objects.
-type current struct {
-	names        desired.Current
-	controlPlane *unstructured.Unstructured
-	// machineDeployments are the Cluster's topology-owned MachineDeployments by topology name.
-	machineDeployments map[string]*clusterv1.MachineDeployment
-}

@@ -23,7 +23,7 @@ func (r *Reconciler) deleteRemovedMachineDeployments(ctx context.Context, s *sco
 	for _, md := range state.MachineDeployments {
 		keep[md.TopologyName] = true
 	}
-	for name, md := range s.current.machineDeployments {
+	for name, md := range s.current.MachineDeployments {
 		if keep[name] {
 			continue
 		}

@@ -11,7 +11,6 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
-	"capstan.dev/contracts/contract"
 	"capstan.dev/core/internal/topology/clusterstate"
 	"capstan.dev/core/internal/topology/variables"
 )
@@ -23,15 +22,14 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if err := r.readTemplates(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	cpContract, err := r.readCurrent(ctx, s)
-	if err != nil {
+	if err := r.readCurrent(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
+	cpContract := s.current.ControlPlaneContract
 	if err := r.planUpgrade(ctx, s, cpContract); err != nil || s.blocked != nil {
 		return ctrl.Result{}, err
 	}
-	state, err := clusterstate.Compute(s.cluster, s.class, s.definitions, s.templates,
-		&clusterstate.Current{Names: s.current.names, ControlPlaneContract: cpContract}, s.versions(), r.Random)
+	state, err := clusterstate.Compute(s.cluster, s.class, s.definitions, s.templates, s.current, s.versions(), r.Random)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -102,21 +100,18 @@ func (r *Reconciler) readTemplates(ctx context.Context, s *scope) error {
 	return err
 }
 
-// readCurrent finds what the Cluster has (clusterstate.ReadCurrent) and returns the control
-// plane kind's contract version.
-func (r *Reconciler) readCurrent(ctx context.Context, s *scope) (contract.ContractVersion, error) {
+// readCurrent finds what the Cluster has (clusterstate.ReadCurrent).
+func (r *Reconciler) readCurrent(ctx context.Context, s *scope) error {
 	cur, err := clusterstate.ReadCurrent(ctx, r.Client, s.cluster, s.templates.ControlPlane)
 	if err != nil {
-		return "", err
+		return err
 	}
-	s.current = current{names: cur.Names, controlPlane: cur.ControlPlane, machineDeployments: cur.MachineDeployments}
+	s.current = cur
 	if cur.ControlPlane != nil {
 		// Its status (versions, replica counts) drives the upgrade: reconcile on its changes.
-		if err := r.watch(ctx, cur.ControlPlane); err != nil {
-			return "", err
-		}
+		return r.watch(ctx, cur.ControlPlane)
 	}
-	return cur.ControlPlaneContract, nil
+	return nil
 }
 
 // ownedBy selects the objects the topology generated for c.

@@ -24,13 +24,13 @@ func (r *Reconciler) planUpgrade(ctx context.Context, s *scope, v contract.Contr
 		s.blocked = &blockedReason{clusterv1.ClusterTopologyReconciledFailedReason, ferr.Error() + ": fix or remove the annotation"}
 		return nil
 	}
-	cp, err := controlPlaneState(s.current.controlPlane, v)
+	cp, err := controlPlaneState(s.current.ControlPlane, v)
 	if err != nil {
 		return err
 	}
 	in := upgrade.Input{Target: c.Spec.Topology.Version, ControlPlane: cp, Concurrency: concurrency}
 	for _, mdt := range c.Spec.Topology.Workers.MachineDeployments {
-		md, err := r.machineDeploymentState(ctx, s.current.machineDeployments[mdt.Name])
+		md, err := r.machineDeploymentState(ctx, s.current.MachineDeployments[mdt.Name])
 		if err != nil {
 			return err
 		}
