@@ -59,10 +59,7 @@ type managerProcess struct {
 func buildManager(t *testing.T, p provider) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), p.name)
-	// Built as make managers builds them (static, -trimpath), sharing its build cache.
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, p.pkg)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := cmd.CombinedOutput()
+	out, err := envtest.StaticBuild(bin, p.pkg).CombinedOutput()
 	require.NoError(t, err, "building %s: %s", p.pkg, out)
 	return bin
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -320,7 +319,7 @@ func buildManagers(t *testing.T) string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := staticBuild(filepath.Join(dir, p.Module), "capstan.dev/"+p.Module).CombinedOutput()
+			out, err := envtest.StaticBuild(filepath.Join(dir, p.Module), "capstan.dev/"+p.Module).CombinedOutput()
 			if err != nil {
 				errs[i] = fmt.Errorf("go build capstan.dev/%s: %w: %s", p.Module, err, out)
 			}
@@ -488,11 +487,4 @@ func TestDevCredentials_ReissuedOnlyWhenTheTokenWouldNotDo(t *testing.T) {
 
 	_, err = issuer.Ensure(ctx, devcreds.ServiceAccount{Namespace: ns.Name, Name: "missing"}, filepath.Join(t.TempDir(), "x"))
 	require.ErrorContains(t, err, "requesting a token of ServiceAccount "+ns.Name+"/missing for its manager")
-}
-
-// staticBuild builds pkg into out as make managers does (static, -trimpath), sharing its build cache.
-func staticBuild(out, pkg string) *exec.Cmd {
-	cmd := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	return cmd
 }

@@ -29,7 +29,7 @@ func TestMgmtCommand_UpDownUpKeepsTheCluster(t *testing.T) {
 		t.Fatalf("the management plane needs real binaries: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "mgmt")
-	out, err := staticBuild(bin, ".").CombinedOutput()
+	out, err := envtest.StaticBuild(bin, ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	dir := filepath.Join(t.TempDir(), "mgmt")
 	run := func(args ...string) string {
@@ -74,7 +74,7 @@ func TestMgmtCommand_ServeRunsInTheForegroundAndStopsOnSIGTERM(t *testing.T) {
 		t.Fatalf("the management plane needs real binaries: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "mgmt")
-	out, err := staticBuild(bin, ".").CombinedOutput()
+	out, err := envtest.StaticBuild(bin, ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	dir := filepath.Join(t.TempDir(), "mgmt")
 	t.Cleanup(func() { _ = exec.Command(bin, "--dir", dir, "down").Run() })
@@ -123,7 +123,7 @@ func TestMgmtCommand_ServeRunsInTheForegroundAndStopsOnSIGTERM(t *testing.T) {
 
 func TestMgmtCommand_UnknownVerbFails(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "mgmt")
-	out, err := staticBuild(bin, ".").CombinedOutput()
+	out, err := envtest.StaticBuild(bin, ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	out, err = exec.Command(bin, "--dir", t.TempDir(), "sideways").CombinedOutput()
 	require.Error(t, err)
@@ -141,11 +141,4 @@ func kubeClient(t *testing.T, kubeconfig string) client.Client {
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	require.NoError(t, err)
 	return c
-}
-
-// staticBuild builds pkg into out as make managers does (static, -trimpath), sharing its build cache.
-func staticBuild(out, pkg string) *exec.Cmd {
-	cmd := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	return cmd
 }
