@@ -41,13 +41,15 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	defer os.RemoveAll(dir)
 	flags, logPath, err := envtest.WriteAuditFlags(dir)
 	if err != nil {
 		panic(err)
 	}
 	auditLog = logPath
-	os.Exit(envtest.Run(m, envtest.Options{CRDs: crds.All(), APIServerFlags: flags}, &env))
+	code := envtest.Run(m, envtest.Options{CRDs: crds.All(), APIServerFlags: flags}, &env)
+	// os.Exit skips deferred calls: the audit log (up to a megabyte a run) is removed first.
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // startCore runs every core controller that has no external dependency, wired as
