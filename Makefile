@@ -25,7 +25,8 @@ CTL_VERSION_PKG    := capstan.dev/core/internal/capstanctl/version
 GENERATED := contracts/api contracts/config/crd bootstrap-kubeadm/api bootstrap-kubeadm/config/crd \
 	infrastructure-docker/api infrastructure-docker/config/crd \
 	contracts/conformance/example/api contracts/conformance/example/config/crd \
-	$(foreach p,$(PROVIDERS),$(p)/config/rbac) core/internal/capstanctl/components
+	$(foreach p,$(PROVIDERS),$(p)/config/rbac) core/internal/capstanctl/components \
+	core/internal/capstanctl/template/templates examples
 
 .PHONY: help
 help: ## Show the targets.
@@ -44,7 +45,7 @@ DEV_MANAGERS = bin/capstanctl init --dev --kubeconfig .capstan/mgmt/kubeconfig -
 run: docker-up k8s-binaries node-image lb-image mgmt-up managers ## Management plane, the three managers and the quickstart cluster (examples/quickstart.yaml) with every node Ready.
 	$(DEV_MANAGERS) $(MANAGER_ARGS)
 	bin/quickstart --kubeconfig .capstan/mgmt/kubeconfig --manifest examples/quickstart.yaml \
-	  --cni infrastructure-docker/images/flannel/kube-flannel.yaml --workload-kubeconfig .capstan/quickstart.kubeconfig
+	  --workload-kubeconfig .capstan/quickstart.kubeconfig
 	@echo; bin/capstanctl describe cluster quickstart --kubeconfig .capstan/mgmt/kubeconfig
 	@echo; echo "Workload kubeconfig: $(CURDIR)/.capstan/quickstart.kubeconfig"
 	$(K8S_BIN)/kubectl --kubeconfig .capstan/quickstart.kubeconfig get nodes
@@ -80,6 +81,8 @@ generate: ## Generate deepcopy, CRDs and RBAC with controller-gen, and the compo
 	@hack/gen-crd-kustomization.sh infrastructure-docker/config/crd
 	@# Each provider's config/default as kustomize builds it, embedded by capstanctl init.
 	@go run ./hack/tools/cmd/components
+	@# The CNI ClusterResourceSet block of capstanctl's templates and examples/, from the flannel manifest.
+	@go run ./hack/tools/cmd/cniaddon
 
 .PHONY: verify
 verify: verify-fmt verify-vet verify-generated verify-imports ## All static checks.

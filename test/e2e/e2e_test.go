@@ -72,14 +72,14 @@ func (s *suite) quickstart() {
 	require.Len(s.t, nodes.Items, 2, "one control plane node and one worker")
 }
 
-// applyAndWaitForNodes applies a cluster's objects, installs the CNI once its API answers and
-// waits until every node is Ready; it keeps the workload kubeconfig and a client of it.
+// applyAndWaitForNodes applies a cluster's objects (their ClusterResourceSet delivers the CNI)
+// and waits until every node is Ready; it keeps the workload kubeconfig and a client of it.
 func (s *suite) applyAndWaitForNodes(objs []*framework.Object, timeout time.Duration) {
 	require.NoError(s.t, framework.Apply(s.ctx, s.mgmt, objs))
 	ctx, cancel := context.WithTimeout(s.ctx, timeout)
 	defer cancel()
 	kc, err := framework.WaitForNodesReady(ctx, framework.WaitInput{
-		Mgmt: s.mgmt, Cluster: client.ObjectKey{Namespace: s.ns, Name: s.name}, CNI: s.cniManifest(),
+		Mgmt: s.mgmt, Cluster: client.ObjectKey{Namespace: s.ns, Name: s.name},
 		Progress: &framework.Progress{Out: testWriter{s.t}},
 	})
 	require.NoError(s.t, err)

@@ -109,14 +109,6 @@ func dockerSocketMount() any {
 	return map[string]any{"containerPath": "/var/run/docker.sock", "hostPath": "/var/run/docker.sock"}
 }
 
-func (s *suite) cniManifest() []*framework.Object {
-	data, err := os.ReadFile(filepath.Join(s.repo, "infrastructure-docker", "images", "flannel", "kube-flannel.yaml"))
-	require.NoError(s.t, err)
-	objs, err := framework.ParseManifest(data)
-	require.NoError(s.t, err)
-	return objs
-}
-
 // timed runs a spec and records its wall time for docs/benchmarks.md.
 func (s *suite) timed(name string, f func()) {
 	start := time.Now()

@@ -1,7 +1,7 @@
 // Command quickstart is the last step of `make run`: it applies the quickstart manifest to the
-// management cluster, prints a line per change while the providers provision it, installs
-// the CNI into the workload cluster once its API server answers, waits until every node is
-// Ready and writes the workload kubeconfig. Running it again changes nothing and returns as
+// management cluster, prints a line per change while the providers provision it (the manifest's
+// ClusterResourceSet delivers the CNI, as for a user who applies it with kubectl), waits until
+// every node is Ready and writes the workload kubeconfig. Running it again changes nothing and returns as
 // soon as the nodes are Ready.
 package main
 
@@ -30,7 +30,7 @@ func main() {
 func run() error {
 	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "Kubeconfig of the management cluster.")
 	manifest := flag.String("manifest", "examples/quickstart.yaml", "Cluster API objects to apply.")
-	cni := flag.String("cni", "infrastructure-docker/images/flannel/kube-flannel.yaml", "CNI manifest applied to the workload cluster (empty: none).")
+	cni := flag.String("cni", "", "CNI manifest applied to the workload cluster once its API answers (empty: none; examples/quickstart.yaml delivers its CNI by a ClusterResourceSet).")
 	out := flag.String("workload-kubeconfig", ".capstan/quickstart.kubeconfig", "Where to write the workload cluster's kubeconfig.")
 	timeout := flag.Duration("timeout", 20*time.Minute, "How long to wait for every node to be Ready.")
 	flag.Parse()

@@ -52,6 +52,9 @@ func TestExamples_AreCompleteWithoutDefaulting(t *testing.T) {
 func requireComplete(t *testing.T, objs []*unstructured.Unstructured) {
 	t.Helper()
 	for _, o := range objs {
+		if o.GetKind() == "Cluster" {
+			require.Empty(t, cniGaps(o, objs), "Cluster %s", o.GetName())
+		}
 		what := o.GetKind() + " " + o.GetName()
 		if o.GroupVersionKind().Group == clusterv1.GroupVersion.Group {
 			require.Equal(t, clusterv1.GroupVersion.Version, o.GroupVersionKind().Version, what)
@@ -99,4 +102,43 @@ func machineDeploymentGaps(md *clusterv1.MachineDeployment) []string {
 		gaps = append(gaps, "spec.template.spec.version has no v")
 	}
 	return gaps
+}
+
+// cniGaps lists why cluster would come up without a CNI: its nodes become Ready only when a
+// ClusterResourceSet in the same manifest selects it and every resource that set names (a
+// ConfigMap holding a DaemonSet) is in the manifest too.
+func cniGaps(cluster *unstructured.Unstructured, objs []*unstructured.Unstructured) []string {
+	byName := map[string]*unstructured.Unstructured{}
+	for _, o := range objs {
+		byName[o.GetKind()+"/"+o.GetName()] = o
+	}
+	for _, o := range objs {
+		if o.GetKind() != "ClusterResourceSet" || o.GetNamespace() != cluster.GetNamespace() {
+			continue
+		}
+		selector, _, _ := unstructured.NestedStringMap(o.Object, "spec", "clusterSelector", "matchLabels")
+		if len(selector) == 0 || !labels.SelectorFromSet(selector).Matches(labels.Set(cluster.GetLabels())) {
+			continue
+		}
+		resources, _, _ := unstructured.NestedSlice(o.Object, "spec", "resources")
+		var gaps []string
+		for _, r := range resources {
+			ref, _ := r.(map[string]any)
+			res := byName[fmt.Sprint(ref["kind"])+"/"+fmt.Sprint(ref["name"])]
+			if res == nil {
+				gaps = append(gaps, fmt.Sprintf("ClusterResourceSet %s names %s %s, which is not in the manifest", o.GetName(), ref["kind"], ref["name"]))
+				continue
+			}
+			data, _, _ := unstructured.NestedStringMap(res.Object, "data")
+			found := false
+			for _, v := range data {
+				found = found || strings.Contains(v, "kind: DaemonSet")
+			}
+			if !found {
+				gaps = append(gaps, fmt.Sprintf("%s %s holds no DaemonSet", res.GetKind(), res.GetName()))
+			}
+		}
+		return gaps
+	}
+	return []string{"no ClusterResourceSet in the manifest selects it by its labels (the CNI would never be installed)"}
 }

@@ -51,12 +51,18 @@ func example(t *testing.T, name, ns string) []*unstructured.Unstructured {
 	return objs
 }
 
-// quickStart returns the quick-start class with its templates, and the development Cluster, in ns.
+// quickStart returns the quick-start class with its templates, and the development Cluster, in ns
+// (the example's other objects, its CNI ClusterResourceSet and ConfigMap, play no part here).
 func quickStart(t *testing.T, ns string) (class []*unstructured.Unstructured, cluster *unstructured.Unstructured) {
 	t.Helper()
-	objs := example(t, "cluster-development.yaml", ns)
-	require.Len(t, objs, 1)
-	return example(t, "clusterclass-quick-start.yaml", ns), objs[0]
+	var clusters []*unstructured.Unstructured
+	for _, o := range example(t, "cluster-development.yaml", ns) {
+		if o.GetKind() == "Cluster" {
+			clusters = append(clusters, o)
+		}
+	}
+	require.Len(t, clusters, 1)
+	return example(t, "clusterclass-quick-start.yaml", ns), clusters[0]
 }
 
 func create(t *testing.T, objs ...*unstructured.Unstructured) {
