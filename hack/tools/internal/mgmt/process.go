@@ -36,7 +36,7 @@ func startDetached(bin string, args []string, logPath, pidPath string) (int, err
 		return 0, fmt.Errorf("starting %s: %w", filepath.Base(bin), err)
 	}
 	pid := cmd.Process.Pid
-	data, _ := json.Marshal(pidFile{PID: pid, Exe: bin})
+	data, _ := json.Marshal(pidFile{PID: pid, Exe: resolvedPath(bin)})
 	if err := os.WriteFile(pidPath, data, 0o644); err != nil {
 		_ = cmd.Process.Kill()
 		return 0, fmt.Errorf("writing %s: %w", pidPath, err)
@@ -62,10 +62,20 @@ func runningPID(pidPath string) int {
 		return 0
 	}
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pf.PID))
-	if err != nil || filepath.Clean(strings.TrimSuffix(exe, " (deleted)")) != filepath.Clean(pf.Exe) {
+	if err != nil || filepath.Clean(strings.TrimSuffix(exe, " (deleted)")) != resolvedPath(pf.Exe) {
 		return 0
 	}
 	return pf.PID
+}
+
+// resolvedPath is path with its symbolic links resolved, as the kernel reports a process's
+// executable (a cache directory reached through a link would otherwise never match), or path
+// cleaned when it cannot be resolved (e.g. the binary was replaced since).
+func resolvedPath(path string) string {
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		return resolved
+	}
+	return filepath.Clean(path)
 }
 
 // alive reports whether pid exists and is not a zombie.
