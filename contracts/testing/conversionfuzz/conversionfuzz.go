@@ -57,6 +57,14 @@ func Filler(seed int64, funcs ...any) *randfill.Filler {
 			c.FillNoCustom(r)
 			r.APIGroup = Token(c) + ".example.com"
 		},
+		// Conditions often have a type a kind derives its v1beta1 conditions from.
+		func(cond *metav1.Condition, c randfill.Continue) {
+			c.FillNoCustom(cond)
+			if c.Bool() {
+				cond.Type = conditionTypes[c.Intn(len(conditionTypes))]
+				cond.Status = []metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown}[c.Intn(3)]
+			}
+		},
 		func(fds *[]clusterv1.FailureDomain, c randfill.Continue) {
 			seen := map[string]bool{}
 			for range c.Intn(4) {
@@ -72,6 +80,13 @@ func Filler(seed int64, funcs ...any) *randfill.Filler {
 	}
 	return randfill.NewWithSeed(seed).NilChance(0.3).NumElements(0, 3).Funcs(append(base, funcs...)...)
 }
+
+// conditionTypes are the v1beta2 condition types v1beta1 conditions are derived from.
+var conditionTypes = []string{"Available", "Ready", "InfrastructureReady", "ControlPlaneInitialized", "ControlPlaneAvailable",
+	"BootstrapConfigReady", "NodeHealthy", "HealthCheckSucceeded", "OwnerRemediated", "MachinesReady", "MachinesUpToDate",
+	"RemediationAllowed", "TopologyReconciled", "DataSecretAvailable", "CertificatesAvailable", "EtcdClusterHealthy",
+	"ControlPlaneComponentsHealthy", "LoadBalancerAvailable", "ContainerProvisioned", "BootstrapExecSucceeded",
+	"ReplicasReady", "ResourcesApplied"}
 
 // Token is a random lower-case word.
 func Token(c randfill.Continue) string {
@@ -148,4 +163,20 @@ func nonNilList[T any](c randfill.Continue) *[]T {
 		out = []T{}
 	}
 	return &out
+}
+
+// ShownFiller is a filler for a kind whose old-version status shows a part derived from the hub
+// status (conversion.KindConversion.Derived): see Shown. funcs are the kind's other Filler funcs.
+func ShownFiller[T any](show func(*T), funcs ...any) func(seed int64) *randfill.Filler {
+	return func(seed int64) *randfill.Filler { return Filler(seed, append([]any{Shown(show)}, funcs...)...) }
+}
+
+// Shown is a Filler func for an old-version status type: each status is filled at random, then
+// given what a read shows of it (show, the kind's KindConversion.ShowDerived), since that is what
+// an old-version client holds and writes back.
+func Shown[T any](show func(*T)) func(*T, randfill.Continue) {
+	return func(s *T, c randfill.Continue) {
+		c.FillNoCustom(s)
+		show(s)
+	}
 }

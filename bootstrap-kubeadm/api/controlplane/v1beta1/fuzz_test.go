@@ -29,7 +29,10 @@ import (
 
 func TestFuzzRoundTrip_KubeadmControlPlane(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *controlplanev1.KubeadmControlPlane { return &controlplanev1.KubeadmControlPlane{} },
-		func() *KubeadmControlPlane { return &KubeadmControlPlane{} }, ConvertKubeadmControlPlaneToHub, ConvertHubToKubeadmControlPlane, filler)
+		func() *KubeadmControlPlane { return &KubeadmControlPlane{} }, ConvertKubeadmControlPlaneToHub, ConvertHubToKubeadmControlPlane,
+		func(seed int64) *randfill.Filler {
+			return filler(seed).Funcs(conversionfuzz.Shown(kubeadmControlPlaneConversion.ShowDerived))
+		})
 }
 
 func TestFuzzRoundTrip_KubeadmControlPlaneTemplate(t *testing.T) {

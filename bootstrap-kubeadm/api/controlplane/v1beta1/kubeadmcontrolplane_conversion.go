@@ -20,9 +20,11 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	bootstrapv1beta1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta1"
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
 )
@@ -33,6 +35,15 @@ var kubeadmControlPlaneConversion = conversion.KindConversion[KubeadmControlPlan
 	SpecDown:   kcpSpecDown,
 	StatusUp:   kcpStatusUp,
 	StatusDown: kcpStatusDown,
+	Derived: clusterv1beta1.DerivedConditions(func(s *KubeadmControlPlaneStatus) *clusterv1beta1.Conditions { return &s.Conditions },
+		func(s *controlplanev1.KubeadmControlPlaneStatus) []metav1.Condition { return s.Conditions },
+		clusterv1beta1.DerivedCondition{Type: clusterv1beta1.ReadyV1Beta1Condition, From: controlplanev1.KubeadmControlPlaneAvailableCondition},
+		clusterv1beta1.DerivedCondition{Type: "Available", From: controlplanev1.KubeadmControlPlaneAvailableCondition},
+		clusterv1beta1.DerivedCondition{Type: "CertificatesAvailable", From: controlplanev1.KubeadmControlPlaneCertificatesAvailableCondition},
+		clusterv1beta1.DerivedCondition{Type: "MachinesReady", From: controlplanev1.KubeadmControlPlaneMachinesReadyCondition},
+		clusterv1beta1.DerivedCondition{Type: "MachinesSpecUpToDate", From: controlplanev1.KubeadmControlPlaneMachinesUpToDateCondition},
+		clusterv1beta1.DerivedCondition{Type: "ControlPlaneComponentsHealthy", From: controlplanev1.KubeadmControlPlaneControlPlaneComponentsHealthyCondition},
+		clusterv1beta1.DerivedCondition{Type: "EtcdClusterHealthy", From: controlplanev1.KubeadmControlPlaneEtcdClusterHealthyCondition}),
 }
 
 // ConvertKubeadmControlPlaneToHub converts a v1beta1 KubeadmControlPlane to v1beta2.
