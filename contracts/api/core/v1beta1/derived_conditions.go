@@ -43,7 +43,8 @@ const (
 const ReadyV1Beta1Condition = "Ready"
 
 // DerivedCondition is a v1beta1 condition type shown from the v1beta2 condition that carries the
-// same meaning.
+// same meaning. It is conversion configuration, not an API type.
+// +kubebuilder:object:generate=false
 type DerivedCondition struct {
 	// Type is the v1beta1 condition type.
 	Type string
