@@ -5,6 +5,7 @@ package conversionfuzz
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -117,6 +118,7 @@ func RoundTrip[H, S client.Object](t *testing.T, newHub func() H, newSpoke func(
 		if err := up(ctx, spoke, back); err != nil {
 			t.Fatalf("seed %d: spoke -> hub: %v", i, err)
 		}
+		requireNoConditionsRecorded(t, i, back)
 		requireSame(t, i, "hub -> spoke -> hub", hub, back)
 
 		spoke = newSpoke()
@@ -130,6 +132,27 @@ func RoundTrip[H, S client.Object](t *testing.T, newHub func() H, newSpoke func(
 			t.Fatalf("seed %d: hub -> spoke: %v", i, err)
 		}
 		requireSame(t, i, "spoke -> hub -> spoke", spoke, spokeBack)
+	}
+}
+
+// requireNoConditionsRecorded checks a hub written back from a spoke read off a hub that
+// recorded no old-version status: whatever v1beta1 conditions that read showed were derived
+// (conversion.KindConversion.Derived), and a derived list must not be recorded as if a client
+// had written it.
+func requireNoConditionsRecorded(t *testing.T, seed int, hub client.Object) {
+	t.Helper()
+	raw, ok := hub.GetAnnotations()[conversion.DataAnnotation]
+	if !ok {
+		return
+	}
+	var recorded struct {
+		Status map[string]json.RawMessage `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(raw), &recorded); err != nil {
+		t.Fatalf("seed %d: reading the recorded old-version object: %v", seed, err)
+	}
+	if c, ok := recorded.Status["conditions"]; ok && string(c) != "null" && string(c) != "[]" {
+		t.Fatalf("seed %d: the v1beta1 conditions a read derived were recorded on write-back: %s", seed, c)
 	}
 }
 

@@ -28,8 +28,8 @@ func withoutEngine(t *testing.T) {
 func engineChecks(extra conformance.Check) map[conformance.Check]string {
 	const why = "needs a Docker Engine (containers); the engine suites run it on the same implementation"
 	skip := map[conformance.Check]string{}
-	for _, c := range append([]conformance.Check{conformance.CheckProvisioned, conformance.CheckPausedByAnnotation,
-		conformance.CheckPausedByCluster, conformance.CheckPausedCondition, conformance.CheckDelete, extra}) {
+	for _, c := range []conformance.Check{conformance.CheckProvisioned, conformance.CheckPausedByAnnotation,
+		conformance.CheckPausedByCluster, conformance.CheckPausedCondition, conformance.CheckDelete, extra} {
 		skip[c] = why
 	}
 	return skip
