@@ -32,6 +32,20 @@ type KindConversion[SpokeSpec, SpokeStatus, HubSpec, HubStatus any] struct {
 		resolver APIVersionResolver) (SpokeSpec, error)
 	StatusUp   func(in *SpokeStatus, restored *HubStatus) HubStatus
 	StatusDown func(in *HubStatus) SpokeStatus
+	// Derived (optional) is the part of a spoke status that old-version readers are shown but
+	// the hub never stores (upstream's v1beta1 conditions, derived from the v1beta2 ones).
+	Derived StatusDerivation[SpokeStatus, HubStatus]
+}
+
+// StatusDerivation is a part of an old-version status derived from the hub status on every
+// down-conversion. It is shown, never stored: Down shows it where the old status recorded
+// nothing of it, and Up does not record it, since a recorded copy would outlive the hub status
+// it was derived from (an old-version client that reads, then writes the object back, sends it).
+type StatusDerivation[SpokeStatus, HubStatus any] interface {
+	// Show sets the derived part of spoke from hub when spoke has none of it.
+	Show(hub *HubStatus, spoke *SpokeStatus)
+	// Strip clears the derived part of spoke when it is exactly what Show sets from hub.
+	Strip(hub *HubStatus, spoke *SpokeStatus)
 }
 
 // SpecOnly is the conversion of a kind without status (its status types are struct{}).
@@ -70,7 +84,22 @@ func (k KindConversion[SS, SSt, HS, HSt]) Up(srcMeta *metav1.ObjectMeta, srcSpec
 	}
 	*dstSpec = spec
 	*dstStatus = k.StatusUp(srcStatus, &restored.Status)
-	return MarshalData(spokeData[SS, SSt]{Spec: *srcSpec, Status: *srcStatus}, dstMeta)
+	recorded := *srcStatus // a shallow copy: Strip replaces fields, it never writes into them
+	if k.Derived != nil {
+		k.Derived.Strip(dstStatus, &recorded)
+	}
+	return MarshalData(spokeData[SS, SSt]{Spec: *srcSpec, Status: recorded}, dstMeta)
+}
+
+// ShowDerived adds to an old-version status what a read of it shows derived (see Derived), so
+// tests can build objects as old-version readers see them.
+func (k KindConversion[SS, SSt, HS, HSt]) ShowDerived(s *SSt) {
+	if k.Derived == nil {
+		return
+	}
+	var none HSt
+	hub := k.StatusUp(s, &none)
+	k.Derived.Show(&hub, s)
 }
 
 // Down converts a hub object (hub, whose parts are srcMeta, srcSpec, srcStatus) into a spoke's.
@@ -93,6 +122,9 @@ func (k KindConversion[SS, SSt, HS, HSt]) Down(ctx context.Context, resolver API
 	}
 	*dstSpec = Prefer(spec, storedSpec, func(s *SS) (HS, error) { return k.SpecUp(s, srcSpec) }, *srcSpec)
 	*dstStatus = Prefer(k.StatusDown(srcStatus), storedStatus, NoErr(func(s *SSt) HSt { return k.StatusUp(s, srcStatus) }), *srcStatus)
+	if k.Derived != nil {
+		k.Derived.Show(srcStatus, dstStatus)
+	}
 	return MarshalHubData(hub, dstMeta)
 }
 

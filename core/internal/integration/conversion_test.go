@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +144,11 @@ func TestConversion_V1Beta1ClientWorksOnObjectsTheV1Beta2ControllersOwn(t *testi
 	require.NotNil(t, gotC.Status.V1Beta2)
 	require.NotEmpty(t, gotC.Status.V1Beta2.Conditions)
 	require.NotEmpty(t, gotM.OwnerReferences)
+	// What upstream's v1beta1 tools (and `kubectl wait --for=condition=Ready`) read: the v1beta1
+	// conditions, derived from the v1beta2 ones since Capstan stores none.
+	require.True(t, hasV1Beta1Condition(gotC.Status.Conditions, "Ready"), "v1beta1 Cluster conditions: %+v", gotC.Status.Conditions)
+	require.True(t, hasV1Beta1Condition(gotC.Status.Conditions, "InfrastructureReady"), "v1beta1 Cluster conditions: %+v", gotC.Status.Conditions)
+	require.True(t, hasV1Beta1Condition(gotM.Status.Conditions, "Ready"), "v1beta1 Machine conditions: %+v", gotM.Status.Conditions)
 
 	// Update through v1beta1: the change lands in v1beta2, the unmapped fields stay.
 	gotC.Spec.Paused = true
@@ -152,6 +158,12 @@ func TestConversion_V1Beta1ClientWorksOnObjectsTheV1Beta2ControllersOwn(t *testi
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(c), hc))
 	require.Equal(t, ptr.To(true), hc.Spec.Paused)
 	require.Equal(t, "through-v1beta1", hc.Labels["updated"])
+	// The update sent the derived conditions back: they are not stored.
+	var recorded struct {
+		Status map[string]any `json:"status"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(hc.Annotations[conversion.DataAnnotation]), &recorded))
+	require.NotContains(t, recorded.Status, "conditions", "derived v1beta1 conditions are never stored")
 	envtest.WaitFor(t, 30*time.Second, "the Cluster controller to report the pause", func() (bool, error) {
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(c), hc))
 		for _, cond := range hc.Status.Conditions {
@@ -231,4 +243,13 @@ func verifiedBy(cert *x509.Certificate, bundle []byte) error {
 	pool.AppendCertsFromPEM(bundle)
 	_, err := cert.Verify(x509.VerifyOptions{Roots: pool, DNSName: strings.Split(cert.IPAddresses[0].String(), "%")[0]})
 	return err
+}
+
+func hasV1Beta1Condition(conds clusterv1beta1.Conditions, t string) bool {
+	for _, c := range conds {
+		if c.Type == t && c.Status != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -32,6 +32,7 @@ var devClusterConversion = conversion.KindConversion[DevClusterSpec, DockerClust
 	SpecDown:   specDownOnly(devClusterSpecDown),
 	StatusUp:   dockerClusterStatusUp,
 	StatusDown: dockerClusterStatusDown,
+	Derived:    dockerClusterConditions,
 }
 
 // ConvertDevClusterToHub converts a v1beta1 DevCluster to v1beta2.
@@ -104,6 +105,7 @@ var devMachineConversion = conversion.KindConversion[DevMachineSpec, DockerMachi
 	SpecDown:   specDownOnly(devMachineSpecDown),
 	StatusUp:   dockerMachineStatusUp,
 	StatusDown: dockerMachineStatusDown,
+	Derived:    dockerMachineConditions,
 }
 
 // ConvertDevMachineToHub converts a v1beta1 DevMachine to v1beta2.

@@ -25,7 +25,9 @@ limitations under the License.
 // Conditions are as v1beta1 had them: status.conditions is the v1beta1 list (with severity) and
 // the v1beta2 conditions appear under status.v1beta2.conditions (DockerMachinePool has no such
 // slot: its v1beta2 conditions live only in the conversion data, as upstream). Capstan's v1beta2
-// keeps no deprecated v1beta1 status, so status.conditions reads empty.
+// keeps no deprecated v1beta1 status: a v1beta1 read shows upstream's v1beta1 conditions (Ready,
+// LoadBalancerAvailable; Ready, ContainerProvisioned, BootstrapExecSucceeded; Ready,
+// ReplicasReady) derived from the v1beta2 ones, never stored (clusterv1beta1.DerivedConditions).
 //
 // The CRD versions are generated unserved: the manager turns v1beta1 on when its conversion
 // webhook is ready to convert it, so that a v1beta1 object can never be stored unconverted.

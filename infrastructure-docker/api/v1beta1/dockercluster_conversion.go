@@ -26,6 +26,24 @@ import (
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 )
 
+// The v1beta1 conditions upstream's v1beta1 Docker (and Dev) kinds had, shown from the v1beta2
+// ones with the same meaning (Capstan keeps no deprecated v1beta1 status).
+var (
+	dockerClusterConditions = clusterv1beta1.DerivedConditions(func(s *DockerClusterStatus) *clusterv1beta1.Conditions { return &s.Conditions },
+		func(s *infrav1.DockerClusterStatus) []metav1.Condition { return s.Conditions },
+		clusterv1beta1.DerivedCondition{Type: clusterv1beta1.ReadyV1Beta1Condition, From: infrav1.DockerClusterReadyCondition},
+		clusterv1beta1.DerivedCondition{Type: "LoadBalancerAvailable", From: infrav1.DockerClusterLoadBalancerAvailableCondition})
+	dockerMachineConditions = clusterv1beta1.DerivedConditions(func(s *DockerMachineStatus) *clusterv1beta1.Conditions { return &s.Conditions },
+		func(s *infrav1.DockerMachineStatus) []metav1.Condition { return s.Conditions },
+		clusterv1beta1.DerivedCondition{Type: clusterv1beta1.ReadyV1Beta1Condition, From: infrav1.DockerMachineReadyCondition},
+		clusterv1beta1.DerivedCondition{Type: "ContainerProvisioned", From: infrav1.DockerMachineContainerProvisionedCondition},
+		clusterv1beta1.DerivedCondition{Type: "BootstrapExecSucceeded", From: infrav1.DockerMachineBootstrapExecSucceededCondition})
+	dockerMachinePoolConditions = clusterv1beta1.DerivedConditions(func(s *DockerMachinePoolStatus) *clusterv1beta1.Conditions { return &s.Conditions },
+		func(s *infrav1.DockerMachinePoolStatus) []metav1.Condition { return s.Conditions },
+		clusterv1beta1.DerivedCondition{Type: clusterv1beta1.ReadyV1Beta1Condition, From: infrav1.DockerMachinePoolReadyCondition},
+		clusterv1beta1.DerivedCondition{Type: "ReplicasReady", From: infrav1.DockerMachinePoolReplicasReadyCondition})
+)
+
 // noStatus stands for the status of a template kind, which has none.
 type noStatus struct{}
 
@@ -50,6 +68,7 @@ var dockerClusterConversion = conversion.KindConversion[DockerClusterSpec, Docke
 	SpecDown:   specDownOnly(dockerClusterSpecDown),
 	StatusUp:   dockerClusterStatusUp,
 	StatusDown: dockerClusterStatusDown,
+	Derived:    dockerClusterConditions,
 }
 
 // ConvertDockerClusterToHub converts a v1beta1 DockerCluster to v1beta2.

@@ -29,6 +29,7 @@ var dockerMachineConversion = conversion.KindConversion[DockerMachineSpec, Docke
 	SpecDown:   specDownOnly(dockerMachineSpecDown),
 	StatusUp:   dockerMachineStatusUp,
 	StatusDown: dockerMachineStatusDown,
+	Derived:    dockerMachineConditions,
 }
 
 // ConvertDockerMachineToHub converts a v1beta1 DockerMachine to v1beta2.

@@ -29,6 +29,7 @@ var dockerMachinePoolConversion = conversion.KindConversion[DockerMachinePoolSpe
 	SpecDown:   specDownOnly(dockerMachinePoolSpecDown),
 	StatusUp:   dockerMachinePoolStatusUp,
 	StatusDown: dockerMachinePoolStatusDown,
+	Derived:    dockerMachinePoolConditions,
 }
 
 // ConvertDockerMachinePoolToHub converts a v1beta1 DockerMachinePool to v1beta2.

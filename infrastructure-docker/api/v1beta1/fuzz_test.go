@@ -25,7 +25,8 @@ import (
 
 func TestFuzzRoundTrip_DockerCluster(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *infrav1.DockerCluster { return &infrav1.DockerCluster{} },
-		func() *DockerCluster { return &DockerCluster{} }, ConvertDockerClusterToHub, ConvertHubToDockerCluster, nil)
+		func() *DockerCluster { return &DockerCluster{} }, ConvertDockerClusterToHub, ConvertHubToDockerCluster,
+		conversionfuzz.ShownFiller(dockerClusterConversion.ShowDerived))
 }
 
 func TestFuzzRoundTrip_DockerClusterTemplate(t *testing.T) {
@@ -35,7 +36,8 @@ func TestFuzzRoundTrip_DockerClusterTemplate(t *testing.T) {
 
 func TestFuzzRoundTrip_DockerMachine(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *infrav1.DockerMachine { return &infrav1.DockerMachine{} },
-		func() *DockerMachine { return &DockerMachine{} }, ConvertDockerMachineToHub, ConvertHubToDockerMachine, nil)
+		func() *DockerMachine { return &DockerMachine{} }, ConvertDockerMachineToHub, ConvertHubToDockerMachine,
+		conversionfuzz.ShownFiller(dockerMachineConversion.ShowDerived))
 }
 
 func TestFuzzRoundTrip_DockerMachineTemplate(t *testing.T) {
@@ -45,7 +47,8 @@ func TestFuzzRoundTrip_DockerMachineTemplate(t *testing.T) {
 
 func TestFuzzRoundTrip_DockerMachinePool(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *infrav1.DockerMachinePool { return &infrav1.DockerMachinePool{} },
-		func() *DockerMachinePool { return &DockerMachinePool{} }, ConvertDockerMachinePoolToHub, ConvertHubToDockerMachinePool, nil)
+		func() *DockerMachinePool { return &DockerMachinePool{} }, ConvertDockerMachinePoolToHub, ConvertHubToDockerMachinePool,
+		conversionfuzz.ShownFiller(dockerMachinePoolConversion.ShowDerived))
 }
 
 func TestFuzzRoundTrip_DockerMachinePoolTemplate(t *testing.T) {
@@ -55,7 +58,8 @@ func TestFuzzRoundTrip_DockerMachinePoolTemplate(t *testing.T) {
 
 func TestFuzzRoundTrip_DevCluster(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *infrav1.DevCluster { return &infrav1.DevCluster{} },
-		func() *DevCluster { return &DevCluster{} }, ConvertDevClusterToHub, ConvertHubToDevCluster, nil)
+		func() *DevCluster { return &DevCluster{} }, ConvertDevClusterToHub, ConvertHubToDevCluster,
+		conversionfuzz.ShownFiller(devClusterConversion.ShowDerived))
 }
 
 func TestFuzzRoundTrip_DevClusterTemplate(t *testing.T) {
@@ -65,7 +69,8 @@ func TestFuzzRoundTrip_DevClusterTemplate(t *testing.T) {
 
 func TestFuzzRoundTrip_DevMachine(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *infrav1.DevMachine { return &infrav1.DevMachine{} },
-		func() *DevMachine { return &DevMachine{} }, ConvertDevMachineToHub, ConvertHubToDevMachine, nil)
+		func() *DevMachine { return &DevMachine{} }, ConvertDevMachineToHub, ConvertHubToDevMachine,
+		conversionfuzz.ShownFiller(devMachineConversion.ShowDerived))
 }
 
 func TestFuzzRoundTrip_DevMachineTemplate(t *testing.T) {

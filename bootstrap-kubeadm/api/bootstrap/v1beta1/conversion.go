@@ -22,6 +22,8 @@ import (
 	"encoding/json"
 	"sort"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -138,6 +140,11 @@ var kubeadmConfigConversion = conversion.KindConversion[KubeadmConfigSpec, Kubea
 		}
 		return out
 	},
+	Derived: clusterv1beta1.DerivedConditions(func(s *KubeadmConfigStatus) *clusterv1beta1.Conditions { return &s.Conditions },
+		func(s *bootstrapv1.KubeadmConfigStatus) []metav1.Condition { return s.Conditions },
+		clusterv1beta1.DerivedCondition{Type: clusterv1beta1.ReadyV1Beta1Condition, From: bootstrapv1.KubeadmConfigReadyCondition},
+		clusterv1beta1.DerivedCondition{Type: "DataSecretAvailable", From: bootstrapv1.KubeadmConfigDataSecretAvailableCondition},
+		clusterv1beta1.DerivedCondition{Type: "CertificatesAvailable", From: bootstrapv1.KubeadmConfigCertificatesAvailableCondition}),
 }
 
 // ConvertKubeadmConfigToHub converts a v1beta1 KubeadmConfig to v1beta2.

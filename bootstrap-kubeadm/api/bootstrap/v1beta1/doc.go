@@ -26,9 +26,10 @@ limitations under the License.
 // networking, useExperimentalRetryJoin, ignition, sub-second durations) is kept in the
 // conversion-data annotation (capstan.dev/contracts/conversion), as is what v1beta1 cannot say
 // (false vs unset, the kubeadm timeouts it has no field for, nil vs empty lists). Status
-// conditions are as v1beta1 had them: status.conditions is the v1beta1 list (with severity; it
-// reads empty, Capstan keeps no deprecated status) and the v1beta2 conditions appear under
-// status.v1beta2.conditions.
+// conditions are as v1beta1 had them: status.conditions is the v1beta1 list (with severity;
+// Capstan keeps no deprecated status, so Ready, DataSecretAvailable and CertificatesAvailable are
+// derived from the v1beta2 conditions on every read and never stored) and the v1beta2 conditions
+// appear under status.v1beta2.conditions.
 //
 // The schema carries no CEL rules: the v1beta2 rules are not repeated here, so an object written
 // at v1beta1 is checked by the v1beta1 schema only (as upstream, which validates in webhooks).

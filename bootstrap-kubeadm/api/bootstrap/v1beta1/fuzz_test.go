@@ -28,7 +28,10 @@ import (
 
 func TestFuzzRoundTrip_KubeadmConfig(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *bootstrapv1.KubeadmConfig { return &bootstrapv1.KubeadmConfig{} },
-		func() *KubeadmConfig { return &KubeadmConfig{} }, ConvertKubeadmConfigToHub, ConvertHubToKubeadmConfig, filler)
+		func() *KubeadmConfig { return &KubeadmConfig{} }, ConvertKubeadmConfigToHub, ConvertHubToKubeadmConfig,
+		func(seed int64) *randfill.Filler {
+			return filler(seed).Funcs(conversionfuzz.Shown(kubeadmConfigConversion.ShowDerived))
+		})
 }
 
 func TestFuzzRoundTrip_KubeadmConfigTemplate(t *testing.T) {

@@ -24,8 +24,11 @@ limitations under the License.
 //
 // Status is as v1beta1 had it: the legacy replica counters (readyReplicas, updatedReplicas,
 // unavailableReplicas) and ready are derived from the v1beta2 counters (Capstan keeps no
-// deprecated status), status.conditions reads empty and the v1beta2 conditions and counters
-// appear under status.v1beta2. What v1beta2 cannot hold (the infrastructure reference's version,
+// deprecated status), status.conditions shows upstream's v1beta1 conditions derived from the
+// v1beta2 ones (Ready and Available from Available, CertificatesAvailable, MachinesReady,
+// MachinesSpecUpToDate from MachinesUpToDate, ControlPlaneComponentsHealthy, EtcdClusterHealthy;
+// never stored), status.lastRemediation is upstream's v1beta1 shape of the v1beta2 one, and the
+// v1beta2 conditions and counters appear under status.v1beta2. What v1beta2 cannot hold (the infrastructure reference's version,
 // uid and fieldPath, sub-second durations, the kubeadm fields v1beta2 dropped) is kept in the
 // conversion-data annotation. The schema repeats none of the v1beta2 CEL rules.
 //

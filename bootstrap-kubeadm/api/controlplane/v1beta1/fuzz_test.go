@@ -29,7 +29,10 @@ import (
 
 func TestFuzzRoundTrip_KubeadmControlPlane(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *controlplanev1.KubeadmControlPlane { return &controlplanev1.KubeadmControlPlane{} },
-		func() *KubeadmControlPlane { return &KubeadmControlPlane{} }, ConvertKubeadmControlPlaneToHub, ConvertHubToKubeadmControlPlane, filler)
+		func() *KubeadmControlPlane { return &KubeadmControlPlane{} }, ConvertKubeadmControlPlaneToHub, ConvertHubToKubeadmControlPlane,
+		func(seed int64) *randfill.Filler {
+			return filler(seed).Funcs(conversionfuzz.Shown(kubeadmControlPlaneConversion.ShowDerived))
+		})
 }
 
 func TestFuzzRoundTrip_KubeadmControlPlaneTemplate(t *testing.T) {
@@ -37,7 +40,18 @@ func TestFuzzRoundTrip_KubeadmControlPlaneTemplate(t *testing.T) {
 		return &controlplanev1.KubeadmControlPlaneTemplate{}
 	},
 		func() *KubeadmControlPlaneTemplate { return &KubeadmControlPlaneTemplate{} },
-		ConvertKubeadmControlPlaneTemplateToHub, ConvertHubToKubeadmControlPlaneTemplate, filler)
+		ConvertKubeadmControlPlaneTemplateToHub, ConvertHubToKubeadmControlPlaneTemplate, templateFiller)
+}
+
+// templateFiller is filler with the v1beta2 template's rollout strategy as the API server holds
+// it: a strategy that is there has a type (the schema defaults it; up-conversion too).
+func templateFiller(seed int64) *randfill.Filler {
+	return filler(seed).Funcs(func(s *controlplanev1.KubeadmControlPlaneTemplateResourceSpec, c randfill.Continue) {
+		c.FillNoCustom(s)
+		if st := &s.Rollout.Strategy; st.Type == "" && st.RollingUpdate.MaxSurge != nil {
+			st.Type = controlplanev1.RollingUpdateStrategyType
+		}
+	})
 }
 
 // filler makes objects as the API server holds them: a list behind a pointer (nil vs empty

@@ -19,8 +19,12 @@ package v1beta1
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	bootstrapv1beta1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta1"
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
 )
@@ -31,6 +35,15 @@ var kubeadmControlPlaneConversion = conversion.KindConversion[KubeadmControlPlan
 	SpecDown:   kcpSpecDown,
 	StatusUp:   kcpStatusUp,
 	StatusDown: kcpStatusDown,
+	Derived: clusterv1beta1.DerivedConditions(func(s *KubeadmControlPlaneStatus) *clusterv1beta1.Conditions { return &s.Conditions },
+		func(s *controlplanev1.KubeadmControlPlaneStatus) []metav1.Condition { return s.Conditions },
+		clusterv1beta1.DerivedCondition{Type: clusterv1beta1.ReadyV1Beta1Condition, From: controlplanev1.KubeadmControlPlaneAvailableCondition},
+		clusterv1beta1.DerivedCondition{Type: "Available", From: controlplanev1.KubeadmControlPlaneAvailableCondition},
+		clusterv1beta1.DerivedCondition{Type: "CertificatesAvailable", From: controlplanev1.KubeadmControlPlaneCertificatesAvailableCondition},
+		clusterv1beta1.DerivedCondition{Type: "MachinesReady", From: controlplanev1.KubeadmControlPlaneMachinesReadyCondition},
+		clusterv1beta1.DerivedCondition{Type: "MachinesSpecUpToDate", From: controlplanev1.KubeadmControlPlaneMachinesUpToDateCondition},
+		clusterv1beta1.DerivedCondition{Type: "ControlPlaneComponentsHealthy", From: controlplanev1.KubeadmControlPlaneControlPlaneComponentsHealthyCondition},
+		clusterv1beta1.DerivedCondition{Type: "EtcdClusterHealthy", From: controlplanev1.KubeadmControlPlaneEtcdClusterHealthyCondition}),
 }
 
 // ConvertKubeadmControlPlaneToHub converts a v1beta1 KubeadmControlPlane to v1beta2.
@@ -103,6 +116,7 @@ func kcpStatusUp(in *KubeadmControlPlaneStatus, restored *controlplanev1.Kubeadm
 		Replicas:           conversion.Int32Intent(in.Replicas, restored.Replicas),
 		Version:            conversion.Deref(in.Version),
 		ObservedGeneration: in.ObservedGeneration,
+		LastRemediation:    lastRemediationUp(in.LastRemediation, &restored.LastRemediation),
 	}
 	if v := in.V1Beta2; v != nil {
 		out.Conditions = v.Conditions
@@ -123,6 +137,7 @@ func kcpStatusDown(in *controlplanev1.KubeadmControlPlaneStatus) KubeadmControlP
 		UnavailableReplicas: max(0, conversion.Deref(in.Replicas)-conversion.Deref(in.AvailableReplicas)),
 		Initialized:         conversion.Deref(in.Initialization.ControlPlaneInitialized),
 		ObservedGeneration:  in.ObservedGeneration,
+		LastRemediation:     lastRemediationDown(&in.LastRemediation),
 	}
 	out.Ready = out.ReadyReplicas > 0
 	if len(in.Conditions) > 0 || in.ReadyReplicas != nil || in.AvailableReplicas != nil || in.UpToDateReplicas != nil {
@@ -130,6 +145,28 @@ func kcpStatusDown(in *controlplanev1.KubeadmControlPlaneStatus) KubeadmControlP
 			ReadyReplicas: copyPtr(in.ReadyReplicas), AvailableReplicas: copyPtr(in.AvailableReplicas), UpToDateReplicas: copyPtr(in.UpToDateReplicas)}
 	}
 	return out
+}
+
+// lastRemediationUp maps upstream's v1beta1 record (timestamp, a plain retryCount) onto v1beta2's
+// (time, a *int32 retryCount that the controller always sets): a retryCount of 0 stays unset only
+// where the recorded v1beta2 status had a record without one.
+func lastRemediationUp(in *LastRemediationStatus, restored *controlplanev1.LastRemediationStatus) controlplanev1.LastRemediationStatus {
+	if in == nil {
+		return controlplanev1.LastRemediationStatus{}
+	}
+	retry := in.RetryCount
+	out := controlplanev1.LastRemediationStatus{Machine: in.Machine, Time: in.Timestamp, RetryCount: &retry}
+	if in.RetryCount == 0 && restored.RetryCount == nil && !equality.Semantic.DeepEqual(*restored, controlplanev1.LastRemediationStatus{}) {
+		out.RetryCount = nil
+	}
+	return out
+}
+
+func lastRemediationDown(in *controlplanev1.LastRemediationStatus) *LastRemediationStatus {
+	if equality.Semantic.DeepEqual(*in, controlplanev1.LastRemediationStatus{}) {
+		return nil
+	}
+	return &LastRemediationStatus{Machine: in.Machine, Timestamp: in.Time, RetryCount: conversion.Deref(in.RetryCount)}
 }
 
 func deletionUp(in *MachineTimeouts) controlplanev1.KubeadmControlPlaneMachineTemplateDeletionSpec {

@@ -17,13 +17,17 @@ limitations under the License.
 package v1beta1
 
 import (
+	"context"
+	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+	"capstan.dev/contracts/testing/conversionfuzz"
 )
 
 // TestKCPStatusDown_DerivesTheLegacyCountersAndReady shows the v1beta2 status as v1beta1 clients
@@ -43,4 +47,27 @@ func TestKCPStatusDown_DerivesTheLegacyCountersAndReady(t *testing.T) {
 			ReadyReplicas: ptr.To[int32](2), AvailableReplicas: ptr.To[int32](1), UpToDateReplicas: ptr.To[int32](3)},
 	}, got)
 	require.False(t, kcpStatusDown(&controlplanev1.KubeadmControlPlaneStatus{Replicas: ptr.To[int32](1)}).Ready, "no ready replica: not ready")
+}
+
+// TestKCPStatus_LastRemediationInUpstreamsV1beta1Shape: v1beta2's status.lastRemediation (time,
+// *retryCount) reads at v1beta1 as upstream's (timestamp, retryCount) and converts back.
+func TestKCPStatus_LastRemediationInUpstreamsV1beta1Shape(t *testing.T) {
+	at := metav1.NewTime(time.Date(2026, 12, 5, 1, 2, 3, 0, time.UTC))
+	hub := &controlplanev1.KubeadmControlPlane{}
+	hub.Name = "cp"
+	hub.Status.LastRemediation = controlplanev1.LastRemediationStatus{Machine: "cp-abcde", Time: at, RetryCount: ptr.To[int32](0)}
+
+	spoke := &KubeadmControlPlane{}
+	require.NoError(t, ConvertHubToKubeadmControlPlane(context.Background(), hub.DeepCopy(), spoke, conversionfuzz.Resolver))
+	require.Equal(t, &LastRemediationStatus{Machine: "cp-abcde", Timestamp: at, RetryCount: 0}, spoke.Status.LastRemediation)
+	raw, err := json.Marshal(spoke.Status.LastRemediation)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"machine":"cp-abcde","timestamp":"2026-12-05T01:02:03Z","retryCount":0}`, string(raw))
+
+	spoke.Annotations = nil // as a v1beta1 client that writes it without the recorded v1beta2 object
+	back := &controlplanev1.KubeadmControlPlane{}
+	require.NoError(t, ConvertKubeadmControlPlaneToHub(context.Background(), spoke, back))
+	require.Equal(t, hub.Status.LastRemediation, back.Status.LastRemediation)
+
+	require.Nil(t, kcpStatusDown(&controlplanev1.KubeadmControlPlaneStatus{}).LastRemediation, "no remediation: absent")
 }

@@ -148,8 +148,23 @@ type KubeadmControlPlaneStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// +optional
 	Conditions clusterv1beta1.Conditions `json:"conditions,omitempty"`
+	// lastRemediation is the latest remediation of a control plane Machine.
+	// +optional
+	LastRemediation *LastRemediationStatus `json:"lastRemediation,omitempty"`
 	// +optional
 	V1Beta2 *KubeadmControlPlaneV1Beta2Status `json:"v1beta2,omitempty"`
+}
+
+// LastRemediationStatus is upstream's v1beta1 record of a control plane remediation.
+type LastRemediationStatus struct {
+	// machine is the name of the remediated Machine.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Machine string `json:"machine"`
+	// timestamp is when the Machine was remediated.
+	Timestamp metav1.Time `json:"timestamp"`
+	// retryCount is how many remediations in a row came before this one.
+	RetryCount int32 `json:"retryCount"`
 }
 
 // KubeadmControlPlaneV1Beta2Status is the v1beta2 status shown at v1beta1.

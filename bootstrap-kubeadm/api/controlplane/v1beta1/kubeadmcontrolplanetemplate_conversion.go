@@ -58,7 +58,7 @@ func kcpTemplateSpecUp(in *KubeadmControlPlaneTemplateSpec, restored *controlpla
 	spec, rspec := &in.Template.Spec, &restored.Template.Spec
 	out := controlplanev1.KubeadmControlPlaneTemplateResourceSpec{
 		KubeadmConfigSpec: bootstrapv1beta1.KubeadmConfigSpecUp(&spec.KubeadmConfigSpec, &rspec.KubeadmConfigSpec),
-		Rollout:           rolloutUp(&spec.RolloutFields),
+		Rollout:           templateRolloutUp(&spec.RolloutFields),
 		Remediation:       remediationUp(spec.RemediationStrategy, &rspec.Remediation),
 		MachineNaming:     namingUp(spec.MachineNamingStrategy),
 	}
@@ -73,6 +73,19 @@ func kcpTemplateSpecUp(in *KubeadmControlPlaneTemplateSpec, restored *controlpla
 	}
 	return controlplanev1.KubeadmControlPlaneTemplateSpec{Template: controlplanev1.KubeadmControlPlaneTemplateResource{
 		ObjectMeta: bootstrapv1beta1.TemplateMetaUp(in.Template.ObjectMeta), Spec: out}}
+}
+
+// templateRolloutUp maps the rollout settings as rolloutUp does, and gives a rolloutStrategy
+// without a type the only type there is, RollingUpdate (as upstream's up-conversion does): the
+// v1beta1 template schema never defaulted it, while a KubeadmControlPlane's rolloutStrategy
+// always had it defaulted, so v1beta1 templates written as `rolloutStrategy: {rollingUpdate: ...}`
+// are common. What the client wrote is still what it reads back (the recorded v1beta1 spec).
+func templateRolloutUp(in *RolloutFields) controlplanev1.KubeadmControlPlaneRolloutSpec {
+	out := rolloutUp(in)
+	if in.RolloutStrategy != nil && out.Strategy.Type == "" {
+		out.Strategy.Type = controlplanev1.RollingUpdateStrategyType
+	}
+	return out
 }
 
 func kcpTemplateSpecDown(in *controlplanev1.KubeadmControlPlaneTemplateSpec, stored *KubeadmControlPlaneTemplateSpec) KubeadmControlPlaneTemplateSpec {

@@ -331,6 +331,31 @@ type KubeadmControlPlaneStatus struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// lastRemediation is the remediation in progress, else the latest one a control plane Machine
+	// records (its controlplane.cluster.x-k8s.io/remediation-for annotation); it stays once those
+	// Machines are gone.
+	// +optional
+	LastRemediation LastRemediationStatus `json:"lastRemediation,omitempty,omitzero"`
+}
+
+// LastRemediationStatus is a remediation of a control plane Machine.
+type LastRemediationStatus struct {
+	// machine is the name of the remediated Machine.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Machine string `json:"machine,omitempty"`
+
+	// time is when the Machine was remediated (deleted to be replaced).
+	// +required
+	Time metav1.Time `json:"time,omitempty,omitzero"`
+
+	// retryCount is how many remediations in a row came before this one: a replacement Machine
+	// that fails within minHealthyPeriodSeconds is a retry of the remediation that created it.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	RetryCount *int32 `json:"retryCount,omitempty"`
 }
 
 // KubeadmControlPlaneInitializationStatus records the one-way milestones of a control plane.

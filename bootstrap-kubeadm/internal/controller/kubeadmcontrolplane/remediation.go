@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -111,6 +112,31 @@ type remediationData struct {
 func (d remediationData) String() string {
 	b, _ := json.Marshal(d) // a struct of strings, a time and an int always marshals
 	return string(b)
+}
+
+// setLastRemediation shows the remediation in progress, else the latest one a control plane
+// Machine carries as remediation-for, in status.lastRemediation (upstream's field). A record that
+// cannot be read is skipped: Remediating already names it. With none the field keeps what it
+// showed, as upstream's does.
+func setLastRemediation(s *scope) {
+	if !s.machinesRead {
+		return
+	}
+	last, _ := readRemediationData(s.kcp.Annotations, controlplanev1.RemediationInProgressAnnotation)
+	if last == nil {
+		for _, m := range s.machines {
+			d, err := readRemediationData(m.Annotations, controlplanev1.RemediationForAnnotation)
+			if err == nil && d != nil && (last == nil || d.Timestamp.After(last.Timestamp.Time) ||
+				(d.Timestamp.Equal(&last.Timestamp) && d.Machine < last.Machine)) {
+				last = d
+			}
+		}
+	}
+	if last == nil || last.Machine == "" {
+		return
+	}
+	s.kcp.Status.LastRemediation = controlplanev1.LastRemediationStatus{
+		Machine: last.Machine, Time: last.Timestamp, RetryCount: ptr.To(int32(min(max(last.RetryCount, 0), math.MaxInt32)))}
 }
 
 // malformedRemediationData is the Remediating message for remediation annotation key on object

@@ -167,12 +167,14 @@ func TestRemediation_CountsRetriesOfReplacementsAndStopsAtMaxRetry(t *testing.T)
 	require.NoError(t, err)
 	require.Equal(t, ms[0].Name, data.Machine)
 	require.Equal(t, 0, data.RetryCount)
+	waitLastRemediation(t, f, ms[0].Name, 0)
 
 	second := replaceMarked(t, f, first) // fails at once: retry 1 of at most 1
 	data, err = readRemediationData(second.Annotations, controlplanev1.RemediationForAnnotation)
 	require.NoError(t, err)
 	require.Equal(t, first.Name, data.Machine)
 	require.Equal(t, 1, data.RetryCount)
+	waitLastRemediation(t, f, first.Name, 1)
 
 	markUnhealthy(t, f, second) // retry 2: past maxRetry
 	f.waitCondition(controlplanev1.KubeadmControlPlaneRemediatingCondition, metav1.ConditionTrue,
@@ -182,6 +184,18 @@ func TestRemediation_CountsRetriesOfReplacementsAndStopsAtMaxRetry(t *testing.T)
 	}
 	k := f.waitKCP("no remediation in progress", func(*controlplanev1.KubeadmControlPlane) error { return nil })
 	require.NotContains(t, k.Annotations, controlplanev1.RemediationInProgressAnnotation, "the replacement took the record over")
+}
+
+// waitLastRemediation waits until status.lastRemediation (upstream's field) names machine with
+// retries remediations in a row before it.
+func waitLastRemediation(t *testing.T, f *fixture, machine string, retries int32) {
+	t.Helper()
+	f.waitKCP("status.lastRemediation of Machine "+machine, func(k *controlplanev1.KubeadmControlPlane) error {
+		if got := k.Status.LastRemediation; got.Machine != machine || ptr.Deref(got.RetryCount, -1) != retries || got.Time.IsZero() {
+			return fmt.Errorf("status.lastRemediation is %+v", got)
+		}
+		return nil
+	})
 }
 
 func TestRemediationRetry_RetryPeriodAndMinHealthyPeriod(t *testing.T) {

@@ -44,6 +44,7 @@ func setStatus(s *scope, reconciled bool) {
 	setEtcdClusterHealthy(s)
 	setAvailable(s)
 	setRemediating(s)
+	setLastRemediation(s)
 	setDeleting(s)
 	if reconciled {
 		kcp.Status.ObservedGeneration = kcp.Generation

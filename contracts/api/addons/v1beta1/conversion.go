@@ -19,9 +19,11 @@ package v1beta1
 import (
 	"context"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
+	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
 )
@@ -55,6 +57,9 @@ var clusterResourceSetConversion = conversion.KindConversion[ClusterResourceSetS
 		}
 		return out
 	},
+	Derived: clusterv1beta1.DerivedConditions(func(s *ClusterResourceSetStatus) *clusterv1beta1.Conditions { return &s.Conditions },
+		func(s *addonsv1.ClusterResourceSetStatus) []metav1.Condition { return s.Conditions },
+		clusterv1beta1.DerivedCondition{Type: "ResourcesApplied", From: addonsv1.ClusterResourceSetResourcesAppliedCondition}),
 }
 
 // ConvertClusterResourceSetToHub converts a v1beta1 ClusterResourceSet to v1beta2.

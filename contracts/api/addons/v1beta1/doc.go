@@ -25,7 +25,8 @@ limitations under the License.
 //
 // Conditions are as v1beta1 had them: status.conditions is the v1beta1 list (with severity) and
 // the v1beta2 conditions appear under status.v1beta2.conditions; Capstan keeps no v1beta1
-// conditions, so status.conditions reads empty unless a v1beta1 client wrote it.
+// conditions, so unless a v1beta1 client wrote them status.conditions shows ResourcesApplied
+// derived from the v1beta2 condition (never stored).
 //
 // The CRD versions are generated unserved: the core manager turns v1beta1 on when its
 // conversion webhook is ready to convert it (the deployed components serve it already, with the

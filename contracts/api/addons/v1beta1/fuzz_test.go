@@ -25,7 +25,8 @@ import (
 
 func TestFuzzRoundTrip_ClusterResourceSet(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *addonsv1.ClusterResourceSet { return &addonsv1.ClusterResourceSet{} },
-		func() *ClusterResourceSet { return &ClusterResourceSet{} }, ConvertClusterResourceSetToHub, ConvertHubToClusterResourceSet, nil)
+		func() *ClusterResourceSet { return &ClusterResourceSet{} }, ConvertClusterResourceSetToHub, ConvertHubToClusterResourceSet,
+		conversionfuzz.ShownFiller(clusterResourceSetConversion.ShowDerived))
 }
 
 func TestFuzzRoundTrip_ClusterResourceSetBinding(t *testing.T) {

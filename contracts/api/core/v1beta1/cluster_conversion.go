@@ -19,6 +19,8 @@ package v1beta1
 import (
 	"context"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
 )
@@ -28,6 +30,13 @@ var clusterConversion = conversion.KindConversion[ClusterSpec, ClusterStatus, cl
 	SpecDown:   clusterSpecDown,
 	StatusUp:   clusterStatusUp,
 	StatusDown: clusterStatusDown,
+	Derived: DerivedConditions(func(s *ClusterStatus) *Conditions { return &s.Conditions },
+		func(s *clusterv1.ClusterStatus) []metav1.Condition { return s.Conditions },
+		DerivedCondition{Type: ReadyV1Beta1Condition, From: clusterv1.ClusterAvailableCondition},
+		DerivedCondition{Type: "InfrastructureReady", From: clusterv1.ClusterInfrastructureReadyCondition},
+		DerivedCondition{Type: "ControlPlaneInitialized", From: clusterv1.ClusterControlPlaneInitializedCondition},
+		DerivedCondition{Type: "ControlPlaneReady", From: clusterv1.ClusterControlPlaneAvailableCondition},
+		DerivedCondition{Type: "TopologyReconciled", From: clusterv1.ClusterTopologyReconciledCondition}),
 }
 
 // ConvertClusterToHub converts a v1beta1 Cluster to v1beta2.

@@ -22,9 +22,11 @@ limitations under the License.
 //
 // Conditions are as v1beta1 had them: status.conditions is the v1beta1 list (with severity) and
 // the v1beta2 conditions appear under status.v1beta2.conditions. Capstan's v1beta2 keeps no
-// deprecated v1beta1 status, so the v1beta1-only status (status.conditions, failureReason,
-// failureMessage) reads empty and the legacy replica counters are derived from the v1beta2 ones.
-// spec.topology (ClusterClass) is not served at v1beta1.
+// deprecated v1beta1 status: failureReason and failureMessage read empty, the legacy replica
+// counters are derived from the v1beta2 ones, and status.conditions, unless a v1beta1 client
+// wrote it, shows upstream's v1beta1 conditions derived from the v1beta2 ones with the same
+// meaning (DerivedConditions; Ready for every kind but MachineHealthCheck), on every read and
+// never stored. spec.topology (ClusterClass) is not served at v1beta1.
 //
 // The CRD versions are generated unserved (the bases envtest installs): the core manager turns
 // v1beta1 on when its conversion webhook is ready to convert it, so that a v1beta1 object can

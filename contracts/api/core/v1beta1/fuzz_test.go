@@ -25,32 +25,32 @@ import (
 
 func TestFuzzRoundTrip_Cluster(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *clusterv1.Cluster { return &clusterv1.Cluster{} }, func() *Cluster { return &Cluster{} },
-		ConvertClusterToHub, ConvertHubToCluster, nil)
+		ConvertClusterToHub, ConvertHubToCluster, conversionfuzz.ShownFiller(clusterConversion.ShowDerived))
 }
 
 func TestFuzzRoundTrip_Machine(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *clusterv1.Machine { return &clusterv1.Machine{} }, func() *Machine { return &Machine{} },
-		ConvertMachineToHub, ConvertHubToMachine, nil)
+		ConvertMachineToHub, ConvertHubToMachine, conversionfuzz.ShownFiller(machineConversion.ShowDerived))
 }
 
 func TestFuzzRoundTrip_MachineSet(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *clusterv1.MachineSet { return &clusterv1.MachineSet{} }, func() *MachineSet { return &MachineSet{} },
-		ConvertMachineSetToHub, ConvertHubToMachineSet, nil)
+		ConvertMachineSetToHub, ConvertHubToMachineSet, conversionfuzz.ShownFiller(machineSetConversion.ShowDerived))
 }
 
 func TestFuzzRoundTrip_MachineDeployment(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *clusterv1.MachineDeployment { return &clusterv1.MachineDeployment{} },
-		func() *MachineDeployment { return &MachineDeployment{} }, ConvertMachineDeploymentToHub, ConvertHubToMachineDeployment, nil)
+		func() *MachineDeployment { return &MachineDeployment{} }, ConvertMachineDeploymentToHub, ConvertHubToMachineDeployment, conversionfuzz.ShownFiller(machineDeploymentConversion.ShowDerived))
 }
 
 func TestFuzzRoundTrip_MachineHealthCheck(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *clusterv1.MachineHealthCheck { return &clusterv1.MachineHealthCheck{} },
-		func() *MachineHealthCheck { return &MachineHealthCheck{} }, ConvertMachineHealthCheckToHub, ConvertHubToMachineHealthCheck, nil)
+		func() *MachineHealthCheck { return &MachineHealthCheck{} }, ConvertMachineHealthCheckToHub, ConvertHubToMachineHealthCheck, conversionfuzz.ShownFiller(machineHealthCheckConversion.ShowDerived))
 }
 
 func TestFuzzRoundTrip_MachinePool(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *clusterv1.MachinePool { return &clusterv1.MachinePool{} }, func() *MachinePool { return &MachinePool{} },
-		ConvertMachinePoolToHub, ConvertHubToMachinePool, nil)
+		ConvertMachinePoolToHub, ConvertHubToMachinePool, conversionfuzz.ShownFiller(machinePoolConversion.ShowDerived))
 }
 
 func TestFuzzRoundTrip_MachineDrainRule(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
@@ -34,6 +35,14 @@ var machineConversion = conversion.KindConversion[MachineSpec, MachineStatus, cl
 	},
 	StatusUp:   machineStatusUp,
 	StatusDown: machineStatusDown,
+	Derived: DerivedConditions(func(s *MachineStatus) *Conditions { return &s.Conditions },
+		func(s *clusterv1.MachineStatus) []metav1.Condition { return s.Conditions },
+		DerivedCondition{Type: ReadyV1Beta1Condition, From: clusterv1.MachineReadyCondition},
+		DerivedCondition{Type: "BootstrapReady", From: clusterv1.MachineBootstrapConfigReadyCondition},
+		DerivedCondition{Type: "InfrastructureReady", From: clusterv1.MachineInfrastructureReadyCondition},
+		DerivedCondition{Type: "NodeHealthy", From: clusterv1.MachineNodeHealthyCondition},
+		DerivedCondition{Type: "HealthCheckSucceeded", From: clusterv1.MachineHealthCheckSucceededCondition},
+		DerivedCondition{Type: "OwnerRemediated", From: clusterv1.MachineOwnerRemediatedCondition}),
 }
 
 // ConvertMachineToHub converts a v1beta1 Machine to v1beta2.

@@ -19,6 +19,8 @@ package v1beta1
 import (
 	"context"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
 )
@@ -28,6 +30,10 @@ var machineDeploymentConversion = conversion.KindConversion[MachineDeploymentSpe
 	SpecDown:   machineDeploymentSpecDown,
 	StatusUp:   machineDeploymentStatusUp,
 	StatusDown: machineDeploymentStatusDown,
+	Derived: DerivedConditions(func(s *MachineDeploymentStatus) *Conditions { return &s.Conditions },
+		func(s *clusterv1.MachineDeploymentStatus) []metav1.Condition { return s.Conditions },
+		DerivedCondition{Type: ReadyV1Beta1Condition, From: clusterv1.MachineDeploymentAvailableCondition},
+		DerivedCondition{Type: "Available", From: clusterv1.MachineDeploymentAvailableCondition}),
 }
 
 // ConvertMachineDeploymentToHub converts a v1beta1 MachineDeployment to v1beta2.

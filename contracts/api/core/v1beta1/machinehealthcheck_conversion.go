@@ -35,6 +35,9 @@ var machineHealthCheckConversion = conversion.KindConversion[MachineHealthCheckS
 	},
 	StatusUp:   machineHealthCheckStatusUp,
 	StatusDown: machineHealthCheckStatusDown,
+	Derived: DerivedConditions(func(s *MachineHealthCheckStatus) *Conditions { return &s.Conditions },
+		func(s *clusterv1.MachineHealthCheckStatus) []metav1.Condition { return s.Conditions },
+		DerivedCondition{Type: "RemediationAllowed", From: clusterv1.MachineHealthCheckRemediationAllowedCondition}),
 }
 
 // ConvertMachineHealthCheckToHub converts a v1beta1 MachineHealthCheck to v1beta2.

@@ -20,6 +20,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
@@ -30,6 +31,11 @@ var machinePoolConversion = conversion.KindConversion[MachinePoolSpec, MachinePo
 	SpecDown:   machinePoolSpecDown,
 	StatusUp:   machinePoolStatusUp,
 	StatusDown: machinePoolStatusDown,
+	Derived: DerivedConditions(func(s *MachinePoolStatus) *Conditions { return &s.Conditions },
+		func(s *clusterv1.MachinePoolStatus) []metav1.Condition { return s.Conditions },
+		DerivedCondition{Type: ReadyV1Beta1Condition, From: clusterv1.AvailableCondition},
+		DerivedCondition{Type: "BootstrapReady", From: clusterv1.BootstrapConfigReadyCondition},
+		DerivedCondition{Type: "InfrastructureReady", From: clusterv1.InfrastructureReadyCondition}),
 }
 
 // ConvertMachinePoolToHub converts a v1beta1 MachinePool to v1beta2.

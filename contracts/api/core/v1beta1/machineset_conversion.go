@@ -19,6 +19,8 @@ package v1beta1
 import (
 	"context"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
 )
@@ -28,6 +30,10 @@ var machineSetConversion = conversion.KindConversion[MachineSetSpec, MachineSetS
 	SpecDown:   machineSetSpecDown,
 	StatusUp:   machineSetStatusUp,
 	StatusDown: machineSetStatusDown,
+	Derived: DerivedConditions(func(s *MachineSetStatus) *Conditions { return &s.Conditions },
+		func(s *clusterv1.MachineSetStatus) []metav1.Condition { return s.Conditions },
+		DerivedCondition{Type: ReadyV1Beta1Condition, From: clusterv1.MachineSetMachinesReadyCondition},
+		DerivedCondition{Type: "MachinesReady", From: clusterv1.MachineSetMachinesReadyCondition}),
 }
 
 // ConvertMachineSetToHub converts a v1beta1 MachineSet to v1beta2.
