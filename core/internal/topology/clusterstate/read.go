@@ -44,7 +44,7 @@ func ReadTemplates(ctx context.Context, r client.Reader, cc *clusterv1.ClusterCl
 	}
 	var errs []error
 	var err error
-	t := desired.Templates{MachineDeployments: map[string]desired.MachineDeploymentTemplates{}}
+	t := desired.Templates{MachineDeployments: map[string]desired.WorkerTemplates{}}
 	t.InfrastructureCluster, err = get("spec.infrastructure.templateRef", cc.Spec.Infrastructure.TemplateRef)
 	errs = append(errs, err)
 	t.ControlPlane, err = get("spec.controlPlane.templateRef", cc.Spec.ControlPlane.TemplateRef)
@@ -62,7 +62,7 @@ func ReadTemplates(ctx context.Context, r client.Reader, cc *clusterv1.ClusterCl
 			continue
 		}
 		p := "spec.workers.machineDeployments[" + mdc.Class + "]"
-		var mt desired.MachineDeploymentTemplates
+		var mt desired.WorkerTemplates
 		mt.Bootstrap, err = get(p+".bootstrap.templateRef", mdc.Bootstrap.TemplateRef)
 		errs = append(errs, err)
 		mt.Infrastructure, err = get(p+".infrastructure.templateRef", mdc.Infrastructure.TemplateRef)
@@ -93,7 +93,7 @@ func ReadCurrent(ctx context.Context, r client.Reader, c *clusterv1.Cluster, cpT
 	if err != nil {
 		return nil, fmt.Errorf("control plane kind %s: %w", cpGK, err)
 	}
-	cur := &Current{Names: desired.Current{MachineDeployments: map[string]desired.CurrentMachineDeployment{}},
+	cur := &Current{Names: desired.Current{MachineDeployments: map[string]desired.CurrentWorker{}},
 		MachineDeployments: map[string]*clusterv1.MachineDeployment{}, ControlPlaneContract: v.Contract}
 	cur.Names.InfrastructureClusterName = c.Spec.InfrastructureRef.Name
 	if ref := c.Spec.ControlPlaneRef; ref.IsDefined() {
@@ -122,7 +122,7 @@ func ReadCurrent(ctx context.Context, r client.Reader, c *clusterv1.Cluster, cpT
 			continue
 		}
 		cur.MachineDeployments[name] = md
-		cur.Names.MachineDeployments[name] = desired.CurrentMachineDeployment{Name: md.Name,
+		cur.Names.MachineDeployments[name] = desired.CurrentWorker{Name: md.Name,
 			BootstrapName: md.Spec.Template.Spec.Bootstrap.ConfigRef.Name, InfrastructureName: md.Spec.Template.Spec.InfrastructureRef.Name}
 	}
 	return cur, nil
