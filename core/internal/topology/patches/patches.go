@@ -32,9 +32,9 @@ const (
 type item struct {
 	role  role
 	class string // the worker class, for machineDeployment and machinePool items
-	obj     *unstructured.Unstructured
-	vars    map[string]any
-	what    string // e.g. "the control plane's DevMachineTemplate cp-machines"
+	obj   *unstructured.Unstructured
+	vars  map[string]any
+	what  string // e.g. "the control plane's DevMachineTemplate cp-machines"
 }
 
 // Apply runs the class's patches, in order, over the template copies of c's desired state. c's
