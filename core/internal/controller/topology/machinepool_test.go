@@ -62,12 +62,14 @@ func poolCluster(ns string) *clusterv1.Cluster {
 
 // TestTopology_MachinePoolIsGeneratedScaledUpdatedInPlaceAndRemoved: the controller (with only its
 // RBAC markers' rights) creates a MachinePool, its BootstrapConfig and its InfraMachinePool, all
-// owned by the Cluster and labelled with the pool's topology name; a replica change scales the
+// owned by the Cluster and labelled with the pool's topology name, and then writes nothing while
+// nothing changes; a replica change scales the
 // pool; a variable change updates the InfraMachinePool in place (same name, as upstream: these
 // are objects, not rotated templates); removing the entry deletes the MachinePool.
 func TestTopology_MachinePoolIsGeneratedScaledUpdatedInPlaceAndRemoved(t *testing.T) {
 	ns := env.CreateNamespace(t, "topology-mp")
-	startController(t, env.UserFromRBACMarkers(t, "capstan-topology-mp-rbac-test", "controller.go"), nil)
+	calls := &envtest.CallCounter{Type: &clusterv1.Cluster{}, Key: client.ObjectKey{Namespace: ns, Name: "c1"}}
+	applies := startController(t, env.UserFromRBACMarkers(t, "capstan-topology-mp-rbac-test", "controller.go"), calls)
 	withPoolClass(t, quickStart(t, ns))
 	c := poolCluster(ns)
 	require.NoError(t, env.Client.Create(t.Context(), c))
@@ -77,6 +79,7 @@ func TestTopology_MachinePoolIsGeneratedScaledUpdatedInPlaceAndRemoved(t *testin
 	require.NotNil(t, mp, "a MachinePool for mp-0")
 	require.Equal(t, got.UID, mp.OwnerReferences[0].UID)
 	require.Contains(t, mp.Labels, clusterv1.ClusterTopologyOwnedLabel)
+	require.Equal(t, "c1", mp.Labels[clusterv1.ClusterNameLabel], "the Cluster controller deletes the Cluster's MachinePools by this label")
 	require.Equal(t, ptr.To[int32](2), mp.Spec.Replicas)
 	require.Equal(t, []string{"fd-1"}, mp.Spec.FailureDomains)
 	require.Equal(t, "v1.37.2", mp.Spec.Template.Spec.Version)
@@ -94,6 +97,20 @@ func TestTopology_MachinePoolIsGeneratedScaledUpdatedInPlaceAndRemoved(t *testin
 	require.Equal(t, "node:v1", nestedString(t, infra, "spec", "image"), "the machinePoolClass patch wrote the variable's default")
 	require.Equal(t, "mp-0", nestedString(t, infra, "spec", "pool"), "builtin.machinePool.topologyName")
 	require.Equal(t, "small", nestedString(t, infra, "spec", "size"))
+
+	// Steady state: a reconcile (triggered by a label) writes none of the pool's objects.
+	appliedBefore := applies.Load()
+	gets, _ := calls.Snapshot()
+	envtest.Update(t, env.Client, got, func() { got.Labels = map[string]string{"touched": "yes"} })
+	envtest.WaitFor(t, timeout, "a reconcile after the label change", func() (bool, error) {
+		g, _ := calls.Snapshot()
+		return g > gets, nil
+	})
+	waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
+	require.Equal(t, appliedBefore, applies.Load(), "steady state: only dry-run applies were sent")
+	require.Equal(t, mp.ResourceVersion, machinePools(t, got)["mp-0"].ResourceVersion)
+	require.Equal(t, infra.GetResourceVersion(), get(t, crds.GenericInfrastructureMachineGVK, ns, iref.Name).GetResourceVersion())
+	require.Equal(t, bootstrap.GetResourceVersion(), get(t, crds.GenericBootstrapConfigGVK, ns, bref.Name).GetResourceVersion())
 
 	envtest.Update(t, env.Client, got, func() { got.Spec.Topology.Workers.MachinePools[0].Replicas = ptr.To[int32](5) })
 	envtest.WaitFor(t, timeout, "mp-0 scaled to 5", func() (bool, error) {
