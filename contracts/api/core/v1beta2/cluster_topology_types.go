@@ -34,21 +34,29 @@ const (
 	// template copies.
 	ClusterTopologyMachineDeploymentNameLabel = "topology.cluster.x-k8s.io/deployment-name"
 
+	// ClusterTopologyMachinePoolNameLabel is the topology name of the MachinePool an object was
+	// generated for: on the MachinePool, its template metadata, its BootstrapConfig and its
+	// InfraMachinePool.
+	ClusterTopologyMachinePoolNameLabel = "topology.cluster.x-k8s.io/pool-name"
+
 	// ClusterTopologyHoldUpgradeSequenceAnnotation and ClusterTopologyDeferUpgradeAnnotation are set
-	// by users in MachineDeployment topology metadata; they are never copied to generated objects.
+	// by users in MachineDeployment and MachinePool topology metadata; they are never copied to
+	// generated objects.
 	ClusterTopologyHoldUpgradeSequenceAnnotation = "topology.cluster.x-k8s.io/hold-upgrade-sequence"
 	ClusterTopologyDeferUpgradeAnnotation        = "topology.cluster.x-k8s.io/defer-upgrade"
 
 	// ClusterTopologyUpgradeConcurrencyAnnotation, set by users on a topology Cluster, is how many
-	// MachineDeployments may upgrade at once: an integer of at least 1; 1 when absent.
+	// MachineDeployments, and separately how many MachinePools, may upgrade at once: an integer of
+	// at least 1; 1 when absent.
 	ClusterTopologyUpgradeConcurrencyAnnotation = "topology.cluster.x-k8s.io/upgrade-concurrency"
 )
 
 // Cluster's TopologyReconciled condition and reasons (only on Clusters with spec.topology), set by
 // the topology controller. Upstream's Paused reason is not used: a paused Cluster is left untouched.
 // The upgrade reasons are release-1.11's finer ones (ControlPlaneUpgradePending,
-// MachineDeploymentsUpgradePending, MachineDeploymentsUpgradeDeferred) plus ClusterUpgrading for
-// an upgrade that is running with nothing held.
+// MachineDeploymentsUpgradePending, MachineDeploymentsUpgradeDeferred, MachinePoolsUpgradePending,
+// MachinePoolsUpgradeDeferred) plus ClusterUpgrading for an upgrade that is running with nothing
+// held.
 const (
 	// ClusterTopologyReconciledCondition is true when the objects the Cluster's topology describes
 	// match its ClusterClass and topology.
@@ -85,8 +93,17 @@ const (
 	// defer-upgrade or hold-upgrade-sequence annotations keep MachineDeployments from upgrading.
 	ClusterTopologyReconciledMachineDeploymentsUpgradeDeferredReason = "MachineDeploymentsUpgradeDeferred"
 
-	// ClusterTopologyReconciledClusterUpgradingReason is used while the control plane or
-	// MachineDeployments roll out a new version and nothing else is held.
+	// ClusterTopologyReconciledMachinePoolsUpgradePendingReason is used while a MachinePool waits
+	// for the control plane to be upgraded and stable, for the MachineDeployments to finish their
+	// upgrade, or for the upgrade concurrency to allow it; the message names each one and why.
+	ClusterTopologyReconciledMachinePoolsUpgradePendingReason = "MachinePoolsUpgradePending"
+
+	// ClusterTopologyReconciledMachinePoolsUpgradeDeferredReason is used when only the
+	// defer-upgrade or hold-upgrade-sequence annotations keep MachinePools from upgrading.
+	ClusterTopologyReconciledMachinePoolsUpgradeDeferredReason = "MachinePoolsUpgradeDeferred"
+
+	// ClusterTopologyReconciledClusterUpgradingReason is used while the control plane,
+	// MachineDeployments or MachinePools roll out a new version and nothing else is held.
 	ClusterTopologyReconciledClusterUpgradingReason = "ClusterUpgrading"
 )
 

@@ -213,7 +213,7 @@ func TestGenerateCluster_Errors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"UnknownFlavorListsFlavors", []string{"generate", "cluster", "a", "--flavor", "huge"}, `unknown flavor "huge": available flavors are "" (default, omit --flavor), "development", "machinepool"`},
+		{"UnknownFlavorListsFlavors", []string{"generate", "cluster", "a", "--flavor", "huge"}, `unknown flavor "huge": available flavors are "" (default, omit --flavor), "development", "development-mp", "machinepool"`},
 		{"MissingName", []string{"generate", "cluster"}, "needs the Cluster name"},
 		{"InvalidName", []string{"generate", "cluster", "Not_A_Name"}, `cluster name "Not_A_Name" is invalid`},
 		{"BadVersion", []string{"generate", "cluster", "a", "--kubernetes-version", "1.37"}, `--kubernetes-version "1.37" is not a Kubernetes version`},

@@ -44,7 +44,8 @@ func newGenerateCommand() *cobra.Command {
 DockerCluster, a KubeadmControlPlane and, by default, a MachineDeployment of workers
 (--flavor machinepool: a MachinePool). --flavor development prints upstream's development flavor:
 a Cluster whose spec.topology uses the ClusterClass quick-start (apply
-examples/clusterclass-quick-start.yaml first), with the class's variables. Apply the output with
+examples/clusterclass-quick-start.yaml first), with the class's variables; --flavor development-mp
+is the same with a MachinePool of workers. Apply the output with
 kubectl apply -f -.
 
 Templates use clusterctl's variables: ${VAR}, ${VAR:=default} and ${VAR:-default}. A value comes

@@ -1,6 +1,7 @@
 package template
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -97,6 +98,29 @@ func TestRender_DevelopmentFlavorMatchesDevelopmentExample(t *testing.T) {
 	}})
 	require.NoError(t, err)
 	require.Contains(t, string(rendered), "enabled: false")
+}
+
+// The development-mp flavor is upstream's: the development flavor's Cluster whose workers are one
+// MachinePool of the class default-worker.
+func TestRender_DevelopmentMPFlavorIsATopologyWithAMachinePool(t *testing.T) {
+	raw, err := Load("development-mp")
+	require.NoError(t, err)
+	rendered, err := Render(raw, Values{Flags: quickstartFlags, Env: noEnv, FlagDefaults: flagDefaults})
+	require.NoError(t, err)
+	objs, err := Objects(rendered)
+	require.NoError(t, err)
+	require.Len(t, objs, 1, "only the Cluster: the class generates the rest")
+	cluster := &clusterv1.Cluster{}
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(objs[0].Object, cluster, true))
+	require.Equal(t, "quick-start", cluster.Spec.Topology.ClassRef.Name)
+	require.Empty(t, cluster.Spec.Topology.Workers.MachineDeployments)
+	require.Len(t, cluster.Spec.Topology.Workers.MachinePools, 1)
+	mp := cluster.Spec.Topology.Workers.MachinePools[0]
+	require.Equal(t, "default-worker", mp.Class)
+	require.Equal(t, "mp-0", mp.Name)
+	require.NotNil(t, mp.Replicas)
+	require.Equal(t, quickstartFlags["WORKER_MACHINE_COUNT"], fmt.Sprint(*mp.Replicas))
+	require.Len(t, cluster.Spec.Topology.Variables, 4)
 }
 
 func asMaps(objs []*unstructured.Unstructured) []map[string]any {
@@ -218,8 +242,8 @@ func TestLoad_UnknownFlavorListsTheAvailableOnes(t *testing.T) {
 	require.ErrorContains(t, err, "unknown flavor")
 }
 
-func TestFlavors_ListsDefaultDevelopmentAndMachinePool(t *testing.T) {
-	require.Equal(t, []string{"", "development", "machinepool"}, Flavors())
+func TestFlavors_ListsDefaultDevelopmentDevelopmentMPAndMachinePool(t *testing.T) {
+	require.Equal(t, []string{"", "development", "development-mp", "machinepool"}, Flavors())
 }
 
 func TestVariables_ListsRequiredAndDefaults(t *testing.T) {

@@ -3,6 +3,7 @@ package topologyplan
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -62,6 +63,15 @@ func desiredObjects(s *desired.State, cpContract contract.ContractVersion) ([]pl
 			out = append(out, planned{obj: mhc})
 		}
 	}
+	for i := range s.MachinePools {
+		mp := &s.MachinePools[i]
+		// The pool's BootstrapConfig and InfraMachinePool are objects, updated in place.
+		obj, err := clusterstate.Intent(mp.Object)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, planned{obj: mp.Bootstrap}, planned{obj: mp.Infrastructure}, planned{obj: obj})
+	}
 	return out, nil
 }
 
@@ -96,7 +106,7 @@ func compare(ctx context.Context, c client.Client, p planned) (*ObjectChange, er
 }
 
 // deletions lists the objects the controller would delete: the MachineDeployments (with their
-// health checks) of removed topology entries, and health checks no longer enabled.
+// health checks) and MachinePools of removed topology entries, and health checks no longer enabled.
 func deletions(ctx context.Context, c client.Client, cl *clusterv1.Cluster, s *desired.State, cur *clusterstate.Current) ([]ObjectChange, error) {
 	keep := map[string]bool{}
 	var mhcs []string // health checks that would be deleted: by name
@@ -116,10 +126,21 @@ func deletions(ctx context.Context, c client.Client, cl *clusterv1.Cluster, s *d
 			mds = append(mds, md.Name)
 		}
 	}
+	keepPools := map[string]bool{}
+	for _, mp := range s.MachinePools {
+		keepPools[mp.TopologyName] = true
+	}
+	var mps []string
+	for name, mp := range cur.MachinePools {
+		if !keepPools[name] {
+			mps = append(mps, mp.Name)
+		}
+	}
 	sort.Strings(mds)
 	sort.Strings(mhcs)
+	sort.Strings(mps)
 	var out []ObjectChange
-	for _, o := range append(kindNames("MachineHealthCheck", mhcs), kindNames("MachineDeployment", mds)...) {
+	for _, o := range slices.Concat(kindNames("MachineHealthCheck", mhcs), kindNames("MachineDeployment", mds), kindNames("MachinePool", mps)) {
 		ch, err := deletion(ctx, c, cl, o[0], o[1])
 		if err != nil {
 			return nil, err

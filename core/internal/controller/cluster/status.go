@@ -188,8 +188,14 @@ func workersStatus(d descendants) *clusterv1.WorkersStatus {
 	for _, md := range d.machineDeployments {
 		desired += ptr.Deref(md.Spec.Replicas, 0)
 	}
+	// A MachinePool's instances are not Machines here: its counts come from its status (as
+	// upstream adds them), and a Machine a MachinePool owns is not counted again below.
 	for _, mp := range d.machinePools {
 		desired += ptr.Deref(mp.Spec.Replicas, 0)
+		replicas += ptr.Deref(mp.Status.Replicas, 0)
+		ready += ptr.Deref(mp.Status.ReadyReplicas, 0)
+		available += ptr.Deref(mp.Status.AvailableReplicas, 0)
+		upToDate += ptr.Deref(mp.Status.UpToDateReplicas, 0)
 	}
 	for _, ms := range d.machineSets {
 		if !ownedBy(&ms, "MachineDeployment") {
@@ -197,6 +203,9 @@ func workersStatus(d descendants) *clusterv1.WorkersStatus {
 		}
 	}
 	for _, m := range d.workerMachines {
+		if ownedBy(&m, "MachinePool") {
+			continue
+		}
 		replicas++
 		if conditions.IsTrue(&m, clusterv1.MachineReadyCondition) {
 			ready++

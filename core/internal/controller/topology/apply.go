@@ -17,7 +17,8 @@ import (
 
 // applyState applies the desired state in dependency order: the InfrastructureCluster, the
 // control plane's machine template, the ControlPlane, the Cluster's references, then each
-// MachineDeployment's templates, the MachineDeployment and the health checks.
+// MachineDeployment's templates, the MachineDeployment and the health checks, then each
+// MachinePool's BootstrapConfig and InfraMachinePool and the MachinePool.
 func (r *Reconciler) applyState(ctx context.Context, s *scope, state *desired.State, cpContract contract.ContractVersion) error {
 	c := s.cluster
 	if err := r.apply(ctx, state.InfrastructureCluster); err != nil {
@@ -50,7 +51,29 @@ func (r *Reconciler) applyState(ctx context.Context, s *scope, state *desired.St
 			return err
 		}
 	}
+	for i := range state.MachinePools {
+		if err := r.applyMachinePool(ctx, &state.MachinePools[i]); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// applyMachinePool applies one MachinePool after its BootstrapConfig and InfraMachinePool. Those
+// two are objects, not templates: as upstream does, they keep their names and are updated in
+// place (the infrastructure provider rolls the pool's instances on a change), never rotated.
+func (r *Reconciler) applyMachinePool(ctx context.Context, mp *desired.MachinePoolState) error {
+	if err := r.apply(ctx, mp.Bootstrap); err != nil {
+		return err
+	}
+	if err := r.apply(ctx, mp.Infrastructure); err != nil {
+		return err
+	}
+	obj, err := toIntent(mp.Object)
+	if err != nil {
+		return err
+	}
+	return r.apply(ctx, obj)
 }
 
 // applyMachineDeployment applies one MachineDeployment with its template copies and health check.

@@ -32,7 +32,7 @@ const FieldManager = clusterstate.FieldManager
 // (kinds outside these groups are granted through the aggregated manager role).
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedeployments;machinehealthchecks,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedeployments;machinepools;machinehealthchecks,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinesets;machines,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;controlplane.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
@@ -49,7 +49,8 @@ type Reconciler struct {
 }
 
 // SetupWithManager registers the controller: Clusters (spec and metadata changes, not status),
-// their ClusterClasses, the MachineDeployments and MachineHealthChecks they own, the deletion of
+// their ClusterClasses, the MachineDeployments, MachinePools (their status too: Node versions
+// drive upgrades) and MachineHealthChecks they own, the deletion of
 // their MachineSets, their Machines' spec changes and (lazily) their ControlPlanes.
 func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil {
@@ -63,6 +64,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 		For(&clusterv1.Cluster{}, builder.WithPredicates(filter, changed)).
 		Watches(&clusterv1.ClusterClass{}, handler.EnqueueRequestsFromMapFunc(r.clusterClassToClusters)).
 		Watches(&clusterv1.MachineDeployment{}, toCluster, builder.WithPredicates(filter)).
+		Watches(&clusterv1.MachinePool{}, toCluster, builder.WithPredicates(filter)).
 		Watches(&clusterv1.MachineHealthCheck{}, toCluster, builder.WithPredicates(filter)).
 		// A deleted MachineSet may have been the last user of a replaced template copy.
 		Watches(&clusterv1.MachineSet{}, toCluster, builder.WithPredicates(filter, deletedOnly)).

@@ -37,6 +37,25 @@ func (r *Reconciler) deleteRemovedMachineDeployments(ctx context.Context, s *sco
 	return nil
 }
 
+// deleteRemovedMachinePools deletes the MachinePools whose entries were removed from the
+// topology; as upstream, only the pool: the MachinePool controller deletes its InfraMachinePool
+// and BootstrapConfig (and the Cluster's owner reference collects them at the latest).
+func (r *Reconciler) deleteRemovedMachinePools(ctx context.Context, s *scope, state *desired.State) error {
+	keep := map[string]bool{}
+	for _, mp := range state.MachinePools {
+		keep[mp.TopologyName] = true
+	}
+	for name, mp := range s.current.MachinePools {
+		if keep[name] {
+			continue
+		}
+		if err := r.deleteOwned(ctx, s.cluster, &clusterv1.MachinePool{}, mp.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // deleteOwned deletes the named object of obj's type if the topology generated it for c.
 func (r *Reconciler) deleteOwned(ctx context.Context, c *clusterv1.Cluster, obj client.Object, name string) error {
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, obj)

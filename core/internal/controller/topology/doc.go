@@ -3,14 +3,17 @@
 // classes), computes the desired objects (core/internal/topology/desired, with the class's
 // inline patches from core/internal/topology/patches) and server-side applies them under one
 // field manager, capstan-topology: the InfrastructureCluster, the ControlPlane and its
-// InfraMachineTemplate copy, one MachineDeployment with template copies per topology entry, and
-// the MachineHealthChecks. It sets the Cluster's infrastructureRef and controlPlaneRef once and
+// InfraMachineTemplate copy, one MachineDeployment with template copies per topology entry, one
+// MachinePool with its BootstrapConfig and InfraMachinePool per pool entry, and the
+// MachineHealthChecks. It sets the Cluster's infrastructureRef and controlPlaneRef once and
 // owns the Cluster's TopologyReconciled condition.
 //
 // A template copy whose spec must change is never edited: a new copy is created under a new
 // name and its referrer pointed at it (template rotation); copies no longer referenced by the
-// desired state or by a MachineSet are deleted. A MachineDeployment removed from the topology is
-// deleted with its MachineHealthCheck. Nothing is written when nothing changed: each object is
+// desired state or by a MachineSet are deleted. A MachinePool's BootstrapConfig and
+// InfraMachinePool are objects, not templates: as upstream, they keep their names and are updated
+// in place. A MachineDeployment removed from the topology is deleted with its MachineHealthCheck;
+// a removed MachinePool is deleted (the MachinePool controller deletes what it references). Nothing is written when nothing changed: each object is
 // compared with a server-side dry-run of its intent first.
 //
 // It has no finalizer: generated objects carry an owner reference to the Cluster and go with it,
@@ -18,8 +21,8 @@
 // objects are unstructured, read and written through contract paths.
 //
 // A change of spec.topology.version is orchestrated (core/internal/topology/upgrade): the
-// control plane first, then the MachineDeployments a few at a time; the controller reads the
-// ControlPlane's status (watching its kind) and the MachineDeployments' Machines and reports what
-// is pending in TopologyReconciled. Not done here (upstream does): MachinePools, external
-// patches, lifecycle hooks, multi-step upgrade plans.
+// control plane first, then the MachineDeployments a few at a time, then the MachinePools; the
+// controller reads the ControlPlane's status (watching its kind), the MachineDeployments' Machines
+// and the MachinePools' Node counts, and reports what is pending in TopologyReconciled. Not done
+// here (upstream does): external patches, lifecycle hooks, multi-step upgrade plans.
 package topology

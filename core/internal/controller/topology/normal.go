@@ -39,6 +39,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if err := r.deleteRemovedMachineDeployments(ctx, s, state); err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.deleteRemovedMachinePools(ctx, s, state); err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := r.deleteUnusedTemplates(ctx, s, state); err != nil {
 		return ctrl.Result{}, err
 	}

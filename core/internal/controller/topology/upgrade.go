@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -15,7 +16,8 @@ import (
 )
 
 // planUpgrade reads what upgrade orchestration decides on (the control plane's versions and
-// replica counts, each MachineDeployment's Machines) and computes the version of every object.
+// replica counts, each MachineDeployment's Machines, each MachinePool's Node counts) and computes
+// the version of every object.
 // An invalid upgrade-concurrency annotation blocks the reconcile with the field path.
 func (r *Reconciler) planUpgrade(ctx context.Context, s *scope, v contract.ContractVersion) error {
 	c := s.cluster
@@ -39,6 +41,13 @@ func (r *Reconciler) planUpgrade(ctx context.Context, s *scope, v contract.Contr
 		_, md.Hold = mdt.Metadata.Annotations[clusterv1.ClusterTopologyHoldUpgradeSequenceAnnotation]
 		in.MachineDeployments = append(in.MachineDeployments, md)
 	}
+	for _, mpt := range c.Spec.Topology.Workers.MachinePools {
+		mp := machinePoolState(s.current.MachinePools[mpt.Name])
+		mp.TopologyName = mpt.Name
+		_, mp.Defer = mpt.Metadata.Annotations[clusterv1.ClusterTopologyDeferUpgradeAnnotation]
+		_, mp.Hold = mpt.Metadata.Annotations[clusterv1.ClusterTopologyHoldUpgradeSequenceAnnotation]
+		in.MachinePools = append(in.MachinePools, mp)
+	}
 	s.upgrade = upgrade.Compute(in)
 	return nil
 }
@@ -48,7 +57,8 @@ func (s *scope) versions() desired.Versions {
 	if s.upgrade == nil {
 		return desired.Versions{}
 	}
-	return desired.Versions{ControlPlane: s.upgrade.ControlPlaneVersion, MachineDeployments: s.upgrade.MachineDeploymentVersions}
+	return desired.Versions{ControlPlane: s.upgrade.ControlPlaneVersion, MachineDeployments: s.upgrade.MachineDeploymentVersions,
+		MachinePools: s.upgrade.MachinePoolVersions}
 }
 
 // controlPlaneState reads the control plane's versions and whether it is provisioning,
@@ -90,8 +100,8 @@ func controlPlaneState(obj *unstructured.Unstructured, v contract.ContractVersio
 // machineDeploymentState reads an existing MachineDeployment's version and, as upstream, counts
 // it as upgrading while any of its Machines (by its selector) runs another version. nil (not
 // created yet) is the zero state.
-func (r *Reconciler) machineDeploymentState(ctx context.Context, md *clusterv1.MachineDeployment) (upgrade.MachineDeployment, error) {
-	var out upgrade.MachineDeployment
+func (r *Reconciler) machineDeploymentState(ctx context.Context, md *clusterv1.MachineDeployment) (upgrade.Worker, error) {
+	var out upgrade.Worker
 	if md == nil {
 		return out, nil
 	}
@@ -110,4 +120,22 @@ func (r *Reconciler) machineDeploymentState(ctx context.Context, md *clusterv1.M
 		}
 	}
 	return out, nil
+}
+
+// machinePoolState reads an existing MachinePool's version and counts it as upgrading while any
+// of its Nodes runs another kubelet version (upstream reads the Nodes; here the MachinePool
+// controller's count of them, status.upToDateReplicas, is used, once it has seen the pool's
+// current spec). nil (not created yet) is the zero state.
+func machinePoolState(mp *clusterv1.MachinePool) upgrade.Worker {
+	var out upgrade.Worker
+	if mp == nil {
+		return out
+	}
+	out.Version = mp.Spec.Template.Spec.Version
+	nodes := int32(len(mp.Status.NodeRefs))
+	if out.Version == "" || nodes == 0 {
+		return out
+	}
+	out.Upgrading = mp.Status.ObservedGeneration < mp.Generation || ptr.Deref(mp.Status.UpToDateReplicas, 0) < nodes
+	return out
 }

@@ -22,6 +22,10 @@ func DefaultedCluster(c *clusterv1.Cluster, defs map[string]variables.Definition
 		md := &t.Workers.MachineDeployments[i]
 		md.Variables.Overrides = variables.DefaultOverrides(md.Variables.Overrides, defs)
 	}
+	for i := range t.Workers.MachinePools {
+		mp := &t.Workers.MachinePools[i]
+		mp.Variables.Overrides = variables.DefaultOverrides(mp.Variables.Overrides, defs)
+	}
 	return c
 }
 

@@ -17,8 +17,8 @@ import (
 const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
 // Compute returns the desired state of in.Cluster: the class's templates are copied (one set per
-// MachineDeployment topology entry), patched by in.Patch, and the generated objects built from
-// the copies.
+// MachineDeployment and MachinePool topology entry), patched by in.Patch, and the generated
+// objects built from the copies.
 func Compute(in *Input) (*State, error) {
 	random := in.Random
 	if random == nil {
@@ -52,11 +52,18 @@ func Compute(in *Input) (*State, error) {
 		}
 		s.MachineDeployments = append(s.MachineDeployments, *md)
 	}
+	for _, mpt := range in.Cluster.Spec.Topology.Workers.MachinePools {
+		mp, err := computeMachinePool(in, tpls, mpt, names.MachinePools[mpt.Name])
+		if err != nil {
+			return nil, err
+		}
+		s.MachinePools = append(s.MachinePools, *mp)
+	}
 	return s, nil
 }
 
-// copyTemplates deep-copies the class's templates, once per MachineDeployment topology entry for
-// the workers' ones, so that patching never touches what was read.
+// copyTemplates deep-copies the class's templates, once per MachineDeployment and MachinePool
+// topology entry for the workers' ones, so that patching never touches what was read.
 func copyTemplates(in *Input) (*Templates, error) {
 	src := &in.Templates
 	if src.InfrastructureCluster == nil || src.ControlPlane == nil {
@@ -65,19 +72,43 @@ func copyTemplates(in *Input) (*Templates, error) {
 	out := &Templates{
 		InfrastructureCluster: src.InfrastructureCluster.DeepCopy(),
 		ControlPlane:          src.ControlPlane.DeepCopy(),
-		MachineDeployments:    map[string]MachineDeploymentTemplates{},
 	}
 	if src.ControlPlaneMachineInfrastructure != nil {
 		out.ControlPlaneMachineInfrastructure = src.ControlPlaneMachineInfrastructure.DeepCopy()
 	}
-	path := field.NewPath("spec", "topology", "workers", "machineDeployments")
-	for _, mdt := range in.Cluster.Spec.Topology.Workers.MachineDeployments {
-		t, ok := src.MachineDeployments[mdt.Class]
+	workers := in.Cluster.Spec.Topology.Workers
+	var mds, mps []workerEntry
+	for _, mdt := range workers.MachineDeployments {
+		mds = append(mds, workerEntry{name: mdt.Name, class: mdt.Class})
+	}
+	for _, mpt := range workers.MachinePools {
+		mps = append(mps, workerEntry{name: mpt.Name, class: mpt.Class})
+	}
+	var err error
+	if out.MachineDeployments, err = copyWorkerTemplates(in.Class.Name, "MachineDeployment", "machineDeployments", src.MachineDeployments, mds); err != nil {
+		return nil, err
+	}
+	if out.MachinePools, err = copyWorkerTemplates(in.Class.Name, "MachinePool", "machinePools", src.MachinePools, mps); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// workerEntry is a worker topology entry's topology name and class.
+type workerEntry struct{ name, class string }
+
+// copyWorkerTemplates copies each entry's class templates (keyed by class in src) under the
+// entry's topology name; an entry whose class was not read is refused with its field path.
+func copyWorkerTemplates(className, kind, listField string, src map[string]WorkerTemplates, entries []workerEntry) (map[string]WorkerTemplates, error) {
+	out := map[string]WorkerTemplates{}
+	path := field.NewPath("spec", "topology", "workers", listField)
+	for _, e := range entries {
+		t, ok := src[e.class]
 		if !ok || t.Bootstrap == nil || t.Infrastructure == nil {
-			return nil, field.Invalid(path.Key(mdt.Name).Child("class"), mdt.Class,
-				fmt.Sprintf("ClusterClass %s has no MachineDeployment class of that name (or its templates were not read)", in.Class.Name))
+			return nil, field.Invalid(path.Key(e.name).Child("class"), e.class,
+				fmt.Sprintf("ClusterClass %s has no %s class of that name (or its templates were not read)", className, kind))
 		}
-		out.MachineDeployments[mdt.Name] = MachineDeploymentTemplates{Bootstrap: t.Bootstrap.DeepCopy(), Infrastructure: t.Infrastructure.DeepCopy()}
+		out[e.name] = WorkerTemplates{Bootstrap: t.Bootstrap.DeepCopy(), Infrastructure: t.Infrastructure.DeepCopy()}
 	}
 	return out, nil
 }
@@ -86,7 +117,7 @@ func copyTemplates(in *Input) (*Templates, error) {
 func computeNames(in *Input, random func() string) (*Names, error) {
 	c, cc := in.Cluster, in.Class
 	n := &Names{InfrastructureCluster: in.Current.InfrastructureClusterName, ControlPlane: in.Current.ControlPlaneName,
-		MachineDeployments: map[string]string{}}
+		MachineDeployments: map[string]string{}, MachinePools: map[string]CurrentWorker{}}
 	var err error
 	if n.InfrastructureCluster == "" {
 		if n.InfrastructureCluster, err = RenderName(cc.Spec.Infrastructure.Naming.Template, DefaultInfrastructureClusterNaming, c.Name, "", random); err != nil {
@@ -110,6 +141,11 @@ func computeNames(in *Input, random func() string) (*Names, error) {
 			}
 		}
 		n.MachineDeployments[mdt.Name] = name
+	}
+	for _, mpt := range c.Spec.Topology.Workers.MachinePools {
+		if n.MachinePools[mpt.Name], err = machinePoolNames(in, mpt, random); err != nil {
+			return nil, err
+		}
 	}
 	return n, nil
 }

@@ -91,7 +91,7 @@ func quickStart() *Input {
 		Cluster: c, Class: cc, Random: counter(),
 		Templates: Templates{
 			InfrastructureCluster: infra, ControlPlane: cp, ControlPlaneMachineInfrastructure: cpMachines,
-			MachineDeployments: map[string]MachineDeploymentTemplates{"default-worker": {Bootstrap: bootstrap, Infrastructure: workers}},
+			MachineDeployments: map[string]WorkerTemplates{"default-worker": {Bootstrap: bootstrap, Infrastructure: workers}},
 		},
 	}
 }
@@ -185,7 +185,7 @@ func TestCompute_KeepsTheNamesOfExistingObjects(t *testing.T) {
 	in := quickStart()
 	in.Current = Current{
 		InfrastructureClusterName: "ic", ControlPlaneName: "cp", ControlPlaneMachineInfrastructureName: "cpm",
-		MachineDeployments: map[string]CurrentMachineDeployment{"md-0": {Name: "md", BootstrapName: "b", InfrastructureName: "i"}},
+		MachineDeployments: map[string]CurrentWorker{"md-0": {Name: "md", BootstrapName: "b", InfrastructureName: "i"}},
 	}
 	s, err := Compute(in)
 	require.NoError(t, err)

@@ -22,8 +22,8 @@ type Input struct {
 	ControlPlaneContract contract.ContractVersion
 	// Random returns the random part of generated names; nil means RandomSuffix.
 	Random func() string
-	// Versions are the versions the upgrade plan gives the ControlPlane and MachineDeployments
-	// (see topology/upgrade); empty entries mean spec.topology.version.
+	// Versions are the versions the upgrade plan gives the ControlPlane, MachineDeployments and
+	// MachinePools (see topology/upgrade); empty entries mean spec.topology.version.
 	Versions Versions
 	// Patch, when set, changes the template copies before objects are generated from them
 	// (the class's patches), knowing the generated objects' names and versions (for builtin
@@ -35,8 +35,9 @@ type Input struct {
 // an empty entry means the topology's version.
 type Versions struct {
 	ControlPlane string
-	// MachineDeployments are keyed by topology name.
+	// MachineDeployments and MachinePools are keyed by topology name.
 	MachineDeployments map[string]string
+	MachinePools       map[string]string
 }
 
 // ForControlPlane is the control plane's version for c.
@@ -55,27 +56,43 @@ func (v Versions) ForMachineDeployment(c *clusterv1.Cluster, topologyName string
 	return c.Spec.Topology.Version
 }
 
+// ForMachinePool is the version of c's MachinePool topology entry topologyName.
+func (v Versions) ForMachinePool(c *clusterv1.Cluster, topologyName string) string {
+	if s := v.MachinePools[topologyName]; s != "" {
+		return s
+	}
+	return c.Spec.Topology.Version
+}
+
 // Names are the generated objects' names: the current ones, or new ones from the naming templates.
 type Names struct {
 	InfrastructureCluster string
 	ControlPlane          string
 	// MachineDeployments are keyed by topology name.
 	MachineDeployments map[string]string
+	// MachinePools are keyed by topology name: the pool's, its BootstrapConfig's and its
+	// InfraMachinePool's names (objects, not templates: they keep their names).
+	MachinePools map[string]CurrentWorker
 }
 
 // Templates are a class's templates, keyed as the class references them. Compute gives Patch a
-// copy per MachineDeployment topology entry, so per-entry variables can patch them differently.
+// copy per MachineDeployment and MachinePool topology entry, so per-entry variables can patch
+// them differently.
 type Templates struct {
 	InfrastructureCluster             *unstructured.Unstructured
 	ControlPlane                      *unstructured.Unstructured
 	ControlPlaneMachineInfrastructure *unstructured.Unstructured // nil: the class has none
 	// MachineDeployments are keyed by MachineDeployment class when read, and by topology name
 	// when handed to Patch.
-	MachineDeployments map[string]MachineDeploymentTemplates
+	MachineDeployments map[string]WorkerTemplates
+	// MachinePools are keyed by MachinePool class when read, and by topology name when handed
+	// to Patch.
+	MachinePools map[string]WorkerTemplates
 }
 
-// MachineDeploymentTemplates are one MachineDeployment class's bootstrap and infrastructure templates.
-type MachineDeploymentTemplates struct {
+// WorkerTemplates are one worker class's (MachineDeployment or MachinePool) bootstrap and
+// infrastructure templates.
+type WorkerTemplates struct {
 	Bootstrap      *unstructured.Unstructured
 	Infrastructure *unstructured.Unstructured
 }
@@ -87,11 +104,15 @@ type Current struct {
 	// ControlPlaneMachineInfrastructureName is the template copy the control plane references.
 	ControlPlaneMachineInfrastructureName string
 	// MachineDeployments are keyed by topology name.
-	MachineDeployments map[string]CurrentMachineDeployment
+	MachineDeployments map[string]CurrentWorker
+	// MachinePools are keyed by topology name: the pool and the objects it references.
+	MachinePools map[string]CurrentWorker
 }
 
-// CurrentMachineDeployment names an existing MachineDeployment and the template copies it references.
-type CurrentMachineDeployment struct {
+// CurrentWorker names an existing MachineDeployment or MachinePool and the objects it
+// references (a MachineDeployment's template copies, a MachinePool's BootstrapConfig and
+// InfraMachinePool).
+type CurrentWorker struct {
 	Name, BootstrapName, InfrastructureName string
 }
 
@@ -110,6 +131,8 @@ type State struct {
 	ControlPlaneHealthCheck *clusterv1.MachineHealthCheck
 	// MachineDeployments are in topology order.
 	MachineDeployments []MachineDeploymentState
+	// MachinePools are in topology order.
+	MachinePools []MachinePoolState
 }
 
 // MachineDeploymentState is one topology entry's MachineDeployment and what goes with it.
@@ -120,4 +143,14 @@ type MachineDeploymentState struct {
 	Infrastructure *unstructured.Unstructured
 	// HealthCheck is nil when no health check is enabled for this MachineDeployment.
 	HealthCheck *clusterv1.MachineHealthCheck
+}
+
+// MachinePoolState is one topology entry's MachinePool and the objects it references, generated
+// from its class's templates (upstream's topology creates them as objects and updates them in
+// place, unlike a MachineDeployment's template copies).
+type MachinePoolState struct {
+	TopologyName   string
+	Object         *clusterv1.MachinePool
+	Bootstrap      *unstructured.Unstructured
+	Infrastructure *unstructured.Unstructured
 }

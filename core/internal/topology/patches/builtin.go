@@ -2,6 +2,7 @@ package patches
 
 import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/core/internal/topology/desired"
 )
 
 // clusterBuiltin is builtin.cluster, available to every template.
@@ -37,6 +38,19 @@ func machineDeploymentBuiltin(mdt *clusterv1.MachineDeploymentTopology, name, ve
 		md["replicas"] = int64(*mdt.Replicas)
 	}
 	return md
+}
+
+// machinePoolBuiltin is builtin.machinePool, for one MachinePool's templates: besides what
+// builtin.machineDeployment has, the names of the pool's BootstrapConfig and InfraMachinePool
+// (stable objects, so known before patching).
+func machinePoolBuiltin(mpt *clusterv1.MachinePoolTopology, names desired.CurrentWorker, version string) map[string]any {
+	mp := map[string]any{"version": version, "class": mpt.Class, "name": names.Name, "topologyName": mpt.Name,
+		"bootstrap":         map[string]any{"configRef": map[string]any{"name": names.BootstrapName}},
+		"infrastructureRef": map[string]any{"name": names.InfrastructureName}}
+	if mpt.Replicas != nil {
+		mp["replicas"] = int64(*mpt.Replicas)
+	}
+	return mp
 }
 
 // withBuiltin returns the builtin map for a template: builtin.cluster plus extra entries.

@@ -25,21 +25,22 @@ const (
 	infrastructureCluster role = iota
 	controlPlane               // the control-plane template and its machine infrastructure template
 	machineDeployment          // a MachineDeployment's bootstrap and infrastructure templates
+	machinePool                // a MachinePool's bootstrap and infrastructure templates
 )
 
 // item is one template copy patches apply to, with the variables it sees.
 type item struct {
-	role    role
-	mdClass string
-	obj     *unstructured.Unstructured
-	vars    map[string]any
-	what    string // e.g. "the control plane's DevMachineTemplate cp-machines"
+	role  role
+	class string // the worker class, for machineDeployment and machinePool items
+	obj   *unstructured.Unstructured
+	vars  map[string]any
+	what  string // e.g. "the control plane's DevMachineTemplate cp-machines"
 }
 
 // Apply runs the class's patches, in order, over the template copies of c's desired state. c's
 // topology variables must already be defaulted. The error names the patch, the JSON patch and
 // the template it failed on. versions give builtin.controlPlane.version and
-// builtin.machineDeployment.version (upstream: the versions the objects get, which trail
+// builtin.machineDeployment.version and builtin.machinePool.version (upstream: the versions the objects get, which trail
 // builtin.cluster.topology.version during an upgrade).
 func Apply(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desired.Templates, names *desired.Names, versions desired.Versions) error {
 	if len(cc.Spec.Patches) == 0 {
@@ -87,15 +88,29 @@ func collectItems(c *clusterv1.Cluster, tpls *desired.Templates, names *desired.
 			return nil, err
 		}
 	}
+	addWorker := func(items []*item, r role, class string, tpl desired.WorkerTemplates, overrides []clusterv1.ClusterVariable, builtin map[string]any, what string) ([]*item, error) {
+		for _, obj := range []*unstructured.Unstructured{tpl.Bootstrap, tpl.Infrastructure} {
+			if items, err = add(items, r, obj, overrides, builtin, what); err != nil {
+				return nil, err
+			}
+			items[len(items)-1].class = class
+		}
+		return items, nil
+	}
 	for i := range t.Workers.MachineDeployments {
 		mdt := &t.Workers.MachineDeployments[i]
 		b := withBuiltin(c, map[string]any{"machineDeployment": machineDeploymentBuiltin(mdt, names.MachineDeployments[mdt.Name], versions.ForMachineDeployment(c, mdt.Name))})
-		mt := tpls.MachineDeployments[mdt.Name]
-		for _, obj := range []*unstructured.Unstructured{mt.Bootstrap, mt.Infrastructure} {
-			if items, err = add(items, machineDeployment, obj, mdt.Variables.Overrides, b, "MachineDeployment "+mdt.Name+"'s template"); err != nil {
-				return nil, err
-			}
-			items[len(items)-1].mdClass = mdt.Class
+		if items, err = addWorker(items, machineDeployment, mdt.Class, tpls.MachineDeployments[mdt.Name], mdt.Variables.Overrides, b,
+			"MachineDeployment "+mdt.Name+"'s template"); err != nil {
+			return nil, err
+		}
+	}
+	for i := range t.Workers.MachinePools {
+		mpt := &t.Workers.MachinePools[i]
+		b := withBuiltin(c, map[string]any{"machinePool": machinePoolBuiltin(mpt, names.MachinePools[mpt.Name], versions.ForMachinePool(c, mpt.Name))})
+		if items, err = addWorker(items, machinePool, mpt.Class, tpls.MachinePools[mpt.Name], mpt.Variables.Overrides, b,
+			"MachinePool "+mpt.Name+"'s template"); err != nil {
+			return nil, err
 		}
 	}
 	return items, nil
@@ -143,8 +158,10 @@ func matches(sel clusterv1.PatchSelector, it *item) bool {
 		return ptr.Deref(m.InfrastructureCluster, false)
 	case controlPlane:
 		return ptr.Deref(m.ControlPlane, false)
+	case machinePool:
+		return m.MachinePoolClass != nil && matchesName(m.MachinePoolClass.Names, it.class)
 	default:
-		return m.MachineDeploymentClass != nil && matchesName(m.MachineDeploymentClass.Names, it.mdClass)
+		return m.MachineDeploymentClass != nil && matchesName(m.MachineDeploymentClass.Names, it.class)
 	}
 }
 

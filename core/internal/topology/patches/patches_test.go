@@ -51,7 +51,7 @@ func fixture() (*clusterv1.Cluster, *desired.Templates, *desired.Names) {
 		InfrastructureCluster:             tmpl(infraAPI, "DevClusterTemplate", "ic"),
 		ControlPlane:                      tmpl(cpAPI, "KubeadmControlPlaneTemplate", "cp"),
 		ControlPlaneMachineInfrastructure: tmpl(infraAPI, "DevMachineTemplate", "cpm"),
-		MachineDeployments: map[string]desired.MachineDeploymentTemplates{
+		MachineDeployments: map[string]desired.WorkerTemplates{
 			"md-0": {Bootstrap: tmpl("bootstrap.cluster.x-k8s.io/v1beta2", "KubeadmConfigTemplate", "b0"), Infrastructure: tmpl(infraAPI, "DevMachineTemplate", "w0")},
 			"md-1": {Bootstrap: tmpl("bootstrap.cluster.x-k8s.io/v1beta2", "KubeadmConfigTemplate", "b1"), Infrastructure: tmpl(infraAPI, "DevMachineTemplate", "w1")},
 		},

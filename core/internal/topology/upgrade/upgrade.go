@@ -22,13 +22,14 @@ type ControlPlane struct {
 	Provisioning, Upgrading, Scaling bool
 }
 
-// MachineDeployment is what was read of one MachineDeployment topology entry.
-type MachineDeployment struct {
-	// TopologyName is the entry's name in spec.topology.workers.machineDeployments.
+// Worker is what was read of one MachineDeployment or MachinePool topology entry.
+type Worker struct {
+	// TopologyName is the entry's name in spec.topology.workers.machineDeployments or machinePools.
 	TopologyName string
-	// Version is spec.template.spec.version; empty when the MachineDeployment does not exist yet.
+	// Version is spec.template.spec.version; empty when the object does not exist yet.
 	Version string
-	// Upgrading: some Machine of the MachineDeployment is not at Version yet.
+	// Upgrading: some Machine of the MachineDeployment, or some Node of the MachinePool, is not
+	// at Version yet.
 	Upgrading bool
 	// Defer and Hold: the entry's metadata carries the defer-upgrade or hold-upgrade-sequence annotation.
 	Defer, Hold bool
@@ -39,17 +40,20 @@ type Input struct {
 	// Target is spec.topology.version.
 	Target       string
 	ControlPlane ControlPlane
-	// MachineDeployments are in topology order.
-	MachineDeployments []MachineDeployment
-	// Concurrency is how many MachineDeployments may upgrade at once (at least 1).
+	// MachineDeployments and MachinePools are in topology order.
+	MachineDeployments []Worker
+	MachinePools       []Worker
+	// Concurrency is how many MachineDeployments, and separately how many MachinePools, may
+	// upgrade at once (at least 1).
 	Concurrency int
 }
 
 // Plan is the version each object gets now, and what is pending.
 type Plan struct {
 	ControlPlaneVersion string
-	// MachineDeploymentVersions are keyed by topology name.
+	// MachineDeploymentVersions and MachinePoolVersions are keyed by topology name.
 	MachineDeploymentVersions map[string]string
+	MachinePoolVersions       map[string]string
 	// Reason is the TopologyReconciled reason while something is pending or upgrading; empty
 	// when every object is at spec.topology.version and settled.
 	Reason string
@@ -62,7 +66,7 @@ func (p *Plan) Message() string { return strings.Join(p.Pending, "; ") }
 
 // Compute returns the plan for in.
 func Compute(in Input) *Plan {
-	p := &Plan{MachineDeploymentVersions: map[string]string{}}
+	p := &Plan{MachineDeploymentVersions: map[string]string{}, MachinePoolVersions: map[string]string{}}
 	cp := in.ControlPlane
 	var cpHeld, forWorkers bool
 	switch {
@@ -86,14 +90,25 @@ func Compute(in Input) *Plan {
 	}
 	// A control plane that only waits for its workers is stable: they may move.
 	cpWhy := controlPlaneNotStable(cp, cpHeld && !forWorkers, cp.Version != "" && p.ControlPlaneVersion != cp.Version)
-	held, deferred := planMachineDeployments(in, p, cpWhy)
+	mds := planWorkers(in, p, "MachineDeployment", in.MachineDeployments, p.MachineDeploymentVersions, cpWhy)
+	// MachinePools follow the MachineDeployments: they wait while one is still upgrading or
+	// waiting for anything but its annotations.
+	poolsWhy := cpWhy
+	if poolsWhy == "" && len(mds.unfinished) > 0 {
+		poolsWhy = "MachineDeployments upgrade first: " + strings.Join(mds.unfinished, ", ")
+	}
+	mps := planWorkers(in, p, "MachinePool", in.MachinePools, p.MachinePoolVersions, poolsWhy)
 	switch {
 	case cpHeld:
 		p.Reason = clusterv1.ClusterTopologyReconciledControlPlaneUpgradePendingReason
-	case held:
+	case mds.held:
 		p.Reason = clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradePendingReason
-	case deferred:
+	case mps.held:
+		p.Reason = clusterv1.ClusterTopologyReconciledMachinePoolsUpgradePendingReason
+	case mds.deferred:
 		p.Reason = clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradeDeferredReason
+	case mps.deferred:
+		p.Reason = clusterv1.ClusterTopologyReconciledMachinePoolsUpgradeDeferredReason
 	case len(p.Pending) > 0:
 		p.Reason = clusterv1.ClusterTopologyReconciledClusterUpgradingReason
 	}
@@ -101,7 +116,8 @@ func Compute(in Input) *Plan {
 }
 
 // controlPlaneHold says why the control plane cannot move to the target now ("" when it can);
-// forWorkers reports that it only waits for MachineDeployments, which may then still move.
+// forWorkers reports that it only waits for MachineDeployments or MachinePools, which may then
+// still move.
 func controlPlaneHold(in Input) (why string, forWorkers bool) {
 	cp := in.ControlPlane
 	if why := refusedMove(cp.Version, in.Target); why != "" {
@@ -115,21 +131,26 @@ func controlPlaneHold(in Input) (why string, forWorkers bool) {
 	case cp.Scaling:
 		return "control plane is scaling", false
 	}
-	var upgrading, behind []string
-	for _, md := range in.MachineDeployments {
-		switch {
-		case md.Upgrading:
-			upgrading = append(upgrading, md.TopologyName)
-		case md.Version != "" && newerMinor(in.Target, cp.Version) && newerMinor(cp.Version, md.Version):
-			behind = append(behind, md.TopologyName+" at "+md.Version)
+	for _, kind := range []struct {
+		plural  string
+		workers []Worker
+	}{{"MachineDeployments", in.MachineDeployments}, {"MachinePools", in.MachinePools}} {
+		var upgrading, behind []string
+		for _, w := range kind.workers {
+			switch {
+			case w.Upgrading:
+				upgrading = append(upgrading, w.TopologyName)
+			case w.Version != "" && newerMinor(in.Target, cp.Version) && newerMinor(cp.Version, w.Version):
+				behind = append(behind, w.TopologyName+" at "+w.Version)
+			}
 		}
-	}
-	switch {
-	case len(upgrading) > 0:
-		return "MachineDeployments upgrading: " + strings.Join(upgrading, ", "), true
-	case len(behind) > 0:
-		return fmt.Sprintf("MachineDeployments a minor version behind the control plane must reach %s first (no two minor versions of skew): %s",
-			cp.Version, strings.Join(behind, ", ")), true
+		switch {
+		case len(upgrading) > 0:
+			return kind.plural + " upgrading: " + strings.Join(upgrading, ", "), true
+		case len(behind) > 0:
+			return fmt.Sprintf("%s a minor version behind the control plane must reach %s first (no two minor versions of skew): %s",
+				kind.plural, cp.Version, strings.Join(behind, ", ")), true
+		}
 	}
 	return "", false
 }
@@ -183,76 +204,92 @@ func controlPlaneNotStable(cp ControlPlane, held, moved bool) string {
 	return ""
 }
 
-// planMachineDeployments gives each MachineDeployment its version: a new one the version the
-// control plane runs, an existing one the control plane's version once the control plane is
-// stable and the concurrency allows. held reports entries waiting for something other than the
-// annotations; deferred entries waiting for the annotations.
-func planMachineDeployments(in Input, p *Plan, cpWhy string) (held, deferred bool) {
+// workersPlan is what planning one kind of worker found: held entries wait for something other
+// than the annotations, deferred ones for the annotations; unfinished lists the entries still
+// upgrading or held (not deferred), which later kinds wait for.
+type workersPlan struct {
+	held, deferred bool
+	unfinished     []string
+}
+
+// planWorkers gives each MachineDeployment or MachinePool (kind) its version in versions: a new
+// one the version the control plane runs, an existing one the control plane's version once
+// nothing makes it wait (waitWhy: the control plane not stable, or earlier workers) and the
+// concurrency allows.
+func planWorkers(in Input, p *Plan, kind string, workers []Worker, versions map[string]string, waitWhy string) workersPlan {
+	var out workersPlan
 	cp := in.ControlPlane
-	running := cp.Version // what a new MachineDeployment joins
+	running := cp.Version // what a new worker joins
 	if cp.Version == "" {
 		running = in.Target
 	} else if cp.Upgrading && cp.StatusVersion != "" {
 		running = cp.StatusVersion
 	}
 	upgrading := []string{}
-	for _, md := range in.MachineDeployments {
-		if md.Upgrading {
-			upgrading = append(upgrading, md.TopologyName)
+	for _, w := range workers {
+		if w.Upgrading {
+			upgrading = append(upgrading, w.TopologyName)
 		}
 	}
+	out.unfinished = append(out.unfinished, upgrading...)
 	holdFrom := ""
-	for _, md := range in.MachineDeployments {
-		if md.Hold && holdFrom == "" {
-			holdFrom = md.TopologyName
+	for _, w := range workers {
+		if w.Hold && holdFrom == "" {
+			holdFrom = w.TopologyName
 		}
-		if md.Version == "" {
-			p.MachineDeploymentVersions[md.TopologyName] = running
+		if w.Version == "" {
+			versions[w.TopologyName] = running
 			continue
 		}
-		p.MachineDeploymentVersions[md.TopologyName] = md.Version
-		if !isNewer(in.Target, md.Version) {
-			if md.Upgrading {
-				p.Pending = append(p.Pending, fmt.Sprintf("MachineDeployment %s upgrading to %s", md.TopologyName, md.Version))
+		versions[w.TopologyName] = w.Version
+		if !isNewer(in.Target, w.Version) {
+			if w.Upgrading {
+				p.Pending = append(p.Pending, fmt.Sprintf("%s %s upgrading to %s", kind, w.TopologyName, w.Version))
 			}
 			continue
 		}
 		annotationWhy := ""
 		switch {
-		case md.Defer:
+		case w.Defer:
 			annotationWhy = clusterv1.ClusterTopologyDeferUpgradeAnnotation + " annotation set"
 		case holdFrom != "":
 			annotationWhy = clusterv1.ClusterTopologyHoldUpgradeSequenceAnnotation + " annotation set on " + holdFrom
 		}
 		why := annotationWhy
 		if why == "" {
-			why = machineDeploymentWait(cpWhy, cp.Version, md.Version, upgrading, in.Concurrency)
+			why = workerWait(waitWhy, cp.Version, w.Version, upgrading, in.Concurrency)
 		}
 		if why != "" {
 			if annotationWhy != "" {
-				deferred = true
+				out.deferred = true
 			} else {
-				held = true
+				out.held = true
+				if !w.Upgrading { // already listed
+					out.unfinished = append(out.unfinished, w.TopologyName)
+				}
 			}
-			p.Pending = append(p.Pending, fmt.Sprintf("MachineDeployment %s upgrade to %s deferred: %s", md.TopologyName, in.Target, why))
+			p.Pending = append(p.Pending, fmt.Sprintf("%s %s upgrade to %s deferred: %s", kind, w.TopologyName, in.Target, why))
 			continue
 		}
 		// Only ever to the control plane's version: workers never run ahead of it.
-		p.MachineDeploymentVersions[md.TopologyName] = cp.Version
-		upgrading = append(upgrading, md.TopologyName)
-		p.Pending = append(p.Pending, fmt.Sprintf("MachineDeployment %s upgrading to %s", md.TopologyName, cp.Version))
+		versions[w.TopologyName] = cp.Version
+		if !w.Upgrading { // already listed
+			upgrading = append(upgrading, w.TopologyName)
+			out.unfinished = append(out.unfinished, w.TopologyName)
+		}
+		p.Pending = append(p.Pending, fmt.Sprintf("%s %s upgrading to %s", kind, w.TopologyName, cp.Version))
 	}
-	return held, deferred
+	return out
 }
 
-// machineDeploymentWait says why a MachineDeployment behind the target must still wait: the
-// control plane is not stable, it is already at the control plane's version (waiting for the
-// control plane to move), or the concurrency limit is reached ("" when it can go).
-func machineDeploymentWait(cpWhy, cpVersion, mdVersion string, upgrading []string, concurrency int) string {
-	if cpWhy != "" {
-		return cpWhy
+// workerWait says why a worker behind the target must still wait: waitWhy (the control plane is
+// not stable, or earlier workers are upgrading), it is already at the control plane's version
+// (waiting for the control plane to move), or the concurrency limit is reached ("" when it can go).
+func workerWait(waitWhy, cpVersion, version string, upgrading []string, concurrency int) string {
+	if waitWhy != "" {
+		return waitWhy
 	}
-	if !isNewer(cpVersion, mdVersion) {
+	if !isNewer(cpVersion, version) {
 		return "control plane upgrade pending"
 	}
 	if concurrency < 1 {
@@ -285,7 +322,7 @@ func Concurrency(annotations map[string]string) (int, *field.Error) {
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || n < 1 {
 		return 0, field.Invalid(field.NewPath("metadata", "annotations").Key(clusterv1.ClusterTopologyUpgradeConcurrencyAnnotation), v,
-			"must be an integer of at least 1 (how many MachineDeployments may upgrade at once)")
+			"must be an integer of at least 1 (how many MachineDeployments, and how many MachinePools, may upgrade at once)")
 	}
 	return n, nil
 }

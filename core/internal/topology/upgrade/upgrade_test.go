@@ -17,7 +17,7 @@ const (
 // stable is a control plane at v that is neither provisioning, upgrading nor scaling.
 func stable(v string) ControlPlane { return ControlPlane{Version: v, StatusVersion: v} }
 
-func mds(entries ...MachineDeployment) []MachineDeployment { return entries }
+func mds(entries ...Worker) []Worker { return entries }
 
 func TestCompute(t *testing.T) {
 	cases := []struct {
@@ -30,18 +30,18 @@ func TestCompute(t *testing.T) {
 	}{
 		{
 			name:   "new cluster: everything at the topology version, nothing pending",
-			in:     Input{Target: v38, MachineDeployments: mds(MachineDeployment{TopologyName: "md-0"})},
+			in:     Input{Target: v38, MachineDeployments: mds(Worker{TopologyName: "md-0"})},
 			wantCP: v38, wantMDs: map[string]string{"md-0": v38},
 		},
 		{
 			name:   "settled: nothing changes",
-			in:     Input{Target: v37, ControlPlane: stable(v37), MachineDeployments: mds(MachineDeployment{TopologyName: "md-0", Version: v37})},
+			in:     Input{Target: v37, ControlPlane: stable(v37), MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v37})},
 			wantCP: v37, wantMDs: map[string]string{"md-0": v37},
 		},
 		{
 			name: "version change: the control plane first, workers wait",
 			in: Input{Target: v38, ControlPlane: stable(v37), Concurrency: 1,
-				MachineDeployments: mds(MachineDeployment{TopologyName: "md-0", Version: v37}, MachineDeployment{TopologyName: "md-1", Version: v37})},
+				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v37}, Worker{TopologyName: "md-1", Version: v37})},
 			wantCP: v38, wantMDs: map[string]string{"md-0": v37, "md-1": v37},
 			wantReason: clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradePendingReason,
 			wantPending: []string{"Control plane upgrading to v1.38.0",
@@ -51,7 +51,7 @@ func TestCompute(t *testing.T) {
 		{
 			name: "control plane upgrading: workers wait, a new worker joins at the version the control plane runs",
 			in: Input{Target: v38, ControlPlane: ControlPlane{Version: v38, StatusVersion: v37, Upgrading: true},
-				MachineDeployments: mds(MachineDeployment{TopologyName: "md-0", Version: v37}, MachineDeployment{TopologyName: "md-new"})},
+				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v37}, Worker{TopologyName: "md-new"})},
 			wantCP: v38, wantMDs: map[string]string{"md-0": v37, "md-new": v37},
 			wantReason: clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradePendingReason,
 			wantPending: []string{"Control plane upgrading to v1.38.0",
@@ -60,7 +60,7 @@ func TestCompute(t *testing.T) {
 		{
 			name: "control plane upgraded and stable: one worker at a time, in topology order",
 			in: Input{Target: v38, ControlPlane: stable(v38), Concurrency: 1,
-				MachineDeployments: mds(MachineDeployment{TopologyName: "md-0", Version: v37}, MachineDeployment{TopologyName: "md-1", Version: v37})},
+				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v37}, Worker{TopologyName: "md-1", Version: v37})},
 			wantCP: v38, wantMDs: map[string]string{"md-0": v38, "md-1": v37},
 			wantReason: clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradePendingReason,
 			wantPending: []string{"MachineDeployment md-0 upgrading to v1.38.0",
@@ -69,7 +69,7 @@ func TestCompute(t *testing.T) {
 		{
 			name: "a worker still rolling out counts against the concurrency",
 			in: Input{Target: v38, ControlPlane: stable(v38), Concurrency: 1,
-				MachineDeployments: mds(MachineDeployment{TopologyName: "md-0", Version: v38, Upgrading: true}, MachineDeployment{TopologyName: "md-1", Version: v37})},
+				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v38, Upgrading: true}, Worker{TopologyName: "md-1", Version: v37})},
 			wantCP: v38, wantMDs: map[string]string{"md-0": v38, "md-1": v37},
 			wantReason: clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradePendingReason,
 			wantPending: []string{"MachineDeployment md-0 upgrading to v1.38.0",
@@ -78,8 +78,8 @@ func TestCompute(t *testing.T) {
 		{
 			name: "concurrency 2 releases two workers",
 			in: Input{Target: v38, ControlPlane: stable(v38), Concurrency: 2,
-				MachineDeployments: mds(MachineDeployment{TopologyName: "md-0", Version: v37}, MachineDeployment{TopologyName: "md-1", Version: v37},
-					MachineDeployment{TopologyName: "md-2", Version: v37})},
+				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v37}, Worker{TopologyName: "md-1", Version: v37},
+					Worker{TopologyName: "md-2", Version: v37})},
 			wantCP: v38, wantMDs: map[string]string{"md-0": v38, "md-1": v38, "md-2": v37},
 			wantReason: clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradePendingReason,
 			wantPending: []string{"MachineDeployment md-0 upgrading to v1.38.0", "MachineDeployment md-1 upgrading to v1.38.0",
@@ -88,7 +88,7 @@ func TestCompute(t *testing.T) {
 		{
 			name: "last worker rolling out with nothing held: ClusterUpgrading",
 			in: Input{Target: v38, ControlPlane: stable(v38),
-				MachineDeployments: mds(MachineDeployment{TopologyName: "md-0", Version: v38, Upgrading: true})},
+				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v38, Upgrading: true})},
 			wantCP: v38, wantMDs: map[string]string{"md-0": v38},
 			wantReason:  clusterv1.ClusterTopologyReconciledClusterUpgradingReason,
 			wantPending: []string{"MachineDeployment md-0 upgrading to v1.38.0"},
@@ -96,7 +96,7 @@ func TestCompute(t *testing.T) {
 		{
 			name: "control plane scaling: its upgrade waits",
 			in: Input{Target: v38, ControlPlane: ControlPlane{Version: v37, StatusVersion: v37, Scaling: true},
-				MachineDeployments: mds(MachineDeployment{TopologyName: "md-0", Version: v37})},
+				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v37})},
 			wantCP: v37, wantMDs: map[string]string{"md-0": v37},
 			wantReason: clusterv1.ClusterTopologyReconciledControlPlaneUpgradePendingReason,
 			wantPending: []string{"Control plane upgrade from v1.37.2 to v1.38.0 pending: control plane is scaling",
@@ -119,7 +119,7 @@ func TestCompute(t *testing.T) {
 		{
 			name: "workers still rolling out: the control plane waits",
 			in: Input{Target: v38, ControlPlane: stable(v37),
-				MachineDeployments: mds(MachineDeployment{TopologyName: "md-0", Version: v37, Upgrading: true})},
+				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v37, Upgrading: true})},
 			wantCP: v37, wantMDs: map[string]string{"md-0": v37},
 			wantReason: clusterv1.ClusterTopologyReconciledControlPlaneUpgradePendingReason,
 			wantPending: []string{"Control plane upgrade from v1.37.2 to v1.38.0 pending: MachineDeployments upgrading: md-0",
@@ -127,7 +127,7 @@ func TestCompute(t *testing.T) {
 		},
 		{
 			name:   "two minor versions at once: refused",
-			in:     Input{Target: "v1.39.0", ControlPlane: stable(v37), MachineDeployments: mds(MachineDeployment{TopologyName: "md-0", Version: v37})},
+			in:     Input{Target: "v1.39.0", ControlPlane: stable(v37), MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v37})},
 			wantCP: v37, wantMDs: map[string]string{"md-0": v37},
 			wantReason: clusterv1.ClusterTopologyReconciledControlPlaneUpgradePendingReason,
 			wantPending: []string{"Control plane upgrade from v1.37.2 to v1.39.0 pending: spec.topology.version v1.39.0 is more than one minor version ahead " +
@@ -145,7 +145,7 @@ func TestCompute(t *testing.T) {
 		{
 			name: "workers never move past the control plane",
 			in: Input{Target: "v1.39.0", ControlPlane: stable(v38),
-				MachineDeployments: mds(MachineDeployment{TopologyName: "md-0", Version: v37}, MachineDeployment{TopologyName: "md-1", Version: "v1.39.0"})},
+				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v37}, Worker{TopologyName: "md-1", Version: "v1.39.0"})},
 			wantCP: v38, wantMDs: map[string]string{"md-0": v38, "md-1": "v1.39.0"},
 			wantReason: clusterv1.ClusterTopologyReconciledControlPlaneUpgradePendingReason,
 			wantPending: []string{"Control plane upgrade from v1.38.0 to v1.39.0 pending: MachineDeployments a minor version behind the control plane " +
@@ -155,7 +155,7 @@ func TestCompute(t *testing.T) {
 		{
 			name: "defer-upgrade holds only its entry",
 			in: Input{Target: v38, ControlPlane: stable(v38), Concurrency: 5,
-				MachineDeployments: mds(MachineDeployment{TopologyName: "md-0", Version: v37, Defer: true}, MachineDeployment{TopologyName: "md-1", Version: v37})},
+				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v37, Defer: true}, Worker{TopologyName: "md-1", Version: v37})},
 			wantCP: v38, wantMDs: map[string]string{"md-0": v37, "md-1": v38},
 			wantReason: clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradeDeferredReason,
 			wantPending: []string{"MachineDeployment md-0 upgrade to v1.38.0 deferred: topology.cluster.x-k8s.io/defer-upgrade annotation set",
@@ -164,8 +164,8 @@ func TestCompute(t *testing.T) {
 		{
 			name: "hold-upgrade-sequence holds its entry and every later one",
 			in: Input{Target: v38, ControlPlane: stable(v38), Concurrency: 5,
-				MachineDeployments: mds(MachineDeployment{TopologyName: "md-0", Version: v37}, MachineDeployment{TopologyName: "md-1", Version: v37, Hold: true},
-					MachineDeployment{TopologyName: "md-2", Version: v37})},
+				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v37}, Worker{TopologyName: "md-1", Version: v37, Hold: true},
+					Worker{TopologyName: "md-2", Version: v37})},
 			wantCP: v38, wantMDs: map[string]string{"md-0": v38, "md-1": v37, "md-2": v37},
 			wantReason: clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradeDeferredReason,
 			wantPending: []string{"MachineDeployment md-0 upgrading to v1.38.0",
@@ -203,5 +203,92 @@ func TestConcurrency_DefaultsToOneAndRefusesNonPositiveOrNonIntegers(t *testing.
 		require.NotNil(t, err, bad)
 		require.Contains(t, err.Error(), "metadata.annotations[topology.cluster.x-k8s.io/upgrade-concurrency]")
 		require.Contains(t, err.Error(), "must be an integer of at least 1")
+	}
+}
+
+// TestCompute_MachinePoolsUpgradeAfterTheControlPlaneAndTheMachineDeployments: pools wait for the
+// control plane, then for every MachineDeployment that is upgrading or held (not for deferred
+// ones), have their own concurrency count and annotations, and hold the control plane while
+// they upgrade.
+func TestCompute_MachinePoolsUpgradeAfterTheControlPlaneAndTheMachineDeployments(t *testing.T) {
+	cases := []struct {
+		name        string
+		in          Input
+		wantMDs     map[string]string
+		wantMPs     map[string]string
+		wantReason  string
+		wantPending []string
+	}{
+		{
+			name:    "new pool: created at the topology version",
+			in:      Input{Target: v38, MachinePools: mds(Worker{TopologyName: "mp-0"})},
+			wantMDs: map[string]string{}, wantMPs: map[string]string{"mp-0": v38},
+		},
+		{
+			name: "control plane upgrading: the pool waits",
+			in: Input{Target: v38, ControlPlane: stable(v37), Concurrency: 1,
+				MachinePools: mds(Worker{TopologyName: "mp-0", Version: v37})},
+			wantMDs: map[string]string{}, wantMPs: map[string]string{"mp-0": v37},
+			wantReason: clusterv1.ClusterTopologyReconciledMachinePoolsUpgradePendingReason,
+			wantPending: []string{"Control plane upgrading to v1.38.0",
+				"MachinePool mp-0 upgrade to v1.38.0 deferred: control plane upgrading"},
+		},
+		{
+			name: "control plane upgraded: the MachineDeployment moves, the pool waits for it",
+			in: Input{Target: v38, ControlPlane: stable(v38), Concurrency: 1,
+				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v37}),
+				MachinePools:       mds(Worker{TopologyName: "mp-0", Version: v37})},
+			wantMDs: map[string]string{"md-0": v38}, wantMPs: map[string]string{"mp-0": v37},
+			wantReason: clusterv1.ClusterTopologyReconciledMachinePoolsUpgradePendingReason,
+			wantPending: []string{"MachineDeployment md-0 upgrading to v1.38.0",
+				"MachinePool mp-0 upgrade to v1.38.0 deferred: MachineDeployments upgrade first: md-0"},
+		},
+		{
+			name: "MachineDeployment still rolling out: the pool waits",
+			in: Input{Target: v38, ControlPlane: stable(v38), Concurrency: 1,
+				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v38, Upgrading: true}),
+				MachinePools:       mds(Worker{TopologyName: "mp-0", Version: v37})},
+			wantMDs: map[string]string{"md-0": v38}, wantMPs: map[string]string{"mp-0": v37},
+			wantReason: clusterv1.ClusterTopologyReconciledMachinePoolsUpgradePendingReason,
+			wantPending: []string{"MachineDeployment md-0 upgrading to v1.38.0",
+				"MachinePool mp-0 upgrade to v1.38.0 deferred: MachineDeployments upgrade first: md-0"},
+		},
+		{
+			name: "MachineDeployments done, one deferred: pools move, their own concurrency",
+			in: Input{Target: v38, ControlPlane: stable(v38), Concurrency: 1,
+				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v38}, Worker{TopologyName: "md-1", Version: v37, Defer: true}),
+				MachinePools:       mds(Worker{TopologyName: "mp-0", Version: v37}, Worker{TopologyName: "mp-1", Version: v37})},
+			wantMDs: map[string]string{"md-0": v38, "md-1": v37}, wantMPs: map[string]string{"mp-0": v38, "mp-1": v37},
+			wantReason: clusterv1.ClusterTopologyReconciledMachinePoolsUpgradePendingReason,
+			wantPending: []string{"MachineDeployment md-1 upgrade to v1.38.0 deferred: topology.cluster.x-k8s.io/defer-upgrade annotation set",
+				"MachinePool mp-0 upgrading to v1.38.0",
+				"MachinePool mp-1 upgrade to v1.38.0 deferred: upgrade concurrency 1 reached (upgrading: mp-0)"},
+		},
+		{
+			name: "defer-upgrade on a pool",
+			in: Input{Target: v38, ControlPlane: stable(v38), Concurrency: 1,
+				MachinePools: mds(Worker{TopologyName: "mp-0", Version: v37, Defer: true})},
+			wantMDs: map[string]string{}, wantMPs: map[string]string{"mp-0": v37},
+			wantReason:  clusterv1.ClusterTopologyReconciledMachinePoolsUpgradeDeferredReason,
+			wantPending: []string{"MachinePool mp-0 upgrade to v1.38.0 deferred: topology.cluster.x-k8s.io/defer-upgrade annotation set"},
+		},
+		{
+			name: "a pool still upgrading holds the next control plane upgrade",
+			in: Input{Target: "v1.39.0", ControlPlane: stable(v38),
+				MachinePools: mds(Worker{TopologyName: "mp-0", Version: v38, Upgrading: true})},
+			wantMDs: map[string]string{}, wantMPs: map[string]string{"mp-0": v38},
+			wantReason: clusterv1.ClusterTopologyReconciledControlPlaneUpgradePendingReason,
+			wantPending: []string{"Control plane upgrade from v1.38.0 to v1.39.0 pending: MachinePools upgrading: mp-0",
+				"MachinePool mp-0 upgrade to v1.39.0 deferred: control plane upgrade pending"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Compute(tc.in)
+			require.Empty(t, cmp.Diff(tc.wantMDs, p.MachineDeploymentVersions), "MachineDeployment versions")
+			require.Empty(t, cmp.Diff(tc.wantMPs, p.MachinePoolVersions), "MachinePool versions")
+			require.Equal(t, tc.wantReason, p.Reason)
+			require.Empty(t, cmp.Diff(tc.wantPending, p.Pending, cmpEmpty), "pending")
+		})
 	}
 }
