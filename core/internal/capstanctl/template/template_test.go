@@ -109,7 +109,11 @@ func TestRender_DevelopmentMPFlavorIsATopologyWithAMachinePool(t *testing.T) {
 	require.NoError(t, err)
 	objs, err := Objects(rendered)
 	require.NoError(t, err)
-	require.Len(t, objs, 1, "only the Cluster: the class generates the rest")
+	var kinds []string
+	for _, o := range objs {
+		kinds = append(kinds, o.GetKind())
+	}
+	require.Equal(t, []string{"Cluster", "ClusterResourceSet", "ConfigMap"}, kinds, "the Cluster and its CNI: the class generates the rest")
 	cluster := &clusterv1.Cluster{}
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(objs[0].Object, cluster, true))
 	require.Equal(t, "quick-start", cluster.Spec.Topology.ClassRef.Name)

@@ -24,8 +24,7 @@ func developmentMP(t *testing.T, ns string) *unstructured.Unstructured {
 	require.NoError(t, err)
 	objs, err := template.Objects(rendered)
 	require.NoError(t, err)
-	require.Len(t, objs, 1)
-	return objs[0]
+	return theCluster(t, objs)
 }
 
 // The plan of a development-mp Cluster shows the pool's KubeadmConfig and DockerMachinePool

@@ -55,14 +55,21 @@ func example(t *testing.T, name, ns string) []*unstructured.Unstructured {
 // (the example's other objects, its CNI ClusterResourceSet and ConfigMap, play no part here).
 func quickStart(t *testing.T, ns string) (class []*unstructured.Unstructured, cluster *unstructured.Unstructured) {
 	t.Helper()
+	return example(t, "clusterclass-quick-start.yaml", ns), theCluster(t, example(t, "cluster-development.yaml", ns))
+}
+
+// theCluster is the one Cluster among a manifest's objects (shipped manifests carry their CNI's
+// ClusterResourceSet and ConfigMap beside it).
+func theCluster(t *testing.T, objs []*unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
 	var clusters []*unstructured.Unstructured
-	for _, o := range example(t, "cluster-development.yaml", ns) {
+	for _, o := range objs {
 		if o.GetKind() == "Cluster" {
 			clusters = append(clusters, o)
 		}
 	}
 	require.Len(t, clusters, 1)
-	return example(t, "clusterclass-quick-start.yaml", ns), clusters[0]
+	return clusters[0]
 }
 
 func create(t *testing.T, objs ...*unstructured.Unstructured) {
