@@ -47,12 +47,7 @@ func topologyUp(in *Topology, restored *clusterv1.Topology) clusterv1.Topology {
 	if w := in.Workers; w != nil {
 		for i := range w.MachineDeployments {
 			md := &w.MachineDeployments[i]
-			var was clusterv1.MachineDeploymentTopology
-			for _, r := range restored.Workers.MachineDeployments {
-				if r.Name == md.Name {
-					was = r
-				}
-			}
+			was := recordedOr(restored.Workers.MachineDeployments, i, func(r *clusterv1.MachineDeploymentTopology) bool { return r.Name == md.Name })
 			out.Workers.MachineDeployments = append(out.Workers.MachineDeployments, machineDeploymentTopologyUp(md, &was))
 		}
 		for i := range w.MachinePools {
@@ -86,23 +81,13 @@ func topologyDown(in *clusterv1.Topology, namespace string, stored *Topology) *T
 	}
 	for i := range in.Workers.MachineDeployments {
 		md := &in.Workers.MachineDeployments[i]
-		var was *MachineDeploymentTopology
-		for j := range storedWorkers.MachineDeployments {
-			if storedWorkers.MachineDeployments[j].Name == md.Name {
-				was = &storedWorkers.MachineDeployments[j]
-			}
-		}
-		out.Workers.MachineDeployments = append(out.Workers.MachineDeployments, machineDeploymentTopologyDown(md, namespace, was))
+		was := recordedOr(storedWorkers.MachineDeployments, i, func(s *MachineDeploymentTopology) bool { return s.Name == md.Name })
+		out.Workers.MachineDeployments = append(out.Workers.MachineDeployments, machineDeploymentTopologyDown(md, namespace, &was))
 	}
 	for i := range in.Workers.MachinePools {
 		mp := &in.Workers.MachinePools[i]
-		var was *MachinePoolTopology
-		for j := range storedWorkers.MachinePools {
-			if storedWorkers.MachinePools[j].Name == mp.Name {
-				was = &storedWorkers.MachinePools[j]
-			}
-		}
-		out.Workers.MachinePools = append(out.Workers.MachinePools, machinePoolTopologyDown(mp, was))
+		was := recordedOr(storedWorkers.MachinePools, i, func(s *MachinePoolTopology) bool { return s.Name == mp.Name })
+		out.Workers.MachinePools = append(out.Workers.MachinePools, machinePoolTopologyDown(mp, &was))
 	}
 	return out
 }
@@ -281,14 +266,9 @@ func clusterVariablesUp(in []ClusterVariable) []clusterv1.ClusterVariable {
 // clusterVariablesDown keeps the definitionFrom a v1beta1 client wrote for a variable of that name.
 func clusterVariablesDown(in []clusterv1.ClusterVariable, stored []ClusterVariable) []ClusterVariable {
 	var out []ClusterVariable
-	for _, v := range in {
-		var from string
-		for _, s := range stored {
-			if s.Name == v.Name {
-				from = s.DefinitionFrom
-			}
-		}
-		out = append(out, ClusterVariable{Name: v.Name, DefinitionFrom: from, Value: *v.Value.DeepCopy()})
+	for i, v := range in {
+		was := recordedOr(stored, i, func(s *ClusterVariable) bool { return s.Name == v.Name })
+		out = append(out, ClusterVariable{Name: v.Name, DefinitionFrom: was.DefinitionFrom, Value: *v.Value.DeepCopy()})
 	}
 	return out
 }
