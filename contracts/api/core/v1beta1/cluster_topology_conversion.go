@@ -128,19 +128,10 @@ func controlPlaneTopologyDown(in *clusterv1.ControlPlaneTopology, namespace stri
 	out.NodeDrainTimeout, out.NodeVolumeDetachTimeout, out.NodeDeletionTimeout = deletionDown(in.Deletion,
 		stored.NodeDrainTimeout, stored.NodeVolumeDetachTimeout, stored.NodeDeletionTimeout)
 	if len(in.Variables.Overrides) > 0 {
-		var was []ClusterVariable
-		if stored.Variables != nil {
-			was = stored.Variables.Overrides
-		}
-		out.Variables = &ControlPlaneVariables{Overrides: clusterVariablesDown(in.Variables.Overrides, was)}
+		out.Variables = &ControlPlaneVariables{Overrides: clusterVariablesDown(in.Variables.Overrides, storedOverrides(stored.Variables))}
 	}
-	hc := in.HealthCheck
-	if hc.Enabled != nil || !isZero(hc.Checks) || !isZero(hc.Remediation) {
-		storedHC := storedHealthCheck(stored.MachineHealthCheck)
-		out.MachineHealthCheck = &MachineHealthCheckTopology{Enable: copyPtr(hc.Enabled)}
-		healthCheckChecksDown(hc.Checks, storedHC, &out.MachineHealthCheck.MachineHealthCheckClass)
-		triggerIfDown(hc.Remediation.TriggerIf, &out.MachineHealthCheck.MachineHealthCheckClass)
-		out.MachineHealthCheck.RemediationTemplate = remediationTemplateDown(hc.Remediation.TemplateRef, namespace, storedRemediationTemplate(storedHC))
+	if hc := in.HealthCheck; hc.Enabled != nil || !isZero(hc.Checks) || !isZero(hc.Remediation) {
+		out.MachineHealthCheck = topologyHealthCheckDown(hc.Enabled, hc.Checks, hc.Remediation, namespace, stored.MachineHealthCheck)
 	}
 	return out
 }
@@ -194,21 +185,14 @@ func machineDeploymentTopologyDown(in *clusterv1.MachineDeploymentTopology, name
 		NodeDeletionTimeoutSeconds: in.Deletion.NodeDeletionTimeoutSeconds,
 	}, stored.NodeDrainTimeout, stored.NodeVolumeDetachTimeout, stored.NodeDeletionTimeout)
 	if len(in.Variables.Overrides) > 0 {
-		var was []ClusterVariable
-		if stored.Variables != nil {
-			was = stored.Variables.Overrides
-		}
-		out.Variables = &MachineDeploymentVariables{Overrides: clusterVariablesDown(in.Variables.Overrides, was)}
+		out.Variables = &MachineDeploymentVariables{Overrides: clusterVariablesDown(in.Variables.Overrides, storedOverrides(stored.Variables))}
 	}
 	// maxInFlight went to strategy.remediation: the health-check stanza is written only when
 	// something else is set, as upstream.
 	hc := in.HealthCheck
-	if hc.Enabled != nil || !isZero(hc.Checks) || !isZero(hc.Remediation.TriggerIf) || !isZero(hc.Remediation.TemplateRef) {
-		storedHC := storedHealthCheck(stored.MachineHealthCheck)
-		out.MachineHealthCheck = &MachineHealthCheckTopology{Enable: copyPtr(hc.Enabled)}
-		healthCheckChecksDown(hc.Checks, storedHC, &out.MachineHealthCheck.MachineHealthCheckClass)
-		triggerIfDown(hc.Remediation.TriggerIf, &out.MachineHealthCheck.MachineHealthCheckClass)
-		out.MachineHealthCheck.RemediationTemplate = remediationTemplateDown(hc.Remediation.TemplateRef, namespace, storedRemediationTemplate(storedHC))
+	if remediation := (clusterv1.HealthCheckRemediation{TriggerIf: hc.Remediation.TriggerIf, TemplateRef: hc.Remediation.TemplateRef}); hc.Enabled != nil ||
+		!isZero(hc.Checks) || !isZero(remediation) {
+		out.MachineHealthCheck = topologyHealthCheckDown(hc.Enabled, hc.Checks, remediation, namespace, stored.MachineHealthCheck)
 	}
 	return out
 }
@@ -246,13 +230,25 @@ func machinePoolTopologyDown(in *clusterv1.MachinePoolTopology, stored *MachineP
 	out.NodeDrainTimeout, out.NodeVolumeDetachTimeout, out.NodeDeletionTimeout = deletionDown(in.Deletion,
 		stored.NodeDrainTimeout, stored.NodeVolumeDetachTimeout, stored.NodeDeletionTimeout)
 	if len(in.Variables.Overrides) > 0 {
-		var was []ClusterVariable
-		if stored.Variables != nil {
-			was = stored.Variables.Overrides
-		}
-		out.Variables = &MachinePoolVariables{Overrides: clusterVariablesDown(in.Variables.Overrides, was)}
+		out.Variables = &MachinePoolVariables{Overrides: clusterVariablesDown(in.Variables.Overrides, storedOverrides(stored.Variables))}
 	}
 	return out
+}
+
+// topologyHealthCheckDown is a topology's v1beta1 health-check stanza: enable and, when set, the
+// health check that replaces the class's.
+func topologyHealthCheckDown(enabled *bool, checks clusterv1.HealthCheckChecks, remediation clusterv1.HealthCheckRemediation,
+	namespace string, stored *MachineHealthCheckTopology) *MachineHealthCheckTopology {
+	hc := healthCheckClassDown(checks, remediation.TriggerIf, remediation.TemplateRef, namespace, storedHealthCheck(stored))
+	return &MachineHealthCheckTopology{Enable: copyPtr(enabled), MachineHealthCheckClass: *hc}
+}
+
+// storedOverrides are the variable overrides a v1beta1 client last wrote, nil when none.
+func storedOverrides[T ControlPlaneVariables | MachineDeploymentVariables | MachinePoolVariables](v *T) []ClusterVariable {
+	if v == nil {
+		return nil
+	}
+	return ControlPlaneVariables(*v).Overrides
 }
 
 func clusterVariablesUp(in []ClusterVariable) []clusterv1.ClusterVariable {

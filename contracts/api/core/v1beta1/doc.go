@@ -24,7 +24,13 @@ limitations under the License.
 // the v1beta2 conditions appear under status.v1beta2.conditions. Capstan's v1beta2 keeps no
 // deprecated v1beta1 status, so the v1beta1-only status (status.conditions, failureReason,
 // failureMessage) reads empty and the legacy replica counters are derived from the v1beta2 ones.
-// spec.topology (ClusterClass) is not served at v1beta1.
+//
+// ClusterClass and Cluster.spec.topology are served in upstream's v1beta1 shape too. What
+// v1beta2 has no field for (topology.rolloutAfter, variables' definitionFrom, sub-second
+// durations, a template reference's namespace or uid) is kept in the conversion-data annotation
+// of the stored object and given back field by field, matched by name, even after v1beta2
+// writers changed other fields; upstream drops rolloutAfter and definitionFrom, Capstan keeps them
+// for the v1beta1 clients that wrote them.
 //
 // The CRD versions are generated unserved (the bases envtest installs): the core manager turns
 // v1beta1 on when its conversion webhook is ready to convert it, so that a v1beta1 object can
