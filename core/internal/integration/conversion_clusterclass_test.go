@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -165,9 +166,14 @@ func TestConversion_V1Beta1ClusterClassAndTopologyRoundTripThroughTheWebhook(t *
 
 	// A v1beta2 writer scales md-0: v1beta1 shows it, and rolloutAfter, definitionFrom and the
 	// sub-second timeout (no v1beta2 home) are still there.
-	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(c), hc))
-	hc.Spec.Topology.Workers.MachineDeployments[0].Replicas = ptr.To[int32](3)
-	require.NoError(t, env.Client.Update(ctx, hc))
+	// The Cluster controller writes the Cluster too (finalizer, status): retry on conflicts.
+	require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), hc); err != nil {
+			return err
+		}
+		hc.Spec.Topology.Workers.MachineDeployments[0].Replicas = ptr.To[int32](3)
+		return env.Client.Update(ctx, hc)
+	}))
 	require.NoError(t, old.Get(ctx, client.ObjectKeyFromObject(c), gotC))
 	want := writtenTopology.DeepCopy()
 	want.Workers.MachineDeployments[0].Replicas = ptr.To[int32](3)
