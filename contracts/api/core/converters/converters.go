@@ -45,6 +45,7 @@ func Kinds(resolver conversion.APIVersionResolver) []conversionwebhook.Kind {
 		kind("MachineHealthCheck", &clusterv1.MachineHealthCheck{}, &clusterv1beta1.MachineHealthCheck{},
 			clusterv1beta1.ConvertMachineHealthCheckToHub, clusterv1beta1.ConvertHubToMachineHealthCheck, resolver),
 		kind("MachinePool", &clusterv1.MachinePool{}, &clusterv1beta1.MachinePool{}, clusterv1beta1.ConvertMachinePoolToHub, clusterv1beta1.ConvertHubToMachinePool, resolver),
+		kind("ClusterClass", &clusterv1.ClusterClass{}, &clusterv1beta1.ClusterClass{}, clusterv1beta1.ConvertClusterClassToHub, clusterv1beta1.ConvertHubToClusterClass, resolver),
 		kind("MachineDrainRule", &clusterv1.MachineDrainRule{}, &clusterv1beta1.MachineDrainRule{},
 			clusterv1beta1.ConvertMachineDrainRuleToHub, clusterv1beta1.ConvertHubToMachineDrainRule, resolver),
 		addonsKind("ClusterResourceSet", &addonsv1.ClusterResourceSet{}, &addonsv1beta1.ClusterResourceSet{},

@@ -55,9 +55,7 @@ func clusterSpecUp(in *ClusterSpec, restored *clusterv1.ClusterSpec) (clusterv1.
 		Paused:               conversion.BoolIntent(in.Paused, restored.Paused),
 		ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: in.ControlPlaneEndpoint.Host, Port: in.ControlPlaneEndpoint.Port},
 		AvailabilityGates:    append([]clusterv1.ClusterAvailabilityGate(nil), in.AvailabilityGates...),
-		// spec.topology is not served at v1beta1 yet: it comes back from the v1beta2 object kept
-		// in the conversion-data annotation.
-		Topology: restored.Topology,
+		Topology:             topologyUp(in.Topology, &restored.Topology),
 	}
 	if n := in.ClusterNetwork; n != nil {
 		out.ClusterNetwork = clusterv1.ClusterNetwork{
@@ -90,6 +88,7 @@ func clusterSpecDown(ctx context.Context, in *clusterv1.ClusterSpec, namespace s
 	if stored == nil {
 		stored = &ClusterSpec{}
 	}
+	out.Topology = topologyDown(&in.Topology, namespace, stored.Topology)
 	var err error
 	if out.ControlPlaneRef, err = conversion.RefFromContract(ctx, in.ControlPlaneRef, namespace, stored.ControlPlaneRef, resolver, "spec.controlPlaneRef"); err != nil {
 		return out, err

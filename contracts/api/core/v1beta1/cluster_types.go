@@ -23,7 +23,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 )
 
-// ClusterSpec is upstream's v1beta1 ClusterSpec without topology.
+// ClusterSpec is upstream's v1beta1 ClusterSpec.
 type ClusterSpec struct {
 	// paused can be used to prevent controllers from processing the Cluster and all its associated objects.
 	// +optional
@@ -53,6 +53,10 @@ type ClusterSpec struct {
 	// +listMapKey=conditionType
 	// +kubebuilder:validation:MaxItems=32
 	AvailabilityGates []clusterv1.ClusterAvailabilityGate `json:"availabilityGates,omitempty"`
+
+	// topology builds the Cluster from a ClusterClass.
+	// +optional
+	Topology *Topology `json:"topology,omitempty"`
 }
 
 // APIEndpoint is upstream's v1beta1 APIEndpoint. Unlike v1beta2's, host and port may be empty:
@@ -181,6 +185,7 @@ type ClusterV1Beta2Status struct {
 // +kubebuilder:unservedversion
 // +kubebuilder:deprecatedversion:warning="cluster.x-k8s.io/v1beta1 Cluster is deprecated; use cluster.x-k8s.io/v1beta2"
 // +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="ClusterClass",type="string",JSONPath=".spec.topology.class",description="ClusterClass of this Cluster, empty if the Cluster is not using a ClusterClass"
 // +kubebuilder:printcolumn:name="Phase",type="string",JSONPath=".status.phase",description="Cluster status such as Pending/Provisioning/Provisioned/Deleting/Failed"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp",description="Time duration since creation of Cluster"
 

@@ -69,3 +69,25 @@ func unavailable(replicas, available *int32) int32 {
 	}
 	return 0
 }
+
+// recordedFor is the recorded element for the i-th element of a list keyed by same (a name or
+// class): the one at the same place when it has that key, else the first with it. The place
+// decides first so that duplicate keys, which the schema refuses but a fuzzer makes, still pair
+// up. ok is false when nothing was recorded for it.
+func recordedFor[T any](list []T, i int, same func(*T) bool) (out T, ok bool) {
+	if i < len(list) && same(&list[i]) {
+		return list[i], true
+	}
+	for j := range list {
+		if same(&list[j]) {
+			return list[j], true
+		}
+	}
+	return out, false
+}
+
+// recordedOr is recordedFor's element, the zero value when there is none.
+func recordedOr[T any](list []T, i int, same func(*T) bool) T {
+	v, _ := recordedFor(list, i, same)
+	return v
+}

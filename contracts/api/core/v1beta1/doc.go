@@ -26,7 +26,14 @@ limitations under the License.
 // counters are derived from the v1beta2 ones, and status.conditions, unless a v1beta1 client
 // wrote it, shows upstream's v1beta1 conditions derived from the v1beta2 ones with the same
 // meaning (DerivedConditions; Ready for every kind but MachineHealthCheck), on every read and
-// never stored. spec.topology (ClusterClass) is not served at v1beta1.
+// never stored.
+//
+// ClusterClass and Cluster.spec.topology are served in upstream's v1beta1 shape too. What
+// v1beta2 has no field for (topology.rolloutAfter, variables' definitionFrom, sub-second
+// durations, a template reference's namespace or uid) is kept in the conversion-data annotation
+// of the stored object and given back field by field, matched by name, even after v1beta2
+// writers changed other fields; upstream drops rolloutAfter and definitionFrom, Capstan keeps them
+// for the v1beta1 clients that wrote them.
 //
 // The CRD versions are generated unserved (the bases envtest installs): the core manager turns
 // v1beta1 on when its conversion webhook is ready to convert it, so that a v1beta1 object can

@@ -19,6 +19,8 @@ package v1beta1
 import (
 	"testing"
 
+	"sigs.k8s.io/randfill"
+
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/testing/conversionfuzz"
 )
@@ -56,4 +58,40 @@ func TestFuzzRoundTrip_MachinePool(t *testing.T) {
 func TestFuzzRoundTrip_MachineDrainRule(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *clusterv1.MachineDrainRule { return &clusterv1.MachineDrainRule{} },
 		func() *MachineDrainRule { return &MachineDrainRule{} }, ConvertMachineDrainRuleToHub, ConvertHubToMachineDrainRule, nil)
+}
+
+func TestFuzzRoundTrip_ClusterClass(t *testing.T) {
+	conversionfuzz.RoundTrip(t, func() *clusterv1.ClusterClass { return &clusterv1.ClusterClass{} }, func() *ClusterClass { return &ClusterClass{} },
+		ConvertClusterClassToHub, ConvertHubToClusterClass, func(seed int64) *randfill.Filler {
+			return conversionfuzz.Filler(seed, boundedSchema[clusterv1.JSONSchemaProps](), boundedSchema[JSONSchemaProps]())
+		})
+}
+
+// boundedSchema fills variable schemas two levels deep: the schema is recursive (properties,
+// items, allOf, ...), and unbounded random nesting never ends. Below that a schema has only its
+// scalar fields, which is where the two versions differ (booleans and pointers).
+func boundedSchema[T clusterv1.JSONSchemaProps | JSONSchemaProps]() func(*T, randfill.Continue) {
+	depth := 0
+	return func(s *T, c randfill.Continue) {
+		if depth < 2 {
+			depth++
+			c.FillNoCustom(s)
+			depth--
+			return
+		}
+		switch s := any(s).(type) {
+		case *clusterv1.JSONSchemaProps:
+			c.Fill(&s.Type)
+			c.Fill(&s.UniqueItems)
+			c.Fill(&s.ExclusiveMinimum)
+			c.Fill(&s.XPreserveUnknownFields)
+			c.Fill(&s.Maximum)
+		case *JSONSchemaProps:
+			c.Fill(&s.Type)
+			c.Fill(&s.UniqueItems)
+			c.Fill(&s.ExclusiveMinimum)
+			c.Fill(&s.XPreserveUnknownFields)
+			c.Fill(&s.Maximum)
+		}
+	}
 }

@@ -19,9 +19,6 @@ package v1beta1
 import (
 	"context"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
 )
@@ -52,79 +49,45 @@ func ConvertHubToMachineHealthCheck(ctx context.Context, src *clusterv1.MachineH
 }
 
 func machineHealthCheckSpecUp(in *MachineHealthCheckSpec, restored *clusterv1.MachineHealthCheckSpec) clusterv1.MachineHealthCheckSpec {
-	out := clusterv1.MachineHealthCheckSpec{
+	hc := in.healthCheck()
+	return clusterv1.MachineHealthCheckSpec{
 		ClusterName: in.ClusterName,
 		Selector:    *in.Selector.DeepCopy(),
-		Checks:      clusterv1.MachineHealthCheckChecks{NodeStartupTimeoutSeconds: conversion.DurationToSeconds(in.NodeStartupTimeout)},
-		Remediation: clusterv1.MachineHealthCheckRemediation{TriggerIf: clusterv1.MachineHealthCheckRemediationTriggerIf{
-			UnhealthyLessThanOrEqualTo: copyPtr(in.MaxUnhealthy),
-			UnhealthyInRange:           conversion.Deref(in.UnhealthyRange),
-		}},
+		Checks:      clusterv1.MachineHealthCheckChecks(healthCheckChecksUp(&hc, clusterv1.HealthCheckChecks(restored.Checks))),
+		Remediation: clusterv1.MachineHealthCheckRemediation{
+			TriggerIf:   clusterv1.MachineHealthCheckRemediationTriggerIf(triggerIfUp(&hc)),
+			TemplateRef: remediationTemplateUp(in.RemediationTemplate),
+		},
 	}
-	for i, c := range in.UnhealthyConditions {
-		var was *int32
-		if i < len(restored.Checks.UnhealthyNodeConditions) && restored.Checks.UnhealthyNodeConditions[i].Type == c.Type {
-			was = restored.Checks.UnhealthyNodeConditions[i].TimeoutSeconds
-		}
-		out.Checks.UnhealthyNodeConditions = append(out.Checks.UnhealthyNodeConditions, clusterv1.UnhealthyNodeCondition{
-			Type: c.Type, Status: c.Status, TimeoutSeconds: timeoutUp(c.Timeout, was, i < len(restored.Checks.UnhealthyNodeConditions)),
-		})
-	}
-	for i, c := range in.UnhealthyMachineConditions {
-		var was *int32
-		if i < len(restored.Checks.UnhealthyMachineConditions) && restored.Checks.UnhealthyMachineConditions[i].Type == c.Type {
-			was = restored.Checks.UnhealthyMachineConditions[i].TimeoutSeconds
-		}
-		out.Checks.UnhealthyMachineConditions = append(out.Checks.UnhealthyMachineConditions, clusterv1.UnhealthyMachineCondition{
-			Type: c.Type, Status: c.Status, TimeoutSeconds: timeoutUp(c.Timeout, was, i < len(restored.Checks.UnhealthyMachineConditions)),
-		})
-	}
-	if r := in.RemediationTemplate; r != nil {
-		out.Remediation.TemplateRef = clusterv1.MachineHealthCheckRemediationTemplateReference{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name}
-	}
-	return out
 }
 
-// timeoutUp always sets the v1beta2 timeout (as upstream), unless the recorded v1beta2 condition
-// at that place had it unset and the v1beta1 one is 0.
-func timeoutUp(d metav1.Duration, was *int32, recorded bool) *int32 {
-	if recorded && was == nil && d.Duration == 0 {
-		return nil
+// healthCheck is the spec's health-check fields in the shape ClusterClass and topology share.
+func (in *MachineHealthCheckSpec) healthCheck() MachineHealthCheckClass {
+	return MachineHealthCheckClass{
+		UnhealthyConditions: in.UnhealthyConditions, UnhealthyMachineConditions: in.UnhealthyMachineConditions,
+		MaxUnhealthy: in.MaxUnhealthy, UnhealthyRange: in.UnhealthyRange,
+		NodeStartupTimeout: in.NodeStartupTimeout, RemediationTemplate: in.RemediationTemplate,
 	}
-	return conversion.DurationToSeconds(&d)
 }
 
 func machineHealthCheckSpecDown(in *clusterv1.MachineHealthCheckSpec, namespace string, stored *MachineHealthCheckSpec) MachineHealthCheckSpec {
 	if stored == nil {
 		stored = &MachineHealthCheckSpec{}
 	}
-	out := MachineHealthCheckSpec{
-		ClusterName:        in.ClusterName,
-		Selector:           *in.Selector.DeepCopy(),
-		MaxUnhealthy:       copyPtr(in.Remediation.TriggerIf.UnhealthyLessThanOrEqualTo),
-		UnhealthyRange:     conversion.NonZero(in.Remediation.TriggerIf.UnhealthyInRange),
-		NodeStartupTimeout: conversion.SecondsToDuration(in.Checks.NodeStartupTimeoutSeconds, stored.NodeStartupTimeout),
+	storedHC := stored.healthCheck()
+	var hc MachineHealthCheckClass
+	healthCheckChecksDown(clusterv1.HealthCheckChecks(in.Checks), &storedHC, &hc)
+	triggerIfDown(clusterv1.HealthCheckRemediationTriggerIf(in.Remediation.TriggerIf), &hc)
+	return MachineHealthCheckSpec{
+		ClusterName:                in.ClusterName,
+		Selector:                   *in.Selector.DeepCopy(),
+		UnhealthyConditions:        hc.UnhealthyConditions,
+		UnhealthyMachineConditions: hc.UnhealthyMachineConditions,
+		MaxUnhealthy:               hc.MaxUnhealthy,
+		UnhealthyRange:             hc.UnhealthyRange,
+		NodeStartupTimeout:         hc.NodeStartupTimeout,
+		RemediationTemplate:        remediationTemplateDown(in.Remediation.TemplateRef, namespace, stored.RemediationTemplate),
 	}
-	for _, c := range in.Checks.UnhealthyNodeConditions {
-		out.UnhealthyConditions = append(out.UnhealthyConditions, UnhealthyCondition{Type: c.Type, Status: c.Status, Timeout: timeoutDown(c.TimeoutSeconds)})
-	}
-	for _, c := range in.Checks.UnhealthyMachineConditions {
-		out.UnhealthyMachineConditions = append(out.UnhealthyMachineConditions, UnhealthyMachineCondition{Type: c.Type, Status: c.Status, Timeout: timeoutDown(c.TimeoutSeconds)})
-	}
-	if t := in.Remediation.TemplateRef; t.Name != "" || t.Kind != "" || t.APIVersion != "" {
-		out.RemediationTemplate = &corev1.ObjectReference{APIVersion: t.APIVersion, Kind: t.Kind, Name: t.Name, Namespace: namespace}
-		if s := stored.RemediationTemplate; s != nil && s.APIVersion == t.APIVersion && s.Kind == t.Kind && s.Name == t.Name {
-			out.RemediationTemplate = s.DeepCopy()
-		}
-	}
-	return out
-}
-
-func timeoutDown(s *int32) metav1.Duration {
-	if d := conversion.SecondsToDuration(s, nil); d != nil {
-		return *d
-	}
-	return metav1.Duration{}
 }
 
 func machineHealthCheckStatusUp(in *MachineHealthCheckStatus, restored *clusterv1.MachineHealthCheckStatus) clusterv1.MachineHealthCheckStatus {
