@@ -113,9 +113,9 @@ test: k8s-binaries docker-up ## Run every module's tests (unit + envtest against
 	go test $(GOTEST_FLAGS) $(PKGS)
 
 .PHONY: e2e
-e2e: docker-up k8s-binaries node-image lb-image images mgmt-up managers ## Real workload clusters in Docker through the three managers (test/e2e).
+e2e: docker-up k8s-binaries node-image lb-image images mgmt-up managers ## Real workload clusters in Docker through the three managers (test/e2e), and one written as upstream users write theirs.
 	$(DEV_MANAGERS) --manager-args kubeadm=--bootstrap-token-ttl=1m $(MANAGER_ARGS)
-	go test -tags e2e -v -count=1 -timeout 60m -run '^TestE2E$$' ./test/e2e/
+	go test -tags e2e -v -count=1 -timeout 60m -run '^(TestE2E|TestUpstreamManifests)$$' ./test/e2e/
 
 # make chaos runs the chaos spec CHAOS_ROUNDS times in a row, each on a new cluster; CI runs
 # one round of the bounded form (CHAOS_ROUNDS=1 CHAOS_BOUNDED=1: no control plane rollout).
