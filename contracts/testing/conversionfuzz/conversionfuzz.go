@@ -87,7 +87,7 @@ var conditionTypes = []string{"Available", "Ready", "InfrastructureReady", "Cont
 	"BootstrapConfigReady", "NodeHealthy", "HealthCheckSucceeded", "OwnerRemediated", "MachinesReady", "MachinesUpToDate",
 	"RemediationAllowed", "TopologyReconciled", "DataSecretAvailable", "CertificatesAvailable", "EtcdClusterHealthy",
 	"ControlPlaneComponentsHealthy", "LoadBalancerAvailable", "ContainerProvisioned", "BootstrapExecSucceeded",
-	"ReplicasReady", "ResourcesApplied"}
+	"ReplicasReady", "ResourcesApplied", "VariablesReady", "RefVersionsUpToDate"}
 
 // Token is a random lower-case word.
 func Token(c randfill.Continue) string {

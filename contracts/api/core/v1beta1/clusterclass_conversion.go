@@ -20,6 +20,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conversion"
@@ -39,6 +40,11 @@ var clusterClassConversion = conversion.KindConversion[ClusterClassSpec, Cluster
 	},
 	StatusUp:   clusterClassStatusUp,
 	StatusDown: clusterClassStatusDown,
+	// Upstream's v1beta1 ClusterClass has no Ready: its conditions are these two.
+	Derived: DerivedConditions(func(s *ClusterClassStatus) *Conditions { return &s.Conditions },
+		func(s *clusterv1.ClusterClassStatus) []metav1.Condition { return s.Conditions },
+		DerivedCondition{Type: "VariablesReconciled", From: clusterv1.ClusterClassVariablesReadyCondition},
+		DerivedCondition{Type: "RefVersionsUpToDate", From: clusterv1.ClusterClassRefVersionsUpToDateCondition}),
 }
 
 // ConvertClusterClassToHub converts a v1beta1 ClusterClass to v1beta2.

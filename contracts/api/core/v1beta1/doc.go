@@ -25,7 +25,7 @@ limitations under the License.
 // deprecated v1beta1 status: failureReason and failureMessage read empty, the legacy replica
 // counters are derived from the v1beta2 ones, and status.conditions, unless a v1beta1 client
 // wrote it, shows upstream's v1beta1 conditions derived from the v1beta2 ones with the same
-// meaning (DerivedConditions; Ready for every kind but MachineHealthCheck), on every read and
+// meaning (DerivedConditions; Ready for every kind but MachineHealthCheck and ClusterClass), on every read and
 // never stored.
 //
 // ClusterClass and Cluster.spec.topology are served in upstream's v1beta1 shape too. What

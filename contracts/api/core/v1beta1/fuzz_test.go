@@ -62,9 +62,8 @@ func TestFuzzRoundTrip_MachineDrainRule(t *testing.T) {
 
 func TestFuzzRoundTrip_ClusterClass(t *testing.T) {
 	conversionfuzz.RoundTrip(t, func() *clusterv1.ClusterClass { return &clusterv1.ClusterClass{} }, func() *ClusterClass { return &ClusterClass{} },
-		ConvertClusterClassToHub, ConvertHubToClusterClass, func(seed int64) *randfill.Filler {
-			return conversionfuzz.Filler(seed, boundedSchema[clusterv1.JSONSchemaProps](), boundedSchema[JSONSchemaProps]())
-		})
+		ConvertClusterClassToHub, ConvertHubToClusterClass, conversionfuzz.ShownFiller(clusterClassConversion.ShowDerived,
+			boundedSchema[clusterv1.JSONSchemaProps](), boundedSchema[JSONSchemaProps]()))
 }
 
 // boundedSchema fills variable schemas two levels deep: the schema is recursive (properties,
