@@ -86,7 +86,8 @@ func (s *suite) poolToken(key client.ObjectKey) string {
 }
 
 // waitForPoolNodes waits until the MachinePool reports n ready replicas and n Nodes whose
-// providerIDs it lists are Ready in the workload cluster.
+// providerIDs it lists are Ready in the workload cluster and open to workloads: without the
+// node.cluster.x-k8s.io/uninitialized taint they registered with (the pool removes it).
 func (s *suite) waitForPoolNodes(key client.ObjectKey, n int, timeout time.Duration) {
 	s.waitFor(timeout, fmt.Sprintf("%d pool instances with Ready Nodes", n), func() (bool, string, error) {
 		mp := &clusterv1.MachinePool{}
@@ -103,7 +104,7 @@ func (s *suite) waitForPoolNodes(key client.ObjectKey, n int, timeout time.Durat
 		}
 		ready := 0
 		for _, node := range nodes.Items {
-			if ids[node.Spec.ProviderID] && framework.NodeIsReady(&node) {
+			if ids[node.Spec.ProviderID] && framework.NodeIsReady(&node) && !uninitialized(&node) {
 				ready++
 			}
 		}
@@ -112,6 +113,17 @@ func (s *suite) waitForPoolNodes(key client.ObjectKey, n int, timeout time.Durat
 			readyReplicas = *mp.Status.ReadyReplicas
 		}
 		return len(ids) == n && ready == n && int(readyReplicas) == n,
-			fmt.Sprintf("%d providerIDs, %d Ready Nodes among them, readyReplicas %d, phase %s", len(ids), ready, readyReplicas, mp.Status.Phase), nil
+			fmt.Sprintf("%d providerIDs, %d Ready untainted Nodes among them, readyReplicas %d, phase %s", len(ids), ready, readyReplicas, mp.Status.Phase), nil
 	})
+}
+
+// uninitialized says whether node still has the taint the bootstrap provider registers workers
+// with.
+func uninitialized(node *corev1.Node) bool {
+	for _, t := range node.Spec.Taints {
+		if t.MatchTaint(&clusterv1.NodeUninitializedTaint) {
+			return true
+		}
+	}
+	return false
 }

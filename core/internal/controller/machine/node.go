@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/remote"
+	"capstan.dev/core/internal/nodetaints"
 )
 
 // reconcileNode finds the Machine's Node by providerID, records it in
@@ -85,7 +85,7 @@ func nodeByProviderID(ctx context.Context, c client.Client, providerID string) (
 // syncNode puts the Machine's managed labels on the Node (removing those it put
 // there before and the Machine no longer has), removes the uninitialized taint
 // a bootstrap provider may have set and propagates the Machine's spec.taints
-// (syncTaints). Nothing is written when nothing changes; a write is guarded by the
+// (nodetaints). Nothing is written when nothing changes; a write is guarded by the
 // Node's resourceVersion, since taints are one atomic list other controllers write too.
 func syncNode(ctx context.Context, c client.Client, m *clusterv1.Machine, node *corev1.Node) error {
 	desired := managedLabels(m.Labels)
@@ -108,14 +108,8 @@ func syncNode(ctx context.Context, c client.Client, m *clusterv1.Machine, node *
 		updated.Annotations = map[string]string{}
 	}
 	updated.Annotations[clusterv1.LabelsFromMachineAnnotation] = strings.Join(keys, ",")
-	var taints []corev1.Taint
-	for _, t := range updated.Spec.Taints {
-		if !t.MatchTaint(&clusterv1.NodeUninitializedTaint) {
-			taints = append(taints, t)
-		}
-	}
-	updated.Spec.Taints = taints
-	syncTaints(m, updated)
+	nodetaints.RemoveUninitialized(updated)
+	nodetaints.Sync(m.Spec.Taints, updated)
 
 	if equalNode(node, updated) {
 		return nil
@@ -151,9 +145,8 @@ func isManagedLabel(key string) bool {
 
 func equalNode(a, b *corev1.Node) bool {
 	return equality.Semantic.DeepEqual(a.Labels, b.Labels) &&
-		equality.Semantic.DeepEqual(a.Spec.Taints, b.Spec.Taints) &&
 		a.Annotations[clusterv1.LabelsFromMachineAnnotation] == b.Annotations[clusterv1.LabelsFromMachineAnnotation] &&
-		maps.Equal(annotationEntry(a, clusterv1.TaintsFromMachineAnnotation), annotationEntry(b, clusterv1.TaintsFromMachineAnnotation))
+		nodetaints.Equal(a, b)
 }
 
 // nodeToMachines maps a workload Node to the Machines with its providerID.

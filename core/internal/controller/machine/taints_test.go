@@ -37,54 +37,6 @@ func nodeTaint(key, value string) corev1.Taint {
 	return corev1.Taint{Key: key, Value: value, Effect: corev1.TaintEffectNoSchedule}
 }
 
-// TestSyncTaints_FollowsThePropagationOfEachTaint runs the matrix of upstream's proposal: taint
-// kind (Always, OnInitialization) times operation (add, remove, change kind, change value), on a
-// Node that was or was not initialized (TaintsFromMachineAnnotation present).
-func TestSyncTaints_FollowsThePropagationOfEachTaint(t *testing.T) {
-	always, onInit := clusterv1.MachineTaintPropagationAlways, clusterv1.MachineTaintPropagationOnInitialization
-	foreign := corev1.Taint{Key: "node.kubernetes.io/not-ready", Effect: corev1.TaintEffectNoExecute}
-	tests := []struct {
-		name        string
-		machine     []clusterv1.MachineTaint
-		node        []corev1.Taint
-		annotation  *string // nil: absent
-		wantTaints  []corev1.Taint
-		wantTracked string
-	}{
-		{"FirstSyncAddsBothKinds", []clusterv1.MachineTaint{machineTaint("gpu", "true", always), machineTaint("init", "", onInit)},
-			[]corev1.Taint{foreign}, nil, []corev1.Taint{foreign, nodeTaint("gpu", "true"), nodeTaint("init", "")}, "gpu:NoSchedule"},
-		{"AnAlwaysTaintRemovedFromTheNodeComesBack", []clusterv1.MachineTaint{machineTaint("gpu", "true", always)},
-			[]corev1.Taint{foreign}, strPtr("gpu:NoSchedule"), []corev1.Taint{foreign, nodeTaint("gpu", "true")}, "gpu:NoSchedule"},
-		{"AnOnInitializationTaintRemovedFromTheNodeStaysAway", []clusterv1.MachineTaint{machineTaint("init", "", onInit)},
-			[]corev1.Taint{foreign}, strPtr(""), []corev1.Taint{foreign}, ""},
-		{"AnOnInitializationTaintAddedLaterIsNotAdded", []clusterv1.MachineTaint{machineTaint("init", "", onInit)},
-			nil, strPtr(""), nil, ""},
-		{"AnAlwaysTaintRemovedFromTheMachineGoes", nil,
-			[]corev1.Taint{nodeTaint("gpu", "true"), foreign}, strPtr("gpu:NoSchedule"), []corev1.Taint{foreign}, ""},
-		{"AnUnrecordedTaintIsNotTheMachinesToRemove", nil,
-			[]corev1.Taint{nodeTaint("gpu", "true")}, strPtr(""), []corev1.Taint{nodeTaint("gpu", "true")}, ""},
-		{"AlwaysBecomingOnInitializationStaysButIsNoLongerRecorded", []clusterv1.MachineTaint{machineTaint("gpu", "true", onInit)},
-			[]corev1.Taint{nodeTaint("gpu", "true")}, strPtr("gpu:NoSchedule"), []corev1.Taint{nodeTaint("gpu", "true")}, ""},
-		{"OnInitializationBecomingAlwaysIsAddedAndRecorded", []clusterv1.MachineTaint{machineTaint("gpu", "true", always)},
-			nil, strPtr(""), []corev1.Taint{nodeTaint("gpu", "true")}, "gpu:NoSchedule"},
-		{"AnAlwaysTaintsValueFollowsTheMachine", []clusterv1.MachineTaint{machineTaint("gpu", "false", always)},
-			[]corev1.Taint{nodeTaint("gpu", "true")}, strPtr("gpu:NoSchedule"), []corev1.Taint{nodeTaint("gpu", "false")}, "gpu:NoSchedule"},
-		{"ANodeThatRegisteredAgainGetsTheOnInitializationTaintsAgain", []clusterv1.MachineTaint{machineTaint("init", "", onInit)},
-			nil, nil, []corev1.Taint{nodeTaint("init", "")}, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			node := &corev1.Node{Spec: corev1.NodeSpec{Taints: tt.node}}
-			if tt.annotation != nil {
-				node.Annotations = map[string]string{clusterv1.TaintsFromMachineAnnotation: *tt.annotation}
-			}
-			syncTaints(&clusterv1.Machine{Spec: clusterv1.MachineSpec{Taints: tt.machine}}, node)
-			require.ElementsMatch(t, tt.wantTaints, node.Spec.Taints)
-			require.Equal(t, tt.wantTracked, node.Annotations[clusterv1.TaintsFromMachineAnnotation])
-		})
-	}
-}
-
 // TestSyncNode_PropagatesTaintsOnceAndThenWritesNothing: the Node gets the taints with the
 // annotation in one write guarded by its resourceVersion; a second sync writes nothing.
 func TestSyncNode_PropagatesTaintsOnceAndThenWritesNothing(t *testing.T) {
@@ -115,5 +67,3 @@ func TestSyncNode_PropagatesTaintsOnceAndThenWritesNothing(t *testing.T) {
 	stale.Spec.Taints = nil
 	require.Error(t, syncNode(ctx, c, &clusterv1.Machine{}, stale), "the write of a stale Node is refused")
 }
-
-func strPtr(s string) *string { return &s }

@@ -7,7 +7,9 @@
 // spec.providerIDList, matches them to workload-cluster Nodes by providerID into
 // status.nodeRefs and the replica counts, deletes the Nodes whose providerID left the
 // list, and on deletion removes the InfraMachinePool, then the bootstrap config, then
-// the pool's Nodes.
+// the pool's Nodes. On the matched Nodes it removes the node.cluster.x-k8s.io/uninitialized
+// taint the bootstrap provider registered them with and propagates spec.template.spec.taints
+// (package nodetaints, the Machine controller's rules), as upstream does for pool Nodes.
 //
 // It never deletes a Node it did not record in this pool's status.nodeRefs, and checks
 // the recorded UID before deleting one, so another pool's Node, or a new Node that reuses

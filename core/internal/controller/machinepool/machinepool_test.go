@@ -210,6 +210,7 @@ func TestMachinePool_SteadyPoolIsNotWrittenWhenReconciledAgain(t *testing.T) {
 	gets, writes := calls.Snapshot()
 	before, err := f.getPool(p)
 	require.NoError(t, err)
+	nodeVersions := f.nodeVersions("s-1", "s-2")
 
 	// Touching an unrelated label on the InfraMachinePool re-runs the reconcile: it computes
 	// the same state and must write nothing, neither the pool nor its provider objects.
@@ -220,6 +221,19 @@ func TestMachinePool_SteadyPoolIsNotWrittenWhenReconciledAgain(t *testing.T) {
 	after, err := f.getPool(p)
 	require.NoError(t, err)
 	require.Equal(t, before.ResourceVersion, after.ResourceVersion, "no one wrote the pool")
+	require.Equal(t, nodeVersions, f.nodeVersions("s-1", "s-2"), "no one wrote the Nodes (taints in sync)")
+}
+
+// nodeVersions are the resourceVersions of the instances' Nodes.
+func (f *fixture) nodeVersions(instances ...string) []string {
+	f.t.Helper()
+	var out []string
+	for _, i := range instances {
+		n := &corev1.Node{}
+		require.NoError(f.t, env.Client.Get(f.ctx, client.ObjectKey{Name: f.nodeName(i)}, n))
+		out = append(out, n.ResourceVersion)
+	}
+	return out
 }
 
 // reconcileAgain touches an unrelated label on the pool's InfraMachinePool and waits until

@@ -21,6 +21,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/remote"
+	"capstan.dev/core/internal/nodetaints"
 )
 
 // reconcileNodes deletes the Nodes whose providerID left spec.providerIDList, then
@@ -80,7 +81,32 @@ func (r *Reconciler) reconcileNodes(ctx context.Context, s *scope) (ctrl.Result,
 	mp.Status.ReadyReplicas = ptr.To(counts.ready)
 	mp.Status.AvailableReplicas = ptr.To(counts.available)
 	mp.Status.UpToDateReplicas = ptr.To(counts.upToDate)
+	if err := syncNodeTaints(ctx, c, mp.Spec.Template.Spec.Taints, nodes); err != nil {
+		return ctrl.Result{}, err
+	}
 	return ctrl.Result{RequeueAfter: counts.nextAvailable}, nil
+}
+
+// syncNodeTaints removes the uninitialized taint from the pool's Nodes (the bootstrap provider
+// registers every worker with it, and a pool's Node has no Machine whose controller would) and
+// propagates the template's spec.taints, as the Machine controller does for a Machine's Node.
+// Nothing is written when nothing changes; a write is guarded by the Node's resourceVersion,
+// since taints are one atomic list other controllers write too (a conflict is retried).
+func syncNodeTaints(ctx context.Context, c client.Client, taints []clusterv1.MachineTaint, nodes []*corev1.Node) error {
+	var errs []error
+	for _, node := range nodes {
+		updated := node.DeepCopy()
+		nodetaints.RemoveUninitialized(updated)
+		nodetaints.Sync(taints, updated)
+		if nodetaints.Equal(node, updated) {
+			continue
+		}
+		ctrl.LoggerFrom(ctx).Info("Updating Node taints", "Node", klog.KObj(node))
+		if err := c.Patch(ctx, updated, client.MergeFromWithOptions(node, client.MergeFromWithOptimisticLock{})); err != nil {
+			errs = append(errs, fmt.Errorf("updating the taints of Node %s: %w", node.Name, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // workloadClient returns the cached client of the Cluster's workload cluster and makes
@@ -205,9 +231,9 @@ func readyCondition(n *corev1.Node) *corev1.NodeCondition {
 	return nil
 }
 
-// nodeChangedForPools passes Node events that can change a pool's status: a Node
-// appearing or going, its providerID, its Ready condition or its kubelet version
-// changing. Heartbeats and other status churn are dropped.
+// nodeChangedForPools passes Node events that can change a pool's status or need its
+// taints synced: a Node appearing or going, its providerID, its Ready condition, its
+// kubelet version or its taints changing. Heartbeats and other status churn are dropped.
 func nodeChangedForPools() predicate.Funcs {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
@@ -219,7 +245,8 @@ func nodeChangedForPools() predicate.Funcs {
 			oldR, newR := readyCondition(oldN), readyCondition(newN)
 			readyChanged := (oldR == nil) != (newR == nil) ||
 				oldR != nil && (oldR.Status != newR.Status || !oldR.LastTransitionTime.Equal(&newR.LastTransitionTime))
-			return readyChanged || oldN.Spec.ProviderID != newN.Spec.ProviderID ||
+			taintsChanged := !nodetaints.Equal(oldN, newN)
+			return readyChanged || taintsChanged || oldN.Spec.ProviderID != newN.Spec.ProviderID ||
 				oldN.Status.NodeInfo.KubeletVersion != newN.Status.NodeInfo.KubeletVersion ||
 				!newN.DeletionTimestamp.IsZero()
 		},
