@@ -72,9 +72,12 @@ limitations under the License.
 // work happens, as upstream: no member is read, reconciled, removed or guarded, the Machines get
 // no etcd conditions, and EtcdClusterHealthy is True saying that etcd is external.
 //
-// Machines are named by spec.machineNaming.template (naming.go) and get
-// machineTemplate.spec.readinessGates and taints, which are then kept in place like the
-// template's metadata and deletion timeouts (metadata.go), without a rollout.
+// Machines are named by spec.machineNaming.template (naming.go) and get this controller's own
+// readiness gates (APIServerPodHealthy, ControllerManagerPodHealthy, SchedulerPodHealthy and,
+// with stacked etcd, EtcdPodHealthy and EtcdMemberHealthy, as upstream: a control plane Machine is
+// Ready only while its components are healthy), then machineTemplate.spec.readinessGates, and
+// the template's taints; all are kept in place like the template's metadata and deletion
+// timeouts (metadata.go), without a rollout.
 //
 // Remediation: a Machine a MachineHealthCheck marked (HealthCheckSucceeded=False and
 // OwnerRemediated=False) is deleted, oldest first and one at a time (its etcd member goes at its

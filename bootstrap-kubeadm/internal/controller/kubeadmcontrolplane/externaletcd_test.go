@@ -28,13 +28,14 @@ import (
 
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 )
 
 // TestExternalEtcd_TheControlPlaneNeitherDialsNorGuardsEtcd: with etcd.external the control
 // plane waits for the user's etcd Secrets instead of generating an etcd CA, scales to an even
 // number of Machines without ever dialling a stacked etcd (every dial would fail here), writes
-// no etcd conditions on its Machines and reports EtcdClusterHealthy as upstream does.
+// no etcd conditions on its Machines (nor gates them on any) and reports EtcdClusterHealthy as upstream does.
 func TestExternalEtcd_TheControlPlaneNeitherDialsNorGuardsEtcd(t *testing.T) {
 	startController(t)
 	f := newFixture(t, func(o *fixtureOptions) {
@@ -68,6 +69,8 @@ func TestExternalEtcd_TheControlPlaneNeitherDialsNorGuardsEtcd(t *testing.T) {
 		for _, c := range []string{controlplanev1.KubeadmControlPlaneMachineEtcdPodHealthyCondition, controlplanev1.KubeadmControlPlaneMachineEtcdMemberHealthyCondition} {
 			require.Nil(t, conditions.Get(cur.(conditions.Getter), c), "Machine %s has %s", m.Name, c)
 		}
+		require.Equal(t, withOwnGates()[:3], cur.(*clusterv1.Machine).Spec.ReadinessGates,
+			"Machine %s is gated on its component Pods only: no etcd gate, nothing would ever report it", m.Name)
 	}
 	f.etcd().mu.Lock()
 	defer f.etcd().mu.Unlock()

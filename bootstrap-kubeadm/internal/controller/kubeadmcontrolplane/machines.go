@@ -179,7 +179,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, failureDomain 
 				APIGroup: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig", Name: name,
 			}},
 			InfrastructureRef: external.RefTo(infra),
-			ReadinessGates:    slices.Clone(tmpl.Spec.ReadinessGates),
+			ReadinessGates:    machineReadinessGates(kcp),
 			Taints:            slices.Clone(tmpl.Spec.Taints),
 			Deletion: clusterv1.MachineDeletionSpec{
 				NodeDrainTimeoutSeconds:        tmpl.Spec.Deletion.NodeDrainTimeoutSeconds,
@@ -233,4 +233,32 @@ func machineNames(machines []*clusterv1.Machine) string {
 	default:
 		return fmt.Sprintf("Machines %s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
 	}
+}
+
+// machineReadinessGates are the readiness gates of a control plane Machine, as upstream's
+// KubeadmControlPlane sets them: the health conditions this controller writes on each Machine
+// (its kube-apiserver, kube-controller-manager and kube-scheduler Pods, and with stacked etcd its
+// etcd Pod and member), then spec.machineTemplate.spec.readinessGates not already listed. So a
+// control plane Machine is Ready only while its components are healthy.
+func machineReadinessGates(kcp *controlplanev1.KubeadmControlPlane) []clusterv1.MachineReadinessGate {
+	types := []string{
+		controlplanev1.KubeadmControlPlaneMachineAPIServerPodHealthyCondition,
+		controlplanev1.KubeadmControlPlaneMachineControllerManagerPodHealthyCondition,
+		controlplanev1.KubeadmControlPlaneMachineSchedulerPodHealthyCondition,
+	}
+	if !kcp.Spec.KubeadmConfigSpec.ClusterConfiguration.Etcd.External.IsDefined() {
+		types = append(types,
+			controlplanev1.KubeadmControlPlaneMachineEtcdPodHealthyCondition,
+			controlplanev1.KubeadmControlPlaneMachineEtcdMemberHealthyCondition)
+	}
+	gates := make([]clusterv1.MachineReadinessGate, 0, len(types)+len(kcp.Spec.MachineTemplate.Spec.ReadinessGates))
+	for _, t := range types {
+		gates = append(gates, clusterv1.MachineReadinessGate{ConditionType: t})
+	}
+	for _, g := range kcp.Spec.MachineTemplate.Spec.ReadinessGates {
+		if !slices.Contains(types, g.ConditionType) {
+			gates = append(gates, g)
+		}
+	}
+	return gates
 }

@@ -30,9 +30,10 @@ import (
 )
 
 // TestMachines_NamedByTheTemplateWithItsReadinessGatesAndTaintsKeptInPlace: a Machine (with its
-// KubeadmConfig and InfraMachine) is named by spec.machineNaming.template and gets
-// machineTemplate.spec.readinessGates and taints; changing them later updates the Machine in
-// place, without a rollout, as upstream.
+// KubeadmConfig and InfraMachine) is named by spec.machineNaming.template and gets the
+// KubeadmControlPlane's own readiness gates (its component and etcd health conditions, as
+// upstream's), then machineTemplate.spec.readinessGates, and taints; changing them later updates
+// the Machine in place, without a rollout, as upstream.
 func TestMachines_NamedByTheTemplateWithItsReadinessGatesAndTaintsKeptInPlace(t *testing.T) {
 	startController(t)
 	gpu := clusterv1.MachineReadinessGate{ConditionType: "example.com/GPUReady"}
@@ -49,7 +50,7 @@ func TestMachines_NamedByTheTemplateWithItsReadinessGatesAndTaintsKeptInPlace(t 
 	for _, o := range partsOf(t, m) {
 		require.Equal(t, m.Name, o.GetName(), "%T is named like its Machine", o)
 	}
-	require.Equal(t, []clusterv1.MachineReadinessGate{gpu}, m.Spec.ReadinessGates)
+	require.Equal(t, withOwnGates(gpu), m.Spec.ReadinessGates)
 	require.Equal(t, []clusterv1.MachineTaint{dedicated}, m.Spec.Taints)
 
 	mw := watchMachines(t, f.ns)
@@ -62,7 +63,7 @@ func TestMachines_NamedByTheTemplateWithItsReadinessGatesAndTaintsKeptInPlace(t 
 	})
 	envtest.WaitFor(t, timeout, "the new readiness gates and taints on the Machine", func() (bool, error) {
 		cur := partsOf(t, m)[0].(*clusterv1.Machine)
-		if !slices.Equal(cur.Spec.ReadinessGates, []clusterv1.MachineReadinessGate{negative}) ||
+		if !slices.Equal(cur.Spec.ReadinessGates, withOwnGates(negative)) ||
 			!slices.Equal(cur.Spec.Taints, []clusterv1.MachineTaint{dedicated, bootstrapping}) {
 			return false, fmt.Errorf("gates %v taints %v", cur.Spec.ReadinessGates, cur.Spec.Taints)
 		}
@@ -72,9 +73,9 @@ func TestMachines_NamedByTheTemplateWithItsReadinessGatesAndTaintsKeptInPlace(t 
 		k.Spec.MachineTemplate.Spec.ReadinessGates = nil
 		k.Spec.MachineTemplate.Spec.Taints = nil
 	})
-	envtest.WaitFor(t, timeout, "the readiness gates and taints removed from the Machine", func() (bool, error) {
+	envtest.WaitFor(t, timeout, "the template's readiness gates and taints removed from the Machine", func() (bool, error) {
 		cur := partsOf(t, m)[0].(*clusterv1.Machine)
-		if len(cur.Spec.ReadinessGates) > 0 || len(cur.Spec.Taints) > 0 {
+		if !slices.Equal(cur.Spec.ReadinessGates, withOwnGates()) || len(cur.Spec.Taints) > 0 {
 			return false, fmt.Errorf("gates %v taints %v", cur.Spec.ReadinessGates, cur.Spec.Taints)
 		}
 		return true, nil
@@ -85,4 +86,14 @@ func TestMachines_NamedByTheTemplateWithItsReadinessGatesAndTaintsKeptInPlace(t 
 	total, deleting := mw.maxima()
 	require.Equal(t, 0, deleting, "gates, taints and naming roll nothing out")
 	require.LessOrEqual(t, total, 1)
+}
+
+// withOwnGates is what a Machine of a KubeadmControlPlane with stacked etcd is gated on: the
+// controller's health conditions, then the template's gates.
+func withOwnGates(template ...clusterv1.MachineReadinessGate) []clusterv1.MachineReadinessGate {
+	var out []clusterv1.MachineReadinessGate
+	for _, t := range []string{"APIServerPodHealthy", "ControllerManagerPodHealthy", "SchedulerPodHealthy", "EtcdPodHealthy", "EtcdMemberHealthy"} {
+		out = append(out, clusterv1.MachineReadinessGate{ConditionType: t})
+	}
+	return append(out, template...)
 }

@@ -125,14 +125,15 @@ func (r *Reconciler) syncMetadata(ctx context.Context, kcp *controlplanev1.Kubea
 
 // syncMachine patches m's metadata, deletion timeouts, readiness gates and taints to the
 // template's, when they differ. A timeout the template leaves unset keeps the Machine's value: the
-// Machine API defaults some. Readiness gates and taints are the template's exactly: the
-// KubeadmControlPlane owns its Machines' specs.
+// Machine API defaults some. Taints are the template's exactly, readiness gates the
+// KubeadmControlPlane's own (machineReadinessGates) and the template's: the KubeadmControlPlane
+// owns its Machines' specs.
 func (r *Reconciler) syncMachine(ctx context.Context, kcp *controlplanev1.KubeadmControlPlane, m *clusterv1.Machine) error {
 	labels, annotations, changed := withTemplateMetadata(m, kcp.Spec.MachineTemplate.ObjectMeta)
 	tmpl := kcp.Spec.MachineTemplate.Spec
 	gates, taints := m.Spec.ReadinessGates, m.Spec.Taints
-	if !slices.Equal(gates, tmpl.ReadinessGates) {
-		gates, changed = slices.Clone(tmpl.ReadinessGates), true
+	if want := machineReadinessGates(kcp); !slices.Equal(gates, want) {
+		gates, changed = want, true
 	}
 	if !slices.Equal(taints, tmpl.Taints) {
 		taints, changed = slices.Clone(tmpl.Taints), true

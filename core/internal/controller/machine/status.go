@@ -3,6 +3,7 @@ package machine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -176,27 +177,52 @@ func deletingCondition(s *scope) metav1.Condition {
 	return conditions.True(t, s.deleting.reason, s.deleting.message)
 }
 
-// readyCondition is True when bootstrap, infrastructure and Node are all fine.
+// readyCondition summarises what makes a Machine Ready, as upstream's summary does:
+// BootstrapConfigReady, InfrastructureReady and NodeHealthy True, HealthCheckSucceeded True when
+// a MachineHealthCheck reported it, and every spec.readinessGates condition in its healthy state
+// (True, or False for a Negative gate); a gate whose condition nobody reported yet is not.
 func readyCondition(m *clusterv1.Machine) metav1.Condition {
 	t := clusterv1.MachineReadyCondition
 	if !m.DeletionTimestamp.IsZero() {
 		return conditions.False(t, clusterv1.MachineNotReadyReason, "Machine is being deleted")
 	}
+	checked := []string{clusterv1.MachineBootstrapConfigReadyCondition, clusterv1.MachineInfrastructureReadyCondition, clusterv1.MachineNodeHealthyCondition}
 	var notReady []string
-	for _, ct := range []string{clusterv1.MachineBootstrapConfigReadyCondition, clusterv1.MachineInfrastructureReadyCondition, clusterv1.MachineNodeHealthyCondition} {
-		c := conditions.Get(m, ct)
-		if c == nil || c.Status != metav1.ConditionTrue {
-			msg := ct + " is not True"
-			if c != nil && c.Message != "" {
-				msg = ct + ": " + c.Message
-			}
-			notReady = append(notReady, msg)
+	for _, ct := range checked {
+		notReady = appendUnhealthy(notReady, ct, metav1.ConditionTrue, conditions.Get(m, ct))
+	}
+	if c := conditions.Get(m, clusterv1.MachineHealthCheckSucceededCondition); c != nil {
+		notReady = appendUnhealthy(notReady, c.Type, metav1.ConditionTrue, c)
+	}
+	checked = append(checked, clusterv1.MachineHealthCheckSucceededCondition, t, clusterv1.MachineAvailableCondition)
+	for _, g := range m.Spec.ReadinessGates {
+		if slices.Contains(checked, g.ConditionType) {
+			continue // already counted, or Ready's own outcome
 		}
+		checked = append(checked, g.ConditionType)
+		want := metav1.ConditionTrue
+		if g.Polarity == clusterv1.NegativePolarityCondition {
+			want = metav1.ConditionFalse
+		}
+		notReady = appendUnhealthy(notReady, g.ConditionType, want, conditions.Get(m, g.ConditionType))
 	}
 	if len(notReady) == 0 {
 		return conditions.True(t, clusterv1.MachineReadyReason, "")
 	}
 	return conditions.False(t, clusterv1.MachineNotReadyReason, strings.Join(notReady, "; "))
+}
+
+// appendUnhealthy adds to out why condition ct is not in its healthy state want, when it is not:
+// its message, or that it is not want (also when nobody reported it).
+func appendUnhealthy(out []string, ct string, want metav1.ConditionStatus, c *metav1.Condition) []string {
+	switch {
+	case c != nil && c.Status == want:
+		return out
+	case c != nil && c.Message != "":
+		return append(out, ct+": "+c.Message)
+	default:
+		return append(out, ct+" is not "+string(want))
+	}
 }
 
 // availableCondition is True once Ready has held for spec.minReadySeconds.
