@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -144,10 +145,21 @@ func TestConversion_V1Beta1ClientWorksOnDockerObjectsTheV1Beta2ControllersOwn(t 
 	require.NotEmpty(t, gotM.Status.V1Beta2.Conditions)
 
 	// Update through v1beta1: the change lands in v1beta2, the unmapped fields stay.
-	gotM.Spec.CustomImage = "capstan/node:custom"
-	require.NoError(t, old.Update(ctx, gotM))
-	gotC.Labels["updated"] = "through-v1beta1"
-	require.NoError(t, old.Update(ctx, gotC))
+	// The controllers write the objects too: each update is retried on a conflict, as a client's.
+	require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := old.Get(ctx, client.ObjectKeyFromObject(dm), gotM); err != nil {
+			return err
+		}
+		gotM.Spec.CustomImage = "capstan/node:custom"
+		return old.Update(ctx, gotM)
+	}))
+	require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := old.Get(ctx, client.ObjectKeyFromObject(dc), gotC); err != nil {
+			return err
+		}
+		gotC.Labels["updated"] = "through-v1beta1"
+		return old.Update(ctx, gotC)
+	}))
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(dm), hm))
 	require.Equal(t, "capstan/node:custom", hm.Spec.CustomImage)
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(dc), hc))
