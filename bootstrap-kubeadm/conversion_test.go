@@ -169,6 +169,11 @@ func legacySpec() bootstrapv1beta1.KubeadmConfigSpec {
 				TimeoutForControlPlane: &metav1.Duration{Duration: 90*time.Second + 500*time.Millisecond},
 			},
 		},
+		// No taints given: the v1beta1 types send taints: null (upstream's manifests set
+		// kubeletExtraArgs here and leave taints out).
+		InitConfiguration: &bootstrapv1beta1.InitConfiguration{
+			NodeRegistration: bootstrapv1beta1.NodeRegistrationOptions{KubeletExtraArgs: map[string]string{"eviction-hard": "nodefs.available<0%"}},
+		},
 		JoinConfiguration: &bootstrapv1beta1.JoinConfiguration{
 			NodeRegistration: bootstrapv1beta1.NodeRegistrationOptions{Taints: []corev1.Taint{}},
 		},
@@ -185,6 +190,8 @@ func requireLegacyFieldsKept(t *testing.T, spec bootstrapv1beta1.KubeadmConfigSp
 	require.Equal(t, "1m30.5s", spec.ClusterConfiguration.APIServer.TimeoutForControlPlane.Duration.String())
 	require.Equal(t, map[string]string{"v": "2", "audit-log-maxage": "30"}, spec.ClusterConfiguration.APIServer.ExtraArgs)
 	require.True(t, spec.UseExperimentalRetryJoin)
+	require.Nil(t, spec.InitConfiguration.NodeRegistration.Taints, "none given stays none (kubeadm's default taint)")
+	require.NotNil(t, spec.JoinConfiguration.NodeRegistration.Taints, "an empty list stays empty (no taints)")
 }
 
 func updateV1Beta1(t *testing.T, obj client.Object, mutate func()) {

@@ -195,8 +195,11 @@ type NodeRegistrationOptions struct {
 	// +optional
 	CRISocket string `json:"criSocket,omitempty"`
 	// taints: an empty list means no taints (left out, kubeadm adds the control plane taint).
-	// No omitempty, as upstream: a client must be able to send the empty list.
+	// No omitempty, as upstream: a client must be able to send the empty list; so a Go client
+	// (and the down-conversion, when an admission policy makes the API server convert a v1beta1
+	// request to v1beta2 and back) sends null when none is given, which the schema must accept.
 	// +optional
+	// +nullable
 	Taints []corev1.Taint `json:"taints"`
 	// +optional
 	KubeletExtraArgs map[string]string `json:"kubeletExtraArgs,omitempty"`
