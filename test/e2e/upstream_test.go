@@ -129,6 +129,25 @@ func requireSubset(t *testing.T, path string, want, got any) {
 			requireSubset(t, path+"["+strconv.Itoa(i)+"]", w[i], g[i])
 		}
 	default:
+		// The manifest's YAML numbers parse as float64, the API server's JSON ones as int64.
+		if w, ok := number(want); ok {
+			g, ok := number(got)
+			require.True(t, ok && g == w, "%s: want %v, read back %v", path, want, got)
+			return
+		}
 		require.Equal(t, want, got, path)
 	}
+}
+
+// number is v as a float64 when it is a number of any Go type the decoders produce.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	}
+	return 0, false
 }
