@@ -28,6 +28,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
 	"capstan.dev/bootstrap-kubeadm/internal/etcd"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/secret"
@@ -268,6 +269,8 @@ func membersMessage(members []etcd.Member) string {
 // etcdManaged reports whether etcd runs stacked on the control plane Machines, so that the
 // controller reconciles its members and guards its quorum; with clusterConfiguration.etcd.external
 // it does neither, as upstream.
-func (s *scope) etcdManaged() bool {
-	return !s.kcp.Spec.KubeadmConfigSpec.ClusterConfiguration.Etcd.External.IsDefined()
+func (s *scope) etcdManaged() bool { return etcdManaged(s.kcp) }
+
+func etcdManaged(kcp *controlplanev1.KubeadmControlPlane) bool {
+	return !kcp.Spec.KubeadmConfigSpec.ClusterConfiguration.Etcd.External.IsDefined()
 }

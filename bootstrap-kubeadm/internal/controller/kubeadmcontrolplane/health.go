@@ -54,6 +54,22 @@ var staticPods = []staticPod{
 	{"etcd-", controlplanev1.KubeadmControlPlaneMachineEtcdPodHealthyCondition, "etcd"},
 }
 
+// machineHealthConditions are the condition types reconcileHealth writes on every Machine with a
+// Node: one per static Pod (the etcd Pod only with stacked etcd), then, with stacked etcd, the
+// etcd member's.
+func machineHealthConditions(withEtcd bool) []string {
+	out := make([]string, 0, len(staticPods)+1)
+	for _, sp := range staticPods {
+		if sp.component != "etcd" || withEtcd {
+			out = append(out, sp.condition)
+		}
+	}
+	if withEtcd {
+		out = append(out, controlplanev1.KubeadmControlPlaneMachineEtcdMemberHealthyCondition)
+	}
+	return out
+}
+
 // reconcileHealth runs once the control plane is initialized: it reads the static Pods of every
 // Machine with a Node (live: workload caches never hold Pods), reconciles the etcd members, and
 // writes each Machine's health conditions. A workload cluster that cannot be reached is waited

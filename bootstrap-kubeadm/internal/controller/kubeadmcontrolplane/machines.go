@@ -237,20 +237,11 @@ func machineNames(machines []*clusterv1.Machine) string {
 
 // machineReadinessGates are the readiness gates of a control plane Machine, as upstream's
 // KubeadmControlPlane sets them: the health conditions this controller writes on each Machine
-// (its kube-apiserver, kube-controller-manager and kube-scheduler Pods, and with stacked etcd its
-// etcd Pod and member), then spec.machineTemplate.spec.readinessGates not already listed. So a
-// control plane Machine is Ready only while its components are healthy.
+// (machineHealthConditions: its kube-apiserver, kube-controller-manager and kube-scheduler Pods,
+// and with stacked etcd its etcd Pod and member), then spec.machineTemplate.spec.readinessGates
+// not already listed. So a control plane Machine is Ready only while its components are healthy.
 func machineReadinessGates(kcp *controlplanev1.KubeadmControlPlane) []clusterv1.MachineReadinessGate {
-	types := []string{
-		controlplanev1.KubeadmControlPlaneMachineAPIServerPodHealthyCondition,
-		controlplanev1.KubeadmControlPlaneMachineControllerManagerPodHealthyCondition,
-		controlplanev1.KubeadmControlPlaneMachineSchedulerPodHealthyCondition,
-	}
-	if !kcp.Spec.KubeadmConfigSpec.ClusterConfiguration.Etcd.External.IsDefined() {
-		types = append(types,
-			controlplanev1.KubeadmControlPlaneMachineEtcdPodHealthyCondition,
-			controlplanev1.KubeadmControlPlaneMachineEtcdMemberHealthyCondition)
-	}
+	types := machineHealthConditions(etcdManaged(kcp))
 	gates := make([]clusterv1.MachineReadinessGate, 0, len(types)+len(kcp.Spec.MachineTemplate.Spec.ReadinessGates))
 	for _, t := range types {
 		gates = append(gates, clusterv1.MachineReadinessGate{ConditionType: t})
