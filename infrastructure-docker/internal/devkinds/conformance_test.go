@@ -1,33 +1,18 @@
 package devkinds_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conformance"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 	"capstan.dev/infrastructure-docker/internal/node/nodetest"
 )
-
-func watchedBy(plane string) func(metav1.Object) {
-	return func(o metav1.Object) {
-		labels := o.GetLabels()
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[clusterv1.WatchLabel] = plane
-		o.SetLabels(labels)
-	}
-}
 
 func unstructuredOf(t *testing.T, obj runtime.Object, kind string) *unstructured.Unstructured {
 	t.Helper()
@@ -45,7 +30,7 @@ func engineInput(t *testing.T, kind string, object func(namespace, name string) 
 	t.Helper()
 	rt := nodetest.Docker(t)
 	startControllers(t, rt.Plane())
-	watched := watchedBy(rt.Plane())
+	watched := nodetest.WatchedBy(rt.Plane())
 	return conformance.Input{
 		Client: env.Client,
 		GVK:    infrav1.GroupVersion.WithKind(kind),
@@ -76,16 +61,7 @@ func TestDevMachine_PassesTheInfraMachineConformanceKit(t *testing.T) {
 			Spec: infrav1.DevMachineSpec{Backend: infrav1.DevMachineBackendSpec{Docker: &infrav1.DockerMachineBackendSpec{
 				CustomImage: nodetest.TestImage}}}}
 	})
-	in.Setup = func(_ context.Context, f *conformance.Fixture) error {
-		env.CreateKubeconfigSecret(t, f.Cluster)
-		nodetest.CreateNode(t, env.Client, f.Object.GetName()) // the container, hostname and Node share the object's name
-		return nil
-	}
-	in.NodeProviderID = func(ctx context.Context, f *conformance.Fixture) (string, error) {
-		n := &corev1.Node{}
-		err := env.Client.Get(ctx, client.ObjectKey{Name: f.Object.GetName()}, n)
-		return n.Spec.ProviderID, client.IgnoreNotFound(err)
-	}
+	in.Setup, in.NodeProviderID = nodetest.KitNodeHooks(t, env)
 	conformance.InfrastructureMachine(t, in)
 }
 

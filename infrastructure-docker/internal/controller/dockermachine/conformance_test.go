@@ -1,20 +1,17 @@
 package dockermachine
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conformance"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
+	"capstan.dev/infrastructure-docker/internal/node/nodetest"
 )
 
 // TestDockerMachine_PassesTheInfraMachineConformanceKit runs the kit third-party providers
@@ -23,14 +20,8 @@ import (
 func TestDockerMachine_PassesTheInfraMachineConformanceKit(t *testing.T) {
 	rt := dockerFor(t)
 	startManager(t, rt, managerOptions{})
-	watched := func(o metav1.Object) {
-		labels := o.GetLabels()
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[clusterv1.WatchLabel] = rt.Plane()
-		o.SetLabels(labels)
-	}
+	watched := nodetest.WatchedBy(rt.Plane())
+	setup, nodeProviderID := nodetest.KitNodeHooks(t, env)
 	conformance.InfrastructureMachine(t, conformance.Input{
 		Client: env.Client,
 		GVK:    infrav1.GroupVersion.WithKind("DockerMachine"),
@@ -51,15 +42,7 @@ func TestDockerMachine_PassesTheInfraMachineConformanceKit(t *testing.T) {
 			watched(f.Object)
 			f.Machine.Spec.Version = "v1.37.2"
 		},
-		Setup: func(ctx context.Context, f *conformance.Fixture) error {
-			env.CreateKubeconfigSecret(t, f.Cluster)
-			createNode(t, f.Object.GetName()) // the container, hostname and Node share the object's name
-			return nil
-		},
-		NodeProviderID: func(ctx context.Context, f *conformance.Fixture) (string, error) {
-			n := &corev1.Node{}
-			err := env.Client.Get(ctx, client.ObjectKey{Name: f.Object.GetName()}, n)
-			return n.Spec.ProviderID, client.IgnoreNotFound(err)
-		},
+		Setup:          setup,
+		NodeProviderID: nodeProviderID,
 	})
 }

@@ -26,6 +26,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
+	"capstan.dev/contracts/conformance"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/remote"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
@@ -236,4 +237,36 @@ func (f *Fixture) WaitHosts(t *testing.T, n int, unmanaged ...string) {
 		}
 		return true, nil
 	})
+}
+
+// WatchedBy returns what puts plane's watch label on an object, so that only the controllers of
+// the test that owns plane act on it (the conformance kit's Prepare uses it on every object).
+func WatchedBy(plane string) func(metav1.Object) {
+	return func(o metav1.Object) {
+		labels := o.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[clusterv1.WatchLabel] = plane
+		o.SetLabels(labels)
+	}
+}
+
+// KitNodeHooks are the conformance kit's Setup and NodeProviderID for an InfraMachine of the
+// node-container controllers: the workload cluster is the envtest API server, where Setup
+// registers the Node a container's kubelet would, named like the object (the container, its
+// hostname and its Node share the object's name), and the providerID is read off that Node.
+func KitNodeHooks(t *testing.T, env *envtest.Environment) (setup func(context.Context, *conformance.Fixture) error,
+	nodeProviderID func(context.Context, *conformance.Fixture) (string, error)) {
+	setup = func(_ context.Context, f *conformance.Fixture) error {
+		env.CreateKubeconfigSecret(t, f.Cluster)
+		CreateNode(t, env.Client, f.Object.GetName())
+		return nil
+	}
+	nodeProviderID = func(ctx context.Context, f *conformance.Fixture) (string, error) {
+		n := &corev1.Node{}
+		err := env.Client.Get(ctx, client.ObjectKey{Name: f.Object.GetName()}, n)
+		return n.Spec.ProviderID, client.IgnoreNotFound(err)
+	}
+	return setup, nodeProviderID
 }
