@@ -139,15 +139,13 @@ func requireSubset(t *testing.T, path string, want, got any) {
 	}
 }
 
-// number is v as a float64 when it is a number of any Go type the decoders produce.
+// number is v as a float64 when it is a number as the YAML or JSON decoder gives it.
 func number(v any) (float64, bool) {
 	switch n := v.(type) {
 	case int64:
 		return float64(n), true
 	case float64:
 		return n, true
-	case int:
-		return float64(n), true
 	}
 	return 0, false
 }

@@ -74,9 +74,6 @@ func RemoveUninitialized(node *corev1.Node) {
 	node.Spec.Taints = slices.DeleteFunc(node.Spec.Taints, func(t corev1.Taint) bool {
 		return t.MatchTaint(&clusterv1.NodeUninitializedTaint)
 	})
-	if len(node.Spec.Taints) == 0 {
-		node.Spec.Taints = nil
-	}
 }
 
 // Equal says whether a and b have the same taints and the same record of propagated ones (an
