@@ -4,8 +4,6 @@
 package apitest
 
 import (
-	"path/filepath"
-	"runtime"
 	"testing"
 
 	kruntime "k8s.io/apimachinery/pkg/runtime"
@@ -16,17 +14,10 @@ import (
 
 // Run is TestMain's body.
 func Run(m *testing.M, env **envtest.Environment) int {
-	return envtest.RunWithModuleCRDs(m, env, crdDir(), infrav1.AddToScheme)
+	return envtest.RunWithOwnModuleCRDs(m, env, infrav1.AddToScheme)
 }
 
 // Scheme returns client-go's and the core types plus this module's groups.
 func Scheme() (*kruntime.Scheme, error) {
 	return envtest.DefaultSchemeWith(infrav1.AddToScheme)
-}
-
-// crdDir is this module's config/crd/bases, found from this file so that any package's test can
-// use it.
-func crdDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "config", "crd", "bases")
 }

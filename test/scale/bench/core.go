@@ -7,11 +7,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"capstan.dev/contracts/envtest"
 )
 
 // coreManager is a manager binary under test (the core, or in scenario 6 the
@@ -26,10 +27,11 @@ type coreManager struct {
 // repository's Go workspace, which resolves capstan.dev/core.
 func buildCore(dir string) (string, error) { return buildManager(dir, "capstan.dev/core", "core") }
 
-// buildManager builds the manager of module pkg into dir/name.
+// buildManager builds the manager of module pkg into dir/name, as every binary is built (static,
+// -trimpath), so it reuses the compiled dependencies of make managers and the tests.
 func buildManager(dir, pkg, name string) (string, error) {
 	bin := filepath.Join(dir, name)
-	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
+	out, err := envtest.StaticBuild(bin, pkg).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("building %s (for the core, set CORE_MANAGER to use a binary): %v: %s", pkg, err, out)
 	}
