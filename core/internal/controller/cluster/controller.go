@@ -42,6 +42,8 @@ type Reconciler struct {
 	WatchFilterValue string
 
 	tracker *external.Tracker
+	// summaries spaces status writes that only move counters (patch.SummaryLimiter).
+	summaries patch.SummaryLimiter
 }
 
 // WorkloadHealth is what the Cluster controller uses of the ClusterCache.
@@ -116,7 +118,7 @@ type scope struct {
 type deletingStatus struct{ reason, message string }
 
 // Reconcile is the controller's entry point.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
 	cluster := &clusterv1.Cluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -126,8 +128,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, err
 	}
 	s := &scope{cluster: cluster}
+	orig := cluster.Status.DeepCopy()
 	defer func() {
 		r.setStatus(s)
+		res = r.holdCounterOnlyStatus(cluster, orig, res)
 		if err := helper.Patch(ctx, cluster); err != nil {
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 		}

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -17,6 +19,32 @@ import (
 // remoteProbeFailureGrace is how long the workload connection may fail before the
 // cluster source re-triggers the Cluster to report it.
 const remoteProbeFailureGrace = 30 * time.Second
+
+// holdCounterOnlyStatus holds back a status write that changes only the control plane's or the
+// workers' counters (or a condition's message) while the Cluster's status was written less than
+// patch.DefaultSummaryInterval ago, and asks to come back when it may be written
+// (patch.SummaryLimiter): one Cluster summarises every Machine, and while a hundred come up its
+// counters move with each. Anything else (initialization, failure domains, phase, a condition's
+// status or reason, observedGeneration) is written at once.
+func (r *Reconciler) holdCounterOnlyStatus(c *clusterv1.Cluster, orig *clusterv1.ClusterStatus, res ctrl.Result) ctrl.Result {
+	changed := !equality.Semantic.DeepEqual(*orig, c.Status)
+	if changed && !onlyCountersDiffer(orig, &c.Status) {
+		r.summaries.Wrote(c.UID, time.Now())
+		return res
+	}
+	return r.summaries.Apply(c.UID, changed, orig.Conditions, c.Status.Conditions, orig.ObservedGeneration, c.Status.ObservedGeneration,
+		func() { c.Status = *orig }, res)
+}
+
+// onlyCountersDiffer reports whether two Cluster statuses are equal but for their control plane
+// and workers counters and their conditions (which the SummaryLimiter compares itself).
+func onlyCountersDiffer(a, b *clusterv1.ClusterStatus) bool {
+	a, b = a.DeepCopy(), b.DeepCopy()
+	a.ControlPlane, b.ControlPlane = nil, nil
+	a.Workers, b.Workers = nil, nil
+	a.Conditions, b.Conditions = nil, nil
+	return equality.Semantic.DeepEqual(a, b)
+}
 
 // setStatus computes all conditions, the workers summary and the phase in one
 // place, deterministically, so a steady Cluster is never re-written.

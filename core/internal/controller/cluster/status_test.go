@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
@@ -30,4 +31,40 @@ func TestWorkersStatus_CountsMachinePoolInstancesFromTheirStatus(t *testing.T) {
 	}
 	require.Equal(t, &clusterv1.WorkersStatus{DesiredReplicas: ptr.To[int32](4), Replicas: ptr.To[int32](4), ReadyReplicas: ptr.To[int32](3),
 		AvailableReplicas: ptr.To[int32](2), UpToDateReplicas: ptr.To[int32](4)}, workersStatus(d))
+}
+
+// TestHoldCounterOnlyStatus_HoldsCountersNotProgress: right after a status write, a Cluster
+// status change that only moves counters is held back (the status as read is put back and the
+// reconcile comes back when it may be written); a change of anything else is written at once,
+// counters included.
+func TestHoldCounterOnlyStatus_HoldsCountersNotProgress(t *testing.T) {
+	r := &Reconciler{}
+	c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{UID: "cluster-uid"}}
+	read := clusterv1.ClusterStatus{Workers: &clusterv1.WorkersStatus{Replicas: ptr.To[int32](3), ReadyReplicas: ptr.To[int32](1)}}
+
+	c.Status = *read.DeepCopy()
+	c.Status.Workers.ReadyReplicas = ptr.To[int32](2)
+	res := r.holdCounterOnlyStatus(c, &read, ctrl.Result{})
+	require.Zero(t, res.RequeueAfter, "nothing written yet: the first write is never held")
+	require.Equal(t, int32(2), *c.Status.Workers.ReadyReplicas)
+
+	read = *c.Status.DeepCopy()
+	c.Status.Workers.ReadyReplicas = ptr.To[int32](3)
+	res = r.holdCounterOnlyStatus(c, &read, ctrl.Result{})
+	require.Positive(t, res.RequeueAfter, "a counter-only change within the interval comes back later")
+	require.Equal(t, int32(2), *c.Status.Workers.ReadyReplicas, "the status as read is put back")
+
+	c.Status.Workers.ReadyReplicas = ptr.To[int32](3)
+	c.Status.Initialization.ControlPlaneInitialized = ptr.To(true)
+	res = r.holdCounterOnlyStatus(c, &read, ctrl.Result{})
+	require.Zero(t, res.RequeueAfter, "progress is written at once")
+	require.Equal(t, int32(3), *c.Status.Workers.ReadyReplicas)
+	require.True(t, *c.Status.Initialization.ControlPlaneInitialized)
+
+	read = *c.Status.DeepCopy()
+	conditions.Set(c, conditions.True(clusterv1.ClusterWorkersAvailableCondition, "Available", ""))
+	c.Status.Workers.AvailableReplicas = ptr.To[int32](3)
+	res = r.holdCounterOnlyStatus(c, &read, ctrl.Result{})
+	require.Zero(t, res.RequeueAfter, "a condition that moves is written at once")
+	require.Equal(t, int32(3), *c.Status.Workers.AvailableReplicas)
 }
