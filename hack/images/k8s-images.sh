@@ -35,26 +35,30 @@ bash "$scripts/rootfs.sh" slim
 slim_inputs=$(inputs_of capstan/rootfs:slim)
 
 # coredns_binary TAG builds CoreDNS at TAG with the plugins of images/k8s/coredns/main.go.txt
-# (a kubeadm cluster's, without the cloud backends whose SDKs were most of the build) in a
-# throwaway module, cached by tag and plugin list, and prints the binary's path.
+# (a kubeadm cluster's, without the cloud backends whose SDKs were most of the build), cached by
+# tag, plugin list and alignment, and prints the binary's path.
 coredns_binary() {
-  local tag=$1 src=$recipes/k8s/coredns/main.go.txt out tmp
-  out=$images_cache/bin/coredns-$tag-$(sha_of "$src" | cut -c1-12)
-  if [ ! -x "$out" ]; then
-    mkdir -p "$images_cache/bin"
-    tmp=$(mktemp -d "$images_cache/bin/.build.XXXXXX")
-    log "building coredns $tag (kubeadm's plugins) from github.com/coredns/coredns@$tag"
-    cp "$src" "$tmp/main.go"
-    if ! (cd "$tmp" && export GOWORK=off GOFLAGS=-mod=mod CGO_ENABLED=0 &&
-      go mod init capstan.dev/coredns >/dev/null 2>&1 && go get "github.com/coredns/coredns@$tag" >&2 &&
-      go build -trimpath -ldflags "-s -w -X github.com/coredns/coredns/coremain.GitCommit=$tag" -o coredns . >&2); then
-      rm -rf "$tmp"
-      die "building coredns $tag failed"
-    fi
-    mv "$tmp/coredns" "$out"
-    rm -rf "$tmp"
-  fi
-  echo "$out"
+  local tag=$1 src=$recipes/k8s/coredns/main.go.txt
+  module_binary "coredns-$tag-$(sha_of "$src" | cut -c1-12)-$(k8s_alignment)" . \
+    "-X github.com/coredns/coredns/coremain.GitCommit=$tag" coredns_module "$tag" "$src"
+}
+coredns_module() {
+  cp "$2" main.go && go mod init capstan.dev/coredns && go get "github.com/coredns/coredns@$1"
+}
+
+# flanneld_binary builds flanneld from a copy of its module without the UDP backend, the one
+# part of it written with cgo: flannel's documentation keeps UDP for debugging only (our
+# manifests use vxlan), and without cgo flanneld shares the Kubernetes build's compiled packages.
+flanneld_binary() {
+  module_binary "flanneld-$flannel_version-noudp-$(k8s_alignment)" . \
+    "-X github.com/flannel-io/flannel/pkg/version.Version=$flannel_version" flannel_module
+}
+flannel_module() {
+  local dir
+  dir=$(go mod download -json "github.com/flannel-io/flannel@$flannel_version" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+  [ -n "$dir" ] && cp -r "$dir"/. . && chmod -R u+w . || return 1
+  sed -i '\#"github.com/flannel-io/flannel/pkg/backend/udp"#d' main.go
+  ! grep -q 'backend/udp"' main.go
 }
 
 # image REF DOCKERFILE HASH-PARTS... builds REF from the prepared context $ctx unless cached.
@@ -118,9 +122,7 @@ for ref in "${wanted[@]}"; do
   refs+=("$ref")
 done
 
-# On amd64 flannel's UDP backend is cgo (upstream builds it the same way, statically linked).
-flanneld=$(CGO=1 go_tool flanneld github.com/flannel-io/flannel "$flannel_version" \
-  "-X github.com/flannel-io/flannel/pkg/version.Version=$flannel_version")
+flanneld=$(flanneld_binary)
 cni_plugin=$(go_tool flannel-cni-plugin github.com/containernetworking/plugins/plugins/meta/flannel "$cni_plugins_version")
 new_context
 link "$flanneld" "$ctx" flanneld

@@ -109,16 +109,15 @@ link() {
 
 # go_tool NAME MODULE/PKG VERSION [LDFLAGS] builds a static binary with `go install pkg@version`
 # from the Go module proxy into $CAPSTAN_CACHE/images/bin/NAME-VERSION (once) and prints its path.
-# CGO=1 in the environment builds with cgo, linked statically.
+# For small tools only: module_binary builds the large ones.
 go_tool() {
-  local name=$1 pkg=$2 version=$3 ldflags=${4:-} cgo=${CGO:-0}
+  local name=$1 pkg=$2 version=$3 ldflags=${4:-}
   local out=$images_cache/bin/$name-$version tmp
-  [ "$cgo" = 0 ] || ldflags+=" -linkmode=external -extldflags=-static"
   if [ ! -x "$out" ]; then
     mkdir -p "$images_cache/bin"
     tmp=$(mktemp -d "$images_cache/bin/.build.XXXXXX")
     log "building $name from $pkg@$version"
-    if ! (cd "$tmp" && GOWORK=off GOFLAGS=-mod=mod CGO_ENABLED=$cgo GOBIN="$tmp" \
+    if ! (cd "$tmp" && GOWORK=off GOFLAGS=-mod=mod CGO_ENABLED=0 GOBIN="$tmp" \
       go install -trimpath -ldflags "-s -w $ldflags" "$pkg@$version" >&2); then
       rm -rf "$tmp"
       die "go install $pkg@$version failed"
@@ -128,6 +127,61 @@ go_tool() {
   fi
   echo "$out"
 }
+
+# The Kubernetes build (hack/k8s/build.sh) compiles client-go, apimachinery, grpc, x/net, x/sys
+# and the rest at the versions hack/k8s/go.mod selects, static and -trimpath. CoreDNS, flanneld
+# and crictl need most of the same packages, at the versions of their own releases. Built in a
+# throwaway module whose shared modules are raised to the Kubernetes build's versions, those
+# packages are the same compile (same source, flags and paths), which the Go build cache then
+# serves: cold, their compilation was most of the image step's CPU.
+
+# k8s_build_modules prints "path version" for every module of the Kubernetes build (replacements
+# resolved to the version they point at), sorted by path.
+k8s_build_modules() {
+  (cd "$root/hack/k8s" && GOWORK=off GOFLAGS=-mod=mod go list -m \
+    -f '{{.Path}} {{with .Replace}}{{.Version}}{{else}}{{.Version}}{{end}}' all) | LC_ALL=C sort
+}
+
+# align_with_k8s_build, in a throwaway module's directory, requires every module the module shares
+# with the Kubernetes build at that build's version and tidies. Minimal version selection never
+# selects a module below what another requirement asks for, so a module the tool needs newer stays
+# newer (and is simply not shared).
+align_with_k8s_build() {
+  local edits
+  edits=$(LC_ALL=C join <(go list -m -f '{{.Path}}' all | LC_ALL=C sort) <(k8s_build_modules) |
+    awk 'NF == 2 { print "-require=" $1 "@" $2 }')
+  # shellcheck disable=SC2086 # one word per edit
+  [ -z "$edits" ] || go mod edit $edits
+  go mod tidy
+}
+
+# module_binary NAME PKG LDFLAGS SETUP... builds the main package PKG static and -trimpath in a
+# throwaway module that the command SETUP... prepares in the current directory (GOWORK=off,
+# GOFLAGS=-mod=mod and CGO_ENABLED=0 exported), aligned with the Kubernetes build, into
+# $CAPSTAN_CACHE/images/bin/NAME (once: NAME carries the versions and recipe hashes the binary
+# depends on), and prints its path.
+module_binary() {
+  local name=$1 pkg=$2 ldflags=$3 out tmp
+  shift 3
+  out=$images_cache/bin/$name
+  if [ ! -x "$out" ]; then
+    mkdir -p "$images_cache/bin"
+    tmp=$(mktemp -d "$images_cache/bin/.build.XXXXXX")
+    log "building $name ($pkg, modules aligned with the Kubernetes build)"
+    if ! (cd "$tmp" && export GOWORK=off GOFLAGS=-mod=mod CGO_ENABLED=0 && "$@" >&2 &&
+      align_with_k8s_build >&2 &&
+      go build -trimpath -ldflags "-s -w $ldflags" -o "$tmp/$name.bin" "$pkg" >&2); then
+      rm -rf "$tmp"
+      die "building $name failed"
+    fi
+    mv "$tmp/$name.bin" "$out"
+    rm -rf "$tmp"
+  fi
+  echo "$out"
+}
+
+# k8s_alignment prints a short hash of what module_binary aligns with, for binary names.
+k8s_alignment() { sha_of "$root/hack/k8s/go.mod" | cut -c1-12; }
 
 # inputs_of REF prints the io.capstan.inputs label of a local image.
 inputs_of() { docker image inspect -f "{{index .Config.Labels \"$inputs_label\"}}" "$1"; }

@@ -24,7 +24,9 @@ bash "$scripts/rootfs.sh" node
 
 bin=$cache/k8s/$version/bin
 cni_plugin=$(go_tool flannel-cni-plugin github.com/containernetworking/plugins/plugins/meta/flannel "$cni_plugins_version")
-crictl=$(go_tool crictl sigs.k8s.io/cri-tools/cmd/crictl "$crictl_version" "-X sigs.k8s.io/cri-tools/pkg/version.Version=$crictl_version")
+crictl_module() { go mod init capstan.dev/crictl && go get -tool "sigs.k8s.io/cri-tools/cmd/crictl@$crictl_version"; }
+crictl=$(module_binary "crictl-$crictl_version-$(k8s_alignment)" sigs.k8s.io/cri-tools/cmd/crictl \
+  "-X sigs.k8s.io/cri-tools/pkg/version.Version=$crictl_version" crictl_module)
 unbaked_hash=$(hash_strings "$(inputs_of capstan/rootfs:node)" \
   "$(hash_files "$recipes/node/Dockerfile" "$recipes/node/files")" \
   "$(sha_of "$bin/kubelet")" "$(sha_of "$bin/kubeadm")" "$(sha_of "$bin/kubectl")" "$(sha_of "$cni_plugin")" "$(sha_of "$crictl")")
