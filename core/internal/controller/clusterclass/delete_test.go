@@ -51,13 +51,22 @@ func TestClusterClass_DeletionWaitsForTheClustersUsingIt(t *testing.T) {
 	create(t, topologyCluster(other, "unrelated", clusterv1.ClusterClassRef{Name: "quick-start"}))
 	require.NoError(t, env.Client.Delete(t.Context(), got))
 
-	got = waitCondition(t, cc, clusterv1.ClusterClassDeletingCondition, metav1.ConditionTrue,
-		"Waiting for the Clusters using this ClusterClass to be deleted or to use another class (spec.topology.classRef): ")
-	msg := conditions.Get(got, clusterv1.ClusterClassDeletingCondition).Message
-	require.Equal(t, clusterv1.ClusterClassDeletingWaitingForClustersReason, conditions.Get(got, clusterv1.ClusterClassDeletingCondition).Reason)
-	require.Contains(t, msg, ns+"/local")
-	require.Contains(t, msg, other+"/remote")
-	require.NotContains(t, msg, "unrelated")
+	// The controller's cache can see the Delete before the Cluster created just before it in the
+	// other namespace (a loaded machine showed it): wait until Deleting names both.
+	envtest.WaitFor(t, timeout, "Deleting to name both Clusters that use the class", func() (bool, error) {
+		err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(cc), got)
+		if err != nil {
+			return false, err
+		}
+		c := conditions.Get(got, clusterv1.ClusterClassDeletingCondition)
+		return c != nil && c.Status == metav1.ConditionTrue &&
+			strings.Contains(c.Message, ns+"/local") && strings.Contains(c.Message, other+"/remote"), nil
+	})
+	deleting := conditions.Get(got, clusterv1.ClusterClassDeletingCondition)
+	require.Equal(t, clusterv1.ClusterClassDeletingWaitingForClustersReason, deleting.Reason)
+	require.True(t, strings.HasPrefix(deleting.Message,
+		"Waiting for the Clusters using this ClusterClass to be deleted or to use another class (spec.topology.classRef): "), deleting.Message)
+	require.NotContains(t, deleting.Message, "unrelated")
 
 	// Still reconciled while held: a new variable is published for the Clusters that use it.
 	envtest.Update(t, env.Client, got, func() {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -406,6 +407,9 @@ func TestMachineSet_CreatesTheClonesOfAMachineThatReportsThemMissing(t *testing.
 		obj := crds.New(gvk, f.ns, name)
 		envtest.WaitFor(t, timeout, gvk.Kind+" to be created again", func() (bool, error) {
 			err := env.Client.Get(f.ctx, client.ObjectKeyFromObject(obj), obj)
+			if apierrors.IsNotFound(err) {
+				return false, nil // not yet: the MachineSet creates it once the Machine reports it missing
+			}
 			return err == nil && obj.GetDeletionTimestamp().IsZero(), err
 		})
 		ref := metav1.GetControllerOf(obj)

@@ -6,4 +6,8 @@
 // copy's .capstan/tilt holds the plane and binaries. It stops every process it started
 // (Tilt, the plane, the managers) by PID, finding the managers by their executable under
 // the copy; it never touches the working tree's .capstan or bin/.
+//
+// The tests carry the build tag `tilt`: `make test-tilt` builds Tilt and runs them; `make test`
+// leaves them out (it does not build Tilt, whose cold source build is 20 CPU-minutes; CI runs
+// make test-tilt last, with Tilt built at the lowest weight beside the other steps).
 package tiltloop

@@ -1,3 +1,5 @@
+//go:build tilt
+
 package tiltloop
 
 import (
@@ -191,7 +193,7 @@ func tiltBinary(t *testing.T) string {
 	}
 	tilt := filepath.Join(cache, "tilt", tiltVersion, "tilt")
 	if _, err := os.Stat(tilt); err != nil {
-		t.Skipf("no Tilt at %s: run 'make tilt' (CI does)", tilt)
+		t.Skipf("no Tilt at %s: run 'make test-tilt' (it builds Tilt first; CI does)", tilt)
 	}
 	if _, err := k8sbin.Require("etcd", "kube-apiserver"); err != nil {
 		t.Fatalf("the Tiltfile's management plane needs real binaries: %v", err)
