@@ -123,7 +123,7 @@ for ref in "${wanted[@]}"; do
 done
 
 flanneld=$(flanneld_binary)
-cni_plugin=$(go_tool flannel-cni-plugin github.com/containernetworking/plugins/plugins/meta/flannel "$cni_plugins_version")
+cni_plugin=$(cni_plugin_binary)
 new_context
 link "$flanneld" "$ctx" flanneld
 link "$cni_plugin" "$ctx" flannel

@@ -107,27 +107,6 @@ link() {
   ln -f "$1" "$dst" 2>/dev/null || cp -f "$1" "$dst"
 }
 
-# go_tool NAME MODULE/PKG VERSION [LDFLAGS] builds a static binary with `go install pkg@version`
-# from the Go module proxy into $CAPSTAN_CACHE/images/bin/NAME-VERSION (once) and prints its path.
-# For small tools only: module_binary builds the large ones.
-go_tool() {
-  local name=$1 pkg=$2 version=$3 ldflags=${4:-}
-  local out=$images_cache/bin/$name-$version tmp
-  if [ ! -x "$out" ]; then
-    mkdir -p "$images_cache/bin"
-    tmp=$(mktemp -d "$images_cache/bin/.build.XXXXXX")
-    log "building $name from $pkg@$version"
-    if ! (cd "$tmp" && GOWORK=off GOFLAGS=-mod=mod CGO_ENABLED=0 GOBIN="$tmp" \
-      go install -trimpath -ldflags "-s -w $ldflags" "$pkg@$version" >&2); then
-      rm -rf "$tmp"
-      die "go install $pkg@$version failed"
-    fi
-    mv "$tmp/$(ls "$tmp" | head -1)" "$out"
-    rm -rf "$tmp"
-  fi
-  echo "$out"
-}
-
 # The Kubernetes build (hack/k8s/build.sh) compiles client-go, apimachinery, grpc, x/net, x/sys
 # and the rest at the versions hack/k8s/go.mod selects, static and -trimpath. CoreDNS, flanneld
 # and crictl need most of the same packages, at the versions of their own releases. Built in a
@@ -182,6 +161,17 @@ module_binary() {
 
 # k8s_alignment prints a short hash of what module_binary aligns with, for binary names.
 k8s_alignment() { sha_of "$root/hack/k8s/go.mod" | cut -c1-12; }
+
+# tool_module MODULE/PKG@VERSION, a module_binary SETUP, makes a throwaway module that builds the
+# main package MODULE/PKG at VERSION (a tool directive keeps it through go mod tidy).
+tool_module() { go mod init capstan.dev/tool && go get -tool "$1"; }
+
+# cni_plugin_binary prints the path of the flannel CNI plugin (built once).
+cni_plugin_binary() {
+  local pkg=github.com/containernetworking/plugins/plugins/meta/flannel
+  module_binary "flannel-cni-plugin-$cni_plugins_version-$(k8s_alignment)" "$pkg" "" \
+    tool_module "$pkg@$cni_plugins_version"
+}
 
 # inputs_of REF prints the io.capstan.inputs label of a local image.
 inputs_of() { docker image inspect -f "{{index .Config.Labels \"$inputs_label\"}}" "$1"; }

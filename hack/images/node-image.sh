@@ -23,10 +23,9 @@ mapfile -t images < <(bash "$scripts/k8s-images.sh" "$version")
 bash "$scripts/rootfs.sh" node
 
 bin=$cache/k8s/$version/bin
-cni_plugin=$(go_tool flannel-cni-plugin github.com/containernetworking/plugins/plugins/meta/flannel "$cni_plugins_version")
-crictl_module() { go mod init capstan.dev/crictl && go get -tool "sigs.k8s.io/cri-tools/cmd/crictl@$crictl_version"; }
+cni_plugin=$(cni_plugin_binary)
 crictl=$(module_binary "crictl-$crictl_version-$(k8s_alignment)" sigs.k8s.io/cri-tools/cmd/crictl \
-  "-X sigs.k8s.io/cri-tools/pkg/version.Version=$crictl_version" crictl_module)
+  "-X sigs.k8s.io/cri-tools/pkg/version.Version=$crictl_version" tool_module "sigs.k8s.io/cri-tools/cmd/crictl@$crictl_version")
 unbaked_hash=$(hash_strings "$(inputs_of capstan/rootfs:node)" \
   "$(hash_files "$recipes/node/Dockerfile" "$recipes/node/files")" \
   "$(sha_of "$bin/kubelet")" "$(sha_of "$bin/kubeadm")" "$(sha_of "$bin/kubectl")" "$(sha_of "$cni_plugin")" "$(sha_of "$crictl")")
