@@ -143,9 +143,9 @@ test-tilt: tilt k8s-binaries ## The root Tiltfile's inner loop with a real Tilt 
 	$(GO) test -tags tilt $(GOTEST_FLAGS) ./hack/tools/internal/tiltloop/
 
 .PHONY: e2e
-e2e: docker-up k8s-binaries node-image lb-image images mgmt-up managers ## Real workload clusters in Docker through the three managers (test/e2e), and one written as upstream users write theirs.
+e2e: docker-up k8s-binaries node-image lb-image images mgmt-up managers ## Real workload clusters in Docker through the three managers (test/e2e), and, side by side, one written as upstream users write theirs and one from the quick-start ClusterClass.
 	$(DEV_MANAGERS) --manager-args kubeadm=--bootstrap-token-ttl=1m $(MANAGER_ARGS)
-	$(GO) test -tags e2e -v -count=1 -timeout 60m -run '^(TestE2E|TestUpstreamManifests)$$' ./test/e2e/
+	$(GO) test -tags e2e -v -count=1 -timeout 60m -run '^(TestE2E|TestUpstreamManifests|TestTopologyCluster)$$' ./test/e2e/
 
 # make chaos runs the chaos spec CHAOS_ROUNDS times in a row, each on a new cluster; CI runs
 # one round of the bounded form (CHAOS_ROUNDS=1 CHAOS_BOUNDED=1: no control plane rollout).

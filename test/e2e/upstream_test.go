@@ -28,6 +28,7 @@ import (
 // written, the MachineDeployment got upstream's defaults, the API server runs with the extra
 // volumes, and deleting the Cluster leaves nothing.
 func TestUpstreamManifests(t *testing.T) {
+	t.Parallel() // beside TestTopologyCluster, after TestE2E: two small clusters share the machine
 	s := newSuite(t)
 	deleted := false
 	t.Cleanup(func() {

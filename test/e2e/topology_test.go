@@ -1,0 +1,143 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/test/framework"
+)
+
+// TestTopologyCluster is upstream's Docker quick start as its users run it: the quick-start
+// ClusterClass and the Cluster that `capstanctl generate cluster --flavor development` renders
+// (examples/), applied as they are. The topology controller generates every object, the
+// podSecurityStandard patch reaches the real kube-apiserver (a privileged Pod is refused), a
+// change of the topology's worker replicas scales the generated MachineDeployment on real
+// nodes, and deleting the Cluster removes everything it generated.
+func TestTopologyCluster(t *testing.T) {
+	t.Parallel()
+	s := newSuite(t)
+	deleted := false
+	t.Cleanup(func() {
+		if !deleted {
+			s.deleteCluster(10 * time.Minute)
+		}
+	})
+	s.applyAndWaitForNodes(s.topologyManifest(), 12*time.Minute)
+	s.requireTopologyReconciled()
+	s.requireAPIServerVolumes("admission-pss")
+	s.requirePrivilegedPodRefused()
+
+	s.timed("topology worker scale 1 → 2", func() {
+		patch := client.RawPatch(types.JSONPatchType, []byte(`[{"op":"replace","path":"/spec/topology/workers/machineDeployments/0/replicas","value":2}]`))
+		require.NoError(t, s.mgmt.Patch(s.ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: s.name}}, patch))
+		s.waitForReadyNodes(3, 8*time.Minute)
+	})
+
+	s.deleteCluster(5 * time.Minute)
+	deleted = true
+}
+
+// topologyManifest is examples/clusterclass-quick-start.yaml and examples/cluster-development.yaml
+// in the suite's namespace, the Cluster (and its ClusterResourceSet) named after the suite.
+func (s *suite) topologyManifest() []*framework.Object {
+	var objs []*framework.Object
+	for _, f := range []string{"clusterclass-quick-start.yaml", "cluster-development.yaml"} {
+		data, err := os.ReadFile(filepath.Join(s.repo, "examples", f))
+		require.NoError(s.t, err)
+		parsed, err := framework.ParseManifest([]byte(strings.ReplaceAll(string(data), "development", s.name)))
+		require.NoError(s.t, err)
+		objs = append(objs, parsed...)
+	}
+	for _, o := range objs {
+		if o.GetNamespace() != "" {
+			o.SetNamespace(s.ns)
+		}
+	}
+	return objs
+}
+
+// requireTopologyReconciled checks the Cluster reports its topology reconciled and that the
+// objects the control plane and workers run from carry the topology's owned label.
+func (s *suite) requireTopologyReconciled() {
+	s.waitFor(2*time.Minute, "TopologyReconciled True", func() (bool, string, error) {
+		c := &clusterv1.Cluster{}
+		if err := s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, c); err != nil {
+			return false, "", err
+		}
+		cond := meta.FindStatusCondition(c.Status.Conditions, clusterv1.ClusterTopologyReconciledCondition)
+		if cond == nil {
+			return false, "no TopologyReconciled condition", nil
+		}
+		return cond.Status == metav1.ConditionTrue, cond.Reason + ": " + cond.Message, nil
+	})
+	mds := &clusterv1.MachineDeploymentList{}
+	require.NoError(s.t, s.mgmt.List(s.ctx, mds, client.InNamespace(s.ns), client.MatchingLabels{
+		clusterv1.ClusterNameLabel: s.name, clusterv1.ClusterTopologyOwnedLabel: "",
+		clusterv1.ClusterTopologyMachineDeploymentNameLabel: "md-0",
+	}))
+	require.Len(s.t, mds.Items, 1, "one MachineDeployment generated for the topology's md-0")
+	ms, err := s.machines(nil)
+	require.NoError(s.t, err)
+	require.Len(s.t, ms, 2, "one control plane Machine and one worker")
+}
+
+// requirePrivilegedPodRefused asks the workload cluster (dry run) to admit a privileged Pod in
+// the default namespace: the class's podSecurityStandard patch (enforce: baseline) must refuse it.
+func (s *suite) requirePrivilegedPodRefused() {
+	privileged := true
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: "privileged"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "c", Image: "capstan/none", SecurityContext: &corev1.SecurityContext{Privileged: &privileged},
+		}}},
+	}
+	err := s.workload.Create(s.ctx, pod, client.DryRunAll)
+	require.True(s.t, apierrors.IsForbidden(err), "a privileged Pod is refused by PodSecurity enforce=baseline, got %v", err)
+	require.Contains(s.t, err.Error(), "PodSecurity")
+}
+
+// waitForReadyNodes waits until the workload cluster has n Nodes, all Ready, and the Cluster n
+// Machines, each with its Node.
+func (s *suite) waitForReadyNodes(n int, timeout time.Duration) {
+	s.waitFor(timeout, fmt.Sprintf("%d Ready Nodes", n), func() (bool, string, error) {
+		nodes := &corev1.NodeList{}
+		if err := s.workload.List(s.ctx, nodes); err != nil {
+			return false, "", err
+		}
+		ready := 0
+		for _, node := range nodes.Items {
+			for _, c := range node.Status.Conditions {
+				if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+					ready++
+				}
+			}
+		}
+		ms, err := s.machines(nil)
+		if err != nil {
+			return false, "", err
+		}
+		withNode := 0
+		for _, m := range ms {
+			if m.Status.NodeRef.Name != "" {
+				withNode++
+			}
+		}
+		return ready == n && len(nodes.Items) == n && withNode == n && len(ms) == n,
+			fmt.Sprintf("%d Nodes, %d Ready; %d Machines, %d with a Node", len(nodes.Items), ready, len(ms), withNode), nil
+	})
+}
