@@ -120,11 +120,9 @@ func (s *suite) waitForReadyNodes(n int, timeout time.Duration) {
 			return false, "", err
 		}
 		ready := 0
-		for _, node := range nodes.Items {
-			for _, c := range node.Status.Conditions {
-				if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
-					ready++
-				}
+		for i := range nodes.Items {
+			if framework.NodeIsReady(&nodes.Items[i]) {
+				ready++
 			}
 		}
 		ms, err := s.machines(nil)
