@@ -122,18 +122,12 @@ func (s *suite) waitForWorkers(n, cp int, timeout time.Duration) {
 		if err != nil {
 			return false, "", err
 		}
-		nodes := &corev1.NodeList{}
-		if err := s.workload.List(s.ctx, nodes); err != nil {
+		nodes, ready, err := s.workloadNodes()
+		if err != nil {
 			return false, "", err
 		}
-		ready := 0
-		for i := range nodes.Items {
-			if framework.NodeIsReady(&nodes.Items[i]) {
-				ready++
-			}
-		}
-		seen := fmt.Sprintf("%d Machines (%d with a Node), %d worker containers, %d Nodes (%d Ready)", len(ms), withNode, len(cs), len(nodes.Items), ready)
-		return len(ms) == n && withNode == n && len(cs) == n && len(nodes.Items) == n+cp && ready == n+cp, seen, nil
+		seen := fmt.Sprintf("%d Machines (%d with a Node), %d worker containers, %d Nodes (%d Ready)", len(ms), withNode, len(cs), nodes, ready)
+		return len(ms) == n && withNode == n && len(cs) == n && nodes == n+cp && ready == n+cp, seen, nil
 	})
 }
 

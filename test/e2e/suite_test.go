@@ -156,6 +156,20 @@ func (s *suite) volumes() ([]*volume.Volume, error) {
 	return resp.Volumes, err
 }
 
+// workloadNodes counts the workload cluster's Nodes and those of them that are Ready.
+func (s *suite) workloadNodes() (total, ready int, err error) {
+	nodes := &corev1.NodeList{}
+	if err := s.workload.List(s.ctx, nodes); err != nil {
+		return 0, 0, err
+	}
+	for i := range nodes.Items {
+		if framework.NodeIsReady(&nodes.Items[i]) {
+			ready++
+		}
+	}
+	return len(nodes.Items), ready, nil
+}
+
 func (s *suite) machines(labels client.MatchingLabels) ([]clusterv1.Machine, error) {
 	list := &clusterv1.MachineList{}
 	sel := client.MatchingLabels{clusterv1.ClusterNameLabel: s.name}

@@ -115,15 +115,9 @@ func (s *suite) requirePrivilegedPodRefused() {
 // Machines, each with its Node.
 func (s *suite) waitForReadyNodes(n int, timeout time.Duration) {
 	s.waitFor(timeout, fmt.Sprintf("%d Ready Nodes", n), func() (bool, string, error) {
-		nodes := &corev1.NodeList{}
-		if err := s.workload.List(s.ctx, nodes); err != nil {
+		nodes, ready, err := s.workloadNodes()
+		if err != nil {
 			return false, "", err
-		}
-		ready := 0
-		for i := range nodes.Items {
-			if framework.NodeIsReady(&nodes.Items[i]) {
-				ready++
-			}
 		}
 		ms, err := s.machines(nil)
 		if err != nil {
@@ -135,7 +129,7 @@ func (s *suite) waitForReadyNodes(n int, timeout time.Duration) {
 				withNode++
 			}
 		}
-		return ready == n && len(nodes.Items) == n && withNode == n && len(ms) == n,
-			fmt.Sprintf("%d Nodes, %d Ready; %d Machines, %d with a Node", len(nodes.Items), ready, len(ms), withNode), nil
+		return ready == n && nodes == n && withNode == n && len(ms) == n,
+			fmt.Sprintf("%d Nodes, %d Ready; %d Machines, %d with a Node", nodes, ready, len(ms), withNode), nil
 	})
 }
