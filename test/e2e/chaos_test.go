@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -54,9 +55,15 @@ func TestChaos(t *testing.T) {
 	agent := newChaosAgent(t, s.repo, restart, seed)
 	logsAtStart := managerLogSizes(s.repo)
 	deleted := false
+	diagCtx, stopDiag := context.WithCancel(s.ctx)
+	failures := s.recordBootstrapFailures(diagCtx)
 	t.Cleanup(func() {
 		agent.Stop()
 		t.Logf("chaos events:\n  %s", strings.Join(agent.Events(), "\n  "))
+		stopDiag()
+		if msgs := failures.Messages(); len(msgs) > 0 {
+			t.Logf("bootstraps that ended without a node (each remediated by its health check):\n  %s", strings.Join(msgs, "\n  "))
+		}
 		if !deleted {
 			s.deleteCluster(10 * time.Minute)
 		}
