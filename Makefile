@@ -41,6 +41,7 @@ CTL_VERSION_PKG    := capstan.dev/core/internal/capstanctl/version
 # Files make generate writes; make verify regenerates them and fails when they differ.
 GENERATED := contracts/api contracts/config/crd bootstrap-kubeadm/api bootstrap-kubeadm/config/crd \
 	infrastructure-docker/api infrastructure-docker/config/crd \
+	contracts/config/admission bootstrap-kubeadm/config/admission infrastructure-docker/config/admission \
 	contracts/conformance/example/api contracts/conformance/example/config/crd \
 	$(foreach p,$(PROVIDERS),$(p)/config/rbac) core/internal/capstanctl/components \
 	core/internal/capstanctl/template/templates examples
@@ -96,6 +97,8 @@ generate: ## Generate deepcopy, CRDs and RBAC with controller-gen, and the compo
 	@hack/gen-crd-kustomization.sh contracts/config/crd
 	@hack/gen-crd-kustomization.sh bootstrap-kubeadm/config/crd
 	@hack/gen-crd-kustomization.sh infrastructure-docker/config/crd
+	@# The v1beta2 CEL rules of each provider's CRDs as ValidatingAdmissionPolicies for v1beta1 writes.
+	@$(GO) run ./hack/tools/cmd/crdrules
 	@# Each provider's config/default as kustomize builds it, embedded by capstanctl init.
 	@$(GO) run ./hack/tools/cmd/components
 	@# The CNI ClusterResourceSet block of capstanctl's templates and examples/, from the flannel manifest.

@@ -22,15 +22,29 @@ import (
 // FieldOwner is the field manager of the policies Install applies.
 const FieldOwner = "capstan-admission-policies"
 
-// Set is a group of policies and the bindings that put them in effect.
+// Set is a group of policies and the bindings that put them in effect: MutatingAdmissionPolicies
+// (the defaulting upstream does in mutating webhooks) and ValidatingAdmissionPolicies (the
+// validation a CRD schema cannot express for a write, e.g. of another served version).
 type Set struct {
-	Policies []*admissionregistrationv1.MutatingAdmissionPolicy
-	Bindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding
+	Policies           []*admissionregistrationv1.MutatingAdmissionPolicy
+	Bindings           []*admissionregistrationv1.MutatingAdmissionPolicyBinding
+	ValidatingPolicies []*admissionregistrationv1.ValidatingAdmissionPolicy
+	ValidatingBindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
 }
 
 // Merge returns s with the policies and bindings of o appended.
 func (s Set) Merge(o Set) Set {
-	return Set{Policies: slices.Concat(s.Policies, o.Policies), Bindings: slices.Concat(s.Bindings, o.Bindings)}
+	return Set{
+		Policies:           slices.Concat(s.Policies, o.Policies),
+		Bindings:           slices.Concat(s.Bindings, o.Bindings),
+		ValidatingPolicies: slices.Concat(s.ValidatingPolicies, o.ValidatingPolicies),
+		ValidatingBindings: slices.Concat(s.ValidatingBindings, o.ValidatingBindings),
+	}
+}
+
+// Empty reports whether s holds no policy.
+func (s Set) Empty() bool {
+	return len(s.Policies) == 0 && len(s.ValidatingPolicies) == 0
 }
 
 // ReadDir reads the policies of a config/admission directory on disk.
@@ -39,9 +53,9 @@ func ReadDir(dir string) (Set, error) {
 }
 
 // Read decodes every *.yaml file in dir of fsys (not recursively) except kustomization.yaml,
-// in file-name order. Each document must be a MutatingAdmissionPolicy or a
-// MutatingAdmissionPolicyBinding of admissionregistration.k8s.io/v1; unknown fields are errors,
-// so a misspelt field never silently drops a default.
+// in file-name order. Each document must be an admission policy or binding (mutating or
+// validating) of admissionregistration.k8s.io/v1; unknown fields are errors, so a misspelt
+// field never silently drops a default or a rule.
 func Read(fsys fs.FS, dir string) (Set, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -83,37 +97,57 @@ func (s *Set) decode(data []byte) error {
 		if gvk.GroupVersion() != admissionregistrationv1.SchemeGroupVersion {
 			return fmt.Errorf("document %d is a %s, not an %s object", i, gvk, admissionregistrationv1.SchemeGroupVersion)
 		}
-		switch gvk.Kind {
-		case "MutatingAdmissionPolicy":
-			p := &admissionregistrationv1.MutatingAdmissionPolicy{}
-			if err := yaml.UnmarshalStrict(raw.Raw, p); err != nil {
-				return fmt.Errorf("document %d (MutatingAdmissionPolicy %s): %w", i, u.GetName(), err)
-			}
-			s.Policies = append(s.Policies, p)
-		case "MutatingAdmissionPolicyBinding":
-			b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{}
-			if err := yaml.UnmarshalStrict(raw.Raw, b); err != nil {
-				return fmt.Errorf("document %d (MutatingAdmissionPolicyBinding %s): %w", i, u.GetName(), err)
-			}
-			s.Bindings = append(s.Bindings, b)
-		default:
-			return fmt.Errorf("document %d is a %s: only MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding belong here", i, gvk.Kind)
+		if err := s.add(gvk.Kind, func(into any) error { return yaml.UnmarshalStrict(raw.Raw, into) }); err != nil {
+			return fmt.Errorf("document %d (%s %s): %w", i, gvk.Kind, u.GetName(), err)
 		}
 	}
+}
+
+// errOtherKind is add's answer for a kind that is no admission policy or binding.
+var errOtherKind = errors.New("only MutatingAdmissionPolicy, ValidatingAdmissionPolicy and their bindings belong here")
+
+// add decodes an object of kind with decode and appends it to its list in s.
+func (s *Set) add(kind string, decode func(into any) error) error {
+	switch kind {
+	case "MutatingAdmissionPolicy":
+		return appendDecoded(&s.Policies, decode)
+	case "MutatingAdmissionPolicyBinding":
+		return appendDecoded(&s.Bindings, decode)
+	case "ValidatingAdmissionPolicy":
+		return appendDecoded(&s.ValidatingPolicies, decode)
+	case "ValidatingAdmissionPolicyBinding":
+		return appendDecoded(&s.ValidatingBindings, decode)
+	}
+	return errOtherKind
+}
+
+func appendDecoded[T any](list *[]*T, decode func(into any) error) error {
+	o := new(T)
+	if err := decode(o); err != nil {
+		return err
+	}
+	*list = append(*list, o)
+	return nil
 }
 
 // Objects returns the policies, then the bindings, as client objects with their kind set.
 func (s Set) Objects() []client.Object {
 	var out []client.Object
+	add := func(o client.Object, kind string) {
+		o.GetObjectKind().SetGroupVersionKind(admissionregistrationv1.SchemeGroupVersion.WithKind(kind))
+		out = append(out, o)
+	}
 	for _, p := range s.Policies {
-		p = p.DeepCopy()
-		p.SetGroupVersionKind(admissionregistrationv1.SchemeGroupVersion.WithKind("MutatingAdmissionPolicy"))
-		out = append(out, p)
+		add(p.DeepCopy(), "MutatingAdmissionPolicy")
+	}
+	for _, p := range s.ValidatingPolicies {
+		add(p.DeepCopy(), "ValidatingAdmissionPolicy")
 	}
 	for _, b := range s.Bindings {
-		b = b.DeepCopy()
-		b.SetGroupVersionKind(admissionregistrationv1.SchemeGroupVersion.WithKind("MutatingAdmissionPolicyBinding"))
-		out = append(out, b)
+		add(b.DeepCopy(), "MutatingAdmissionPolicyBinding")
+	}
+	for _, b := range s.ValidatingBindings {
+		add(b.DeepCopy(), "ValidatingAdmissionPolicyBinding")
 	}
 	return out
 }
@@ -136,27 +170,22 @@ func Install(ctx context.Context, c client.Client, s Set, opts WaitOptions) erro
 	return WaitInEffect(ctx, c, s, opts)
 }
 
-// FromUnstructured picks the MutatingAdmissionPolicies and their bindings out of objs (for
-// example a provider's rendered components), in order, ignoring every other kind.
+// FromUnstructured picks the admission policies and their bindings out of objs (for example a
+// provider's rendered components), in order, ignoring every other kind.
 func FromUnstructured(objs []*unstructured.Unstructured) (Set, error) {
 	var s Set
 	for _, o := range objs {
 		if o.GroupVersionKind().GroupVersion() != admissionregistrationv1.SchemeGroupVersion {
 			continue
 		}
-		switch o.GetKind() {
-		case "MutatingAdmissionPolicy":
-			p := &admissionregistrationv1.MutatingAdmissionPolicy{}
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, p); err != nil {
-				return Set{}, fmt.Errorf("reading MutatingAdmissionPolicy %s: %w", o.GetName(), err)
-			}
-			s.Policies = append(s.Policies, p)
-		case "MutatingAdmissionPolicyBinding":
-			b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{}
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, b); err != nil {
-				return Set{}, fmt.Errorf("reading MutatingAdmissionPolicyBinding %s: %w", o.GetName(), err)
-			}
-			s.Bindings = append(s.Bindings, b)
+		err := s.add(o.GetKind(), func(into any) error {
+			return runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, into)
+		})
+		if errors.Is(err, errOtherKind) {
+			continue
+		}
+		if err != nil {
+			return Set{}, fmt.Errorf("reading %s %s: %w", o.GetKind(), o.GetName(), err)
 		}
 	}
 	return s, nil

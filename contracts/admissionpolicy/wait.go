@@ -50,19 +50,27 @@ func (o WaitOptions) withDefaults() WaitOptions {
 }
 
 // WaitInEffect waits until the API server applies the policies of s, which must already be
-// created: first until it has loaded them (a throwaway policy created after them, matching one
-// dry-run ConfigMap, takes effect: the server loads policies in the order it learns of them),
-// then until it can type every kind they match (a dry-run create of an empty object of each
-// kind is no longer refused with 503). The throwaway policy is deleted again.
+// created: first until it has loaded them (a throwaway policy of each kind s holds, created
+// after them and matching one dry-run ConfigMap, takes effect: the server loads policies in
+// the order it learns of them), then until it can type every kind the mutating policies match
+// (a dry-run create of an empty object of each kind is no longer refused with 503; validating
+// policies evaluate untyped objects). The throwaway policies are deleted again.
 func WaitInEffect(ctx context.Context, c client.Client, s Set, opts WaitOptions) error {
-	if len(s.Policies) == 0 {
+	if s.Empty() {
 		return nil
 	}
 	opts = opts.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	if err := waitLoaded(ctx, c, opts); err != nil {
-		return fmt.Errorf("waiting for the API server to load the admission policies: %w", err)
+	if len(s.Policies) > 0 {
+		if err := waitLoaded(ctx, c, opts, mutatingProbe()); err != nil {
+			return fmt.Errorf("waiting for the API server to load the mutating admission policies: %w", err)
+		}
+	}
+	if len(s.ValidatingPolicies) > 0 {
+		if err := waitLoaded(ctx, c, opts, validatingProbe()); err != nil {
+			return fmt.Errorf("waiting for the API server to load the validating admission policies: %w", err)
+		}
 	}
 	for _, gvr := range matchedResources(s) {
 		if err := waitTyped(ctx, c, gvr, opts); err != nil {
@@ -72,11 +80,17 @@ func WaitInEffect(ctx context.Context, c client.Client, s Set, opts WaitOptions)
 	return nil
 }
 
-// waitLoaded creates the probe policy and binding, waits until a dry-run ConfigMap named
-// ProbeName comes back annotated, and deletes them again.
-func waitLoaded(ctx context.Context, c client.Client, opts WaitOptions) (err error) {
-	policy, binding := probePolicy()
-	for _, o := range []client.Object{policy, binding} {
+// probe is a throwaway policy and binding, and the test that a dry-run create of the ConfigMap
+// ProbeName shows it in effect (the create's error and the ConfigMap as returned).
+type probe struct {
+	policy, binding client.Object
+	inEffect        func(createErr error, cm *corev1.ConfigMap) error
+}
+
+// waitLoaded creates the probe's policy and binding, waits until a dry-run ConfigMap named
+// ProbeName shows it in effect, and deletes them again.
+func waitLoaded(ctx context.Context, c client.Client, opts WaitOptions, p probe) (err error) {
+	for _, o := range []client.Object{p.policy, p.binding} {
 		if err := c.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating the probe %s: %w", o.GetObjectKind().GroupVersionKind().Kind, err)
 		}
@@ -85,7 +99,7 @@ func waitLoaded(ctx context.Context, c client.Client, opts WaitOptions) (err err
 		// Not ctx: the probe must go even when the wait timed out.
 		cleanup, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		for _, o := range []client.Object{binding, policy} {
+		for _, o := range []client.Object{p.binding, p.policy} {
 			if derr := c.Delete(cleanup, o); client.IgnoreNotFound(derr) != nil {
 				err = errors.Join(err, fmt.Errorf("deleting the probe %s %s: %w", o.GetObjectKind().GroupVersionKind().Kind, ProbeName, derr))
 			}
@@ -94,12 +108,8 @@ func waitLoaded(ctx context.Context, c client.Client, opts WaitOptions) (err err
 	var last error
 	pollErr := wait.PollUntilContextCancel(ctx, opts.Interval, true, func(ctx context.Context) (bool, error) {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ProbeName, Namespace: opts.Namespace}}
-		if err := c.Create(ctx, cm, client.DryRunAll); err != nil {
-			last = err
-			return false, nil
-		}
-		last = errors.New("the probe policy has not mutated a dry-run ConfigMap yet")
-		return cm.Annotations[probeAnnotation] != "", nil
+		last = p.inEffect(c.Create(ctx, cm, client.DryRunAll), cm)
+		return last == nil, nil
 	})
 	if pollErr != nil {
 		return fmt.Errorf("%w (last: %v)", pollErr, last)
@@ -107,25 +117,35 @@ func waitLoaded(ctx context.Context, c client.Client, opts WaitOptions) (err err
 	return nil
 }
 
-// probePolicy is a policy that annotates a ConfigMap named ProbeName and nothing else. Its
-// failure policy is Ignore, so that even a broken probe never blocks a real request.
-func probePolicy() (*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding) {
+// probeConfigMapOnly is the probes' resource rule: creates of ConfigMaps.
+func probeConfigMapOnly() *admissionregistrationv1.MatchResources {
+	return &admissionregistrationv1.MatchResources{
+		ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+			RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule: admissionregistrationv1.Rule{
+					APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"},
+				},
+			},
+		}},
+	}
+}
+
+// probeMatch limits a probe to the ConfigMap named ProbeName.
+func probeMatch() []admissionregistrationv1.MatchCondition {
+	return []admissionregistrationv1.MatchCondition{{
+		Name: "probe", Expression: fmt.Sprintf("object.metadata.name == '%s'", ProbeName),
+	}}
+}
+
+// mutatingProbe annotates a ConfigMap named ProbeName and nothing else. Its failure policy is
+// Ignore, so that even a broken probe never blocks a real request.
+func mutatingProbe() probe {
 	policy := &admissionregistrationv1.MutatingAdmissionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: ProbeName},
 		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
-			MatchConstraints: &admissionregistrationv1.MatchResources{
-				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-						Rule: admissionregistrationv1.Rule{
-							APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"},
-						},
-					},
-				}},
-			},
-			MatchConditions: []admissionregistrationv1.MatchCondition{{
-				Name: "probe", Expression: fmt.Sprintf("object.metadata.name == '%s'", ProbeName),
-			}},
+			MatchConstraints:   probeConfigMapOnly(),
+			MatchConditions:    probeMatch(),
 			FailurePolicy:      ptr.To(admissionregistrationv1.Ignore),
 			ReinvocationPolicy: admissionregistrationv1.NeverReinvocationPolicy,
 			Mutations: []admissionregistrationv1.Mutation{{
@@ -139,10 +159,50 @@ func probePolicy() (*admissionregistrationv1.MutatingAdmissionPolicy, *admission
 		ObjectMeta: metav1.ObjectMeta{Name: ProbeName},
 		Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: ProbeName},
 	}
-	return policy, binding
+	return probe{policy: policy, binding: binding, inEffect: func(err error, cm *corev1.ConfigMap) error {
+		if err != nil {
+			return err
+		}
+		if cm.Annotations[probeAnnotation] == "" {
+			return errors.New("the probe policy has not mutated a dry-run ConfigMap yet")
+		}
+		return nil
+	}}
 }
 
-// matchedResources lists the group/version/resources the policies name, without wildcards and
+// probeDenial is the message of the validating probe's denial.
+const probeDenial = "capstan admission probe: the validating admission policies are loaded"
+
+// validatingProbe denies the creation of a ConfigMap named ProbeName and nothing else (the
+// dry run's refusal is the sign). Its failure policy is Ignore, as the mutating probe's.
+func validatingProbe() probe {
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: ProbeName},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: probeConfigMapOnly(),
+			MatchConditions:  probeMatch(),
+			FailurePolicy:    ptr.To(admissionregistrationv1.Ignore),
+			Validations:      []admissionregistrationv1.Validation{{Expression: "false", Message: probeDenial}},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: ProbeName},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName: ProbeName, ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+		},
+	}
+	return probe{policy: policy, binding: binding, inEffect: func(err error, _ *corev1.ConfigMap) error {
+		if err != nil && strings.Contains(err.Error(), probeDenial) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return errors.New("the validating probe policy has not refused a dry-run ConfigMap yet")
+	}}
+}
+
+// matchedResources lists the group/version/resources the mutating policies name, without wildcards and
 // subresources, in the order they appear.
 func matchedResources(s Set) []schema.GroupVersionResource {
 	var out []schema.GroupVersionResource

@@ -14,10 +14,10 @@ import (
 // API server reloads policies every second and custom resources' schemas every five.
 const DefaultPolicyTimeout = time.Minute
 
-// waitPolicies waits until the MutatingAdmissionPolicies among objs are in effect.
+// waitPolicies waits until the admission policies among objs are in effect.
 func (a *Applier) waitPolicies(ctx context.Context, objs []*unstructured.Unstructured) error {
 	set, err := admissionpolicy.FromUnstructured(objs)
-	if err != nil || len(set.Policies) == 0 {
+	if err != nil || set.Empty() {
 		return err
 	}
 	timeout := a.PolicyTimeout
@@ -28,6 +28,6 @@ func (a *Applier) waitPolicies(ctx context.Context, objs []*unstructured.Unstruc
 	if err := admissionpolicy.WaitInEffect(ctx, a.Client, set, opts); err != nil {
 		return explain(err, "waiting for the admission policies")
 	}
-	fmt.Fprintf(a.out(), "%d MutatingAdmissionPolicies in effect\n", len(set.Policies))
+	fmt.Fprintf(a.out(), "%d MutatingAdmissionPolicies and %d ValidatingAdmissionPolicies in effect\n", len(set.Policies), len(set.ValidatingPolicies))
 	return nil
 }

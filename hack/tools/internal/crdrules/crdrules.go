@@ -35,8 +35,8 @@ type Skipped struct {
 }
 
 // Policy returns the ValidatingAdmissionPolicy and binding that apply the rules of crd's
-// version to writes made in its other served versions, and the rules it left out. It returns
-// nil objects when the CRD serves no other version or the version has no rule to carry.
+// version to writes made in its other versions, and the rules it left out. It returns nil
+// objects when the CRD has no other version or the version has no rule to carry.
 func Policy(crd *apiextensionsv1.CustomResourceDefinition, version string) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding, []Skipped, error) {
 	var schema *apiextensionsv1.JSONSchemaProps
 	others := 0
@@ -44,7 +44,9 @@ func Policy(crd *apiextensionsv1.CustomResourceDefinition, version string) (*adm
 		switch {
 		case v.Name == version && v.Schema != nil:
 			schema = v.Schema.OpenAPIV3Schema
-		case v.Name != version && v.Served:
+		case v.Name != version:
+			// Served or not: the CRD files say served: false for v1beta1, and the provider's
+			// manager turns serving on once its conversion webhook answers.
 			others++
 		}
 	}
@@ -121,6 +123,7 @@ func (w *walker) walk(s *apiextensionsv1.JSONSchemaProps, n node) {
 	for _, r := range s.XValidations {
 		w.rule(s, n, r)
 	}
+	w.required(s, n)
 	for _, name := range sortedKeys(s.Properties) {
 		prop := s.Properties[name]
 		w.walk(&prop, n.field(name))
@@ -162,6 +165,20 @@ func (n node) value() node {
 	}}
 }
 
+// required carries the node's required properties: an object the v1beta2 schema calls
+// incomplete would be stored, and every later v1beta2 write of it (the controllers' patches)
+// refused. Other OpenAPI validations (enums, patterns, bounds) stay with each version's schema,
+// as upstream's webhooks leave them.
+func (w *walker) required(s *apiextensionsv1.JSONSchemaProps, n node) {
+	for _, name := range s.Required {
+		_, has := selector(n.cur, name)
+		reason := metav1.StatusReasonInvalid
+		w.validations = append(w.validations, admissionregistrationv1.Validation{
+			Expression: n.wrap(has), Message: join(n.path, name) + ": Required value", Reason: &reason,
+		})
+	}
+}
+
 var transition = regexp.MustCompile(`\boldSelf\b`)
 
 func (w *walker) rule(s *apiextensionsv1.JSONSchemaProps, n node, r apiextensionsv1.ValidationRule) {
@@ -183,6 +200,16 @@ func (w *walker) rule(s *apiextensionsv1.JSONSchemaProps, n node, r apiextension
 		guard := strings.Join(append([]string{"oldObject != null"}, n.oldGuard...), " && ")
 		body = "!(" + guard + ") || (" + substitute(r.Rule, map[string]string{"self": n.cur, "oldSelf": n.old}) + ")"
 	}
+	if len(s.Required) > 0 {
+		// The schema checks the rules of a node only once its required fields are there (a
+		// rule may read them); the missing field is reported by required.
+		var present []string
+		for _, name := range s.Required {
+			_, has := selector(n.cur, name)
+			present = append(present, has)
+		}
+		body = "!(" + strings.Join(present, " && ") + ") || (" + body + ")"
+	}
 	path := n.path
 	if r.FieldPath != "" {
 		path = strings.TrimPrefix(path+r.FieldPath, ".")
@@ -191,10 +218,19 @@ func (w *walker) rule(s *apiextensionsv1.JSONSchemaProps, n node, r apiextension
 	if msg == "" {
 		msg = "failed rule: " + r.Rule
 	}
-	if path != "" {
+	if path != "" && !strings.HasPrefix(msg, path) {
 		msg = path + ": " + msg
 	}
 	v := admissionregistrationv1.Validation{Expression: n.wrap(body), Message: msg}
+	if r.MessageExpression != "" && n.depth == 0 {
+		// Below a list or map self is an item the message cannot name (the iteration variable
+		// is bound only inside the rule): there the static message stands. A message
+		// expression that fails at run time falls back to the static message too.
+		v.MessageExpression = substitute(r.MessageExpression, map[string]string{"self": n.cur, "oldSelf": n.old})
+		if path != "" && !strings.Contains(r.MessageExpression, path) {
+			v.MessageExpression = fmt.Sprintf("%q + (%s)", path+": ", v.MessageExpression)
+		}
+	}
 	if r.Reason != nil && *r.Reason == apiextensionsv1.FieldValueForbidden {
 		reason := metav1.StatusReasonForbidden
 		v.Reason = &reason
@@ -214,6 +250,7 @@ func readsTimeField(s *apiextensionsv1.JSONSchemaProps, rule string) bool {
 	}
 	names := map[string]bool{}
 	timeFields(s, names)
+	rule = presence.ReplaceAllString(rule, "") // has(self.expires) reads no value
 	for name := range names {
 		if regexp.MustCompile(`\.\s*` + regexp.QuoteMeta(name) + `\b`).MatchString(rule) {
 			return true
@@ -241,6 +278,9 @@ func timeFields(s *apiextensionsv1.JSONSchemaProps, names map[string]bool) {
 		timeFields(s.AdditionalProperties.Schema, names)
 	}
 }
+
+// presence is a has() test of a field, which reads no value and so no time.
+var presence = regexp.MustCompile(`\bhas\(\s*[^()]*\)`)
 
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 

@@ -49,9 +49,20 @@ func denials(t *testing.T, env *cel.Env, p *admissionregistrationv1.ValidatingAd
 	}
 	var out []string
 	for _, v := range p.Spec.Validations {
-		if !eval(t, env, v.Expression, vars) {
-			out = append(out, v.Message)
+		if eval(t, env, v.Expression, vars) {
+			continue
 		}
+		msg := v.Message
+		if v.MessageExpression != "" {
+			ast, iss := env.Compile(v.MessageExpression)
+			require.NoError(t, iss.Err(), v.MessageExpression)
+			prg, err := env.Program(ast)
+			require.NoError(t, err)
+			got, _, err := prg.Eval(vars)
+			require.NoError(t, err, v.MessageExpression)
+			msg = got.Value().(string)
+		}
+		out = append(out, msg)
 	}
 	return out
 }
@@ -79,6 +90,7 @@ spec:
         - rule: "!has(self.spec) || !has(self.spec.replicas) || self.spec.replicas < 100"
           message: at most 99 replicas
           fieldPath: .spec.replicas
+        required: [spec]
         properties:
           spec:
             type: object
@@ -95,6 +107,8 @@ spec:
                 type: string
                 x-kubernetes-validations:
                 - rule: "self != 'kube-system'"
+                - rule: "self != 'kube-public'"
+                  messageExpression: "'namespace ' + self + ' is reserved'"
               expires:
                 type: string
                 format: date-time
@@ -105,11 +119,12 @@ spec:
                 additionalProperties:
                   type: string
                   x-kubernetes-validations:
-                  - {rule: "self.size() <= 3", message: "at most 3 characters, not 'self'"}
+                  - {rule: "self.size() <= 3", message: "at most 3 characters, not 'self'", messageExpression: "self + ' is too long'"}
               items:
                 type: array
                 items:
                   type: object
+                  required: [name]
                   x-kubernetes-validations:
                   - {rule: "self.name != ''", message: needs a name}
                   properties:
@@ -156,7 +171,8 @@ func TestPolicy_CarriesEveryRuleToTheWritesOfTheOtherVersions(t *testing.T) {
 		"items": []any{map[string]any{"name": "x", "port": int64(80)}},
 	}}
 	require.Empty(t, denials(t, env, p, valid, nil))
-	require.Empty(t, denials(t, env, p, map[string]any{}, nil), "absent fields satisfy every rule")
+	require.Equal(t, []string{"spec: Required value"}, denials(t, env, p, map[string]any{}, nil), "absent fields satisfy every rule but required")
+	require.Empty(t, denials(t, env, p, map[string]any{"spec": map[string]any{}}, nil))
 	require.Empty(t, denials(t, env, p, valid, valid))
 
 	with := func(key string, v any) map[string]any {
@@ -170,9 +186,13 @@ func TestPolicy_CarriesEveryRuleToTheWritesOfTheOtherVersions(t *testing.T) {
 	require.Equal(t, []string{"spec.replicas: must not be negative"}, denials(t, env, p, with("replicas", int64(-1)), nil))
 	require.Equal(t, []string{"spec.replicas: at most 99 replicas"}, denials(t, env, p, with("replicas", int64(100)), nil))
 	require.Equal(t, []string{"spec.namespace: failed rule: self != 'kube-system'"}, denials(t, env, p, with("namespace", "kube-system"), nil))
-	require.Equal(t, []string{"spec.labels[*]: at most 3 characters, not 'self'"}, denials(t, env, p, with("labels", map[string]any{"a": "abcd"}), nil))
+	require.Equal(t, []string{"spec.namespace: namespace kube-public is reserved"}, denials(t, env, p, with("namespace", "kube-public"), nil),
+		"a message expression is carried with the path")
+	require.Equal(t, []string{"spec.labels[*]: at most 3 characters, not 'self'"}, denials(t, env, p, with("labels", map[string]any{"a": "abcd"}), nil),
+		"below a map the static message stands: the message expression's self is out of reach")
 	require.Equal(t, []string{"spec.items[*]: needs a name", "spec.items[*].port: must be positive"},
 		denials(t, env, p, with("items", []any{map[string]any{"name": "x", "port": int64(1)}, map[string]any{"name": "", "port": int64(0)}}), nil))
+	require.Equal(t, []string{"spec.items[*].name: Required value"}, denials(t, env, p, with("items", []any{map[string]any{"port": int64(1)}}), nil))
 	require.Equal(t, []string{"spec.version: is immutable"}, denials(t, env, p, with("version", "v2"), valid), "a transition rule holds on update")
 	require.Empty(t, denials(t, env, p, with("version", "v2"), map[string]any{"spec": map[string]any{}}), "and only when the old object had the field")
 
@@ -225,6 +245,10 @@ func TestPolicy_EveryRuleOfTheRepositorysCRDsCompiles(t *testing.T) {
 		for _, v := range p.Spec.Validations {
 			_, iss := env.Compile(v.Expression)
 			require.NoError(t, iss.Err(), "%s: %s", filepath.Base(f), v.Expression)
+			if v.MessageExpression != "" {
+				_, iss := env.Compile(v.MessageExpression)
+				require.NoError(t, iss.Err(), "%s: %s", filepath.Base(f), v.MessageExpression)
+			}
 			require.False(t, strings.HasPrefix(v.Message, "status"), v.Message)
 			carried++
 		}

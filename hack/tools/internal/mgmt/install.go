@@ -19,7 +19,7 @@ import (
 
 // installPolicies applies the admission policies and waits until they are in effect.
 func installPolicies(ctx context.Context, cfg *rest.Config, set admissionpolicy.Set, logf func(string, ...any)) error {
-	if len(set.Policies) == 0 {
+	if set.Empty() {
 		return nil
 	}
 	c, err := client.New(cfg, client.Options{})
@@ -29,7 +29,7 @@ func installPolicies(ctx context.Context, cfg *rest.Config, set admissionpolicy.
 	if err := admissionpolicy.Install(ctx, c, set, admissionpolicy.WaitOptions{}); err != nil {
 		return fmt.Errorf("installing admission policies: %w", err)
 	}
-	logf("Installed %d admission policies", len(set.Policies))
+	logf("Installed %d mutating and %d validating admission policies", len(set.Policies), len(set.ValidatingPolicies))
 	return nil
 }
 

@@ -46,7 +46,7 @@ func TestKustomize_EachProviderBuildsAloneIntoItsNamespace(t *testing.T) {
 				case "Namespace":
 					require.Equal(t, wantNS[p.Config.Context], u.GetName())
 				case "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding":
-				case "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
+				case "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
 					// Cluster-scoped, though kustomize does not know it: config/default sets
 					// the namespace below these (config/namespaced) so they get none.
 					require.Empty(t, u.GetNamespace(), "%s %s", u.GetKind(), u.GetName())
@@ -62,6 +62,8 @@ func TestKustomize_EachProviderBuildsAloneIntoItsNamespace(t *testing.T) {
 			}
 			require.Equal(t, kinds["MutatingAdmissionPolicy"], kinds["MutatingAdmissionPolicyBinding"], "every admission policy has its binding")
 			require.Positive(t, kinds["MutatingAdmissionPolicy"], "every provider defaults its kinds with admission policies")
+			require.Equal(t, kinds["ValidatingAdmissionPolicy"], kinds["ValidatingAdmissionPolicyBinding"], "every admission policy has its binding")
+			require.Positive(t, kinds["ValidatingAdmissionPolicy"], "every provider applies its v1beta2 rules to v1beta1 writes")
 			require.Equal(t, 1, kinds["Deployment"])
 			require.Equal(t, 1, kinds["Namespace"])
 			if p.Config.Context == "core" {
