@@ -12,20 +12,36 @@ import (
 // DefaultSummaryInterval is how long a summary's counters may lag while they move.
 const DefaultSummaryInterval = 10 * time.Second
 
+// DefaultSummaryMaxInterval caps how far the spacing of counter-only writes grows.
+const DefaultSummaryMaxInterval = 60 * time.Second
+
 // SummaryLimiter spaces the status writes of objects that summarise others (a MachineSet or
 // MachineDeployment counting its Machines) when all that changed is a counter or a message:
 // such a status moves with every Machine that progresses, and while a hundred Machines come
 // up one at a time it was written once per Machine and more (`make bench`: about 3 writes per
 // Machine). A change of any condition's status or reason, or of observedGeneration, is written
-// at once; a counter-only change waits until Interval has passed since the object's last status
-// write, and the caller requeues for then, so the final counts are always written. The record
-// of last writes lives in memory: after a restart the first write is never held.
+// at once; a counter-only change waits until the spacing has passed since the object's last
+// status write, and the caller requeues for then, so the final counts are always written.
+// The spacing starts at Interval and doubles with every counter-only write in a row, up to
+// MaxInterval: counters that move for minutes (a thousand Machines coming up) cost a handful
+// of writes, not one per Interval; a write that moves a condition, or a quiet MaxInterval,
+// starts it again at Interval. The record of last writes lives in memory: after a restart the
+// first write is never held.
 type SummaryLimiter struct {
-	// Interval is the shortest time between two counter-only writes (DefaultSummaryInterval when zero).
+	// Interval is the first spacing of counter-only writes (DefaultSummaryInterval when zero).
 	Interval time.Duration
+	// MaxInterval caps the spacing (DefaultSummaryMaxInterval when zero).
+	MaxInterval time.Duration
 
 	mu   sync.Mutex
-	last map[types.UID]time.Time
+	last map[types.UID]summaryWrite
+}
+
+// summaryWrite is an object's last status write and how many counter-only writes in a row led
+// to it.
+type summaryWrite struct {
+	at     time.Time
+	streak int
 }
 
 // Hold returns how long to hold back a status write of the object uid that changes conditions
@@ -40,7 +56,7 @@ func (l *SummaryLimiter) Hold(uid types.UID, before, after []metav1.Condition, b
 	if !ok {
 		return 0
 	}
-	return last.Add(l.interval()).Sub(now)
+	return last.at.Add(l.spacing(last.streak)).Sub(now)
 }
 
 // Apply decides one reconcile's status write of a summary object uid: changed says whether the
@@ -56,7 +72,7 @@ func (l *SummaryLimiter) Apply(uid types.UID, changed bool, before, after []meta
 	now := time.Now()
 	wait := l.Hold(uid, before, after, beforeGen, afterGen, now)
 	if wait <= 0 {
-		l.Wrote(uid, now)
+		l.record(uid, now, beforeGen == afterGen && !ConditionsMoved(before, after))
 		return res
 	}
 	restore()
@@ -66,19 +82,39 @@ func (l *SummaryLimiter) Apply(uid types.UID, changed bool, before, after []meta
 	return res
 }
 
-// Wrote records that the object uid's status was written at now.
+// Wrote records that the object uid's status was written at now with a change that is more
+// than counters: the spacing starts again at Interval.
 func (l *SummaryLimiter) Wrote(uid types.UID, now time.Time) {
+	l.record(uid, now, false)
+}
+
+// record notes a status write of uid at now; counterOnly grows the spacing of the next one.
+func (l *SummaryLimiter) record(uid types.UID, now time.Time, counterOnly bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.last == nil {
-		l.last = map[types.UID]time.Time{}
+		l.last = map[types.UID]summaryWrite{}
 	}
-	for k, t := range l.last { // forget objects not written for a while: deleted, or steady
-		if now.Sub(t) > l.interval() {
+	for k, w := range l.last { // forget objects not written for a while: deleted, or steady
+		if now.Sub(w.at) > l.maxInterval() {
 			delete(l.last, k)
 		}
 	}
-	l.last[uid] = now
+	w := summaryWrite{at: now}
+	if prev, ok := l.last[uid]; ok && counterOnly {
+		w.streak = prev.streak + 1
+	}
+	l.last[uid] = w
+}
+
+// spacing is the time a counter-only write waits after a write that ended streak counter-only
+// writes in a row: Interval doubled streak times, at most MaxInterval.
+func (l *SummaryLimiter) spacing(streak int) time.Duration {
+	d := l.interval()
+	for i := 0; i < streak && d < l.maxInterval(); i++ {
+		d *= 2
+	}
+	return min(d, l.maxInterval())
 }
 
 func (l *SummaryLimiter) interval() time.Duration {
@@ -86,6 +122,13 @@ func (l *SummaryLimiter) interval() time.Duration {
 		return l.Interval
 	}
 	return DefaultSummaryInterval
+}
+
+func (l *SummaryLimiter) maxInterval() time.Duration {
+	if l.MaxInterval > 0 {
+		return max(l.MaxInterval, l.interval())
+	}
+	return max(DefaultSummaryMaxInterval, l.interval())
 }
 
 // ConditionsMoved reports whether a condition appeared, went, or changed its status or

@@ -21,8 +21,9 @@ import (
 const remoteProbeFailureGrace = 30 * time.Second
 
 // holdCounterOnlyStatus holds back a status write that changes only the control plane's or the
-// workers' counters (or a condition's message) while the Cluster's status was written less than
-// patch.DefaultSummaryInterval ago, and asks to come back when it may be written
+// workers' counters (or a condition's message) while the Cluster's last status write is more
+// recent than the limiter's spacing (10 s, growing to 60 s while only counters move), and asks
+// to come back when it may be written
 // (patch.SummaryLimiter): one Cluster summarises every Machine, and while a hundred come up its
 // counters move with each. Anything else (initialization, failure domains, phase, a condition's
 // status or reason, observedGeneration) is written at once.

@@ -162,8 +162,9 @@ func (r *Reconciler) getCluster(ctx context.Context, md *clusterv1.MachineDeploy
 }
 
 // holdCounterOnlyStatus holds back a status write that only moves counters or messages while
-// the MachineDeployment's status was written less than patch.DefaultSummaryInterval ago, and asks to
-// come back when it may be written (patch.SummaryLimiter).
+// the MachineDeployment's last status write is more recent than the limiter's spacing (10 s, growing
+// to 60 s while only counters move), and asks to come back when it may be written
+// (patch.SummaryLimiter).
 func (r *Reconciler) holdCounterOnlyStatus(md *clusterv1.MachineDeployment, orig *clusterv1.MachineDeploymentStatus, res ctrl.Result) ctrl.Result {
 	changed := !equality.Semantic.DeepEqual(*orig, md.Status)
 	return r.summaries.Apply(md.UID, changed, orig.Conditions, md.Status.Conditions, orig.ObservedGeneration, md.Status.ObservedGeneration,

@@ -173,8 +173,9 @@ func (r *Reconciler) getCluster(ctx context.Context, ms *clusterv1.MachineSet) (
 }
 
 // holdCounterOnlyStatus holds back a status write that only moves counters or messages while
-// the MachineSet's status was written less than patch.DefaultSummaryInterval ago, and asks to
-// come back when it may be written (patch.SummaryLimiter).
+// the MachineSet's last status write is more recent than the limiter's spacing (10 s, growing
+// to 60 s while only counters move), and asks to come back when it may be written
+// (patch.SummaryLimiter).
 func (r *Reconciler) holdCounterOnlyStatus(ms *clusterv1.MachineSet, orig *clusterv1.MachineSetStatus, res ctrl.Result) ctrl.Result {
 	changed := !equality.Semantic.DeepEqual(*orig, ms.Status)
 	return r.summaries.Apply(ms.UID, changed, orig.Conditions, ms.Status.Conditions, orig.ObservedGeneration, ms.Status.ObservedGeneration,
