@@ -138,6 +138,9 @@ func (p *Provisioner) Bootstrap(ctx context.Context, c *docker.Container, o Boot
 			"Waiting for systemd in the node container to finish booting (state %q): nothing is written before it mounted /run", st.booting),
 			RequeueAfter: bootstrapPoll}, nil
 	}
+	if !st.locked && st.runtime == "error" {
+		return p.restartRuntime(ctx, c)
+	}
 	if !st.locked && len(o.PreLoadImages) > 0 {
 		// Before the lock: a node whose images cannot be imported has run nothing yet.
 		waiting, err := p.preLoadImages(ctx, c, o)

@@ -271,3 +271,32 @@ func TestBootstrap_RunnerLostToAContainerRestartEndsInAFailureSayingSo(t *testin
 	require.Contains(t, st.Message, "started")
 	require.Equal(t, st, n.bootstrapUntilFinal(t))
 }
+
+// A node whose containerd runs without its CRI plugin (seen when the host's inotify instances
+// ran out: kubeadm join then failed its preflight and the node was lost for good) is not
+// bootstrapped: containerd is restarted, the status says why, no lock is taken; once the plugin
+// is loaded the bootstrap runs, once. The test image has no containerd: ctr, systemctl and
+// journalctl are stand-ins that report the plugin failed until containerd was restarted.
+func TestBootstrap_ARuntimeWithoutItsCRIPluginIsRestartedBeforeAnythingRuns(t *testing.T) {
+	rt := dockertest.Runtime(t, bootstrapTestImage)
+	n := newBootstrapNode(t, rt, "nocri", onceData)
+	n.exec(t, `mkdir -p /usr/local/bin && cd /usr/local/bin &&
+printf '%s\n' '#!/bin/sh' 's=error; [ -e /tmp/cri-ok ] && s=ok' 'echo "TYPE ID PLATFORMS STATUS"' 'echo "io.containerd.grpc.v1 cri linux/amd64 $s"' > ctr &&
+printf '%s\n' '#!/bin/sh' 'echo "$@" >> /tmp/systemctl.log' '[ "$1 $2" = "restart containerd" ] && [ -e /tmp/restarts-fail ] && exit 0' '[ "$1 $2" = "restart containerd" ] && touch /tmp/cri-ok' 'exit 0' > systemctl &&
+printf '%s\n' '#!/bin/sh' 'echo "time=\"t\" level=warning msg=\"failed to load plugin io.containerd.grpc.v1.cri\" error=\"failed to create CRI service: failed to create fsnotify watcher: too many open files\""' > journalctl &&
+chmod +x ctr systemctl journalctl && touch /tmp/restarts-fail`)
+
+	st, err := n.p.Bootstrap(context.Background(), n.c, n.o)
+	require.NoError(t, err)
+	require.Equal(t, BootstrapWaitingForContainer, st.Phase)
+	require.Contains(t, st.Message, "containerd in the node container runs without its CRI plugin, which kubeadm needs (failed to create CRI service: failed to create fsnotify watcher: too many open files)")
+	require.Equal(t, runtimeRetry, st.RequeueAfter)
+	require.Equal(t, "restart containerd\n", n.exec(t, "cat /tmp/systemctl.log"))
+	require.Equal(t, "none\n", n.exec(t, "[ -e /var/lib/capstan/bootstrap ] && echo lock || echo none"), "no lock before the runtime is ready")
+
+	n.exec(t, "rm /tmp/restarts-fail") // the next restart loads the plugin
+	st = n.bootstrapUntilFinal(t)
+	require.Equal(t, BootstrapSucceeded, st.Phase, st.Message)
+	n.requireRanOnce(t)
+	require.Equal(t, "restart containerd\nrestart containerd\n", n.exec(t, "cat /tmp/systemctl.log"), "restarted while the plugin failed, never after")
+}

@@ -165,4 +165,7 @@ func TestParseBootstrapState_MissingLinesReadAsMissingFiles(t *testing.T) {
 	st := parseBootstrapState("running\n1\nlocked\n1700000000\nran\n2 1\n\nalive\nboom\n")
 	require.Equal(t, bootstrapState{booting: "running", succeeded: true, locked: true, startedAt: time.Unix(1700000000, 0), ran: true,
 		finished: true, exitCode: 2, command: 1, output: "boom\n"}, st)
+
+	require.Equal(t, bootstrapState{runtime: "error"}, parseBootstrapState("ready\n0\nnew\nerror\n"), "before the lock: the CRI plugin's status")
+	require.Equal(t, bootstrapState{}, parseBootstrapState("ready\n0\nnew\n"), "no ctr: unknown")
 }

@@ -41,11 +41,15 @@ type bootstrapState struct {
 	prepareError string
 	// output is the tail of the commands' output.
 	output string
+	// runtime is, before the lock, the status `ctr plugins ls` gives containerd's CRI plugin
+	// ("ok"; "error" when it failed to load); empty when unknown (no ctr, containerd not up).
+	runtime string
 }
 
 // bootstrapStateScript prints the state of the bootstrap, a field a line, for
 // parseBootstrapState (the order of the lines is not the order of the reads): boot state,
-// sentinel, lock, start time, run claim, exit record,
+// sentinel, lock (before it, the CRI plugin's status instead of the rest), start time, run
+// claim, exit record,
 // preparation error, the runner's liveness, then the tail of the runner's output. The boot
 // state is "ready" only when systemctl says running or degraded: early in the boot systemctl
 // cannot reach systemd's bus yet and prints nothing, which is "unreachable" (still booting).
@@ -57,7 +61,10 @@ if [ -x /lib/systemd/systemd ] || [ -x /usr/lib/systemd/systemd ]; then
   if [ "$(cat /proc/1/comm)" != systemd ]; then b=entrypoint
   else b=$(systemctl is-system-running 2>/dev/null); case "$b" in running|degraded) b=ready;; "") b=unreachable;; esac; fi
 fi; echo "$b"
-if [ ! -d "$2" ]; then s=0; [ -e "$1" ] && s=1; echo "$s"; echo new; exit 0; fi
+if [ ! -d "$2" ]; then s=0; [ -e "$1" ] && s=1; echo "$s"; echo new
+  # Before the lock, once booted: the status of containerd's CRI plugin, which kubeadm needs.
+  if [ "$b" = ready ] && command -v ctr >/dev/null; then ctr plugins ls 2>/dev/null | awk '$2 == "cri" {print $NF; exit}'; fi
+  exit 0; fi
 # The runner's liveness is read before its exit record: a runner writes the record before it
 # exits, so one found dead with no record after it never wrote one.
 r=none
@@ -111,6 +118,7 @@ func parseBootstrapState(out string) bootstrapState {
 		st.booting = line(0)
 	}
 	if line(2) != "locked" {
+		st.runtime = line(3)
 		return st
 	}
 	st.locked = true
