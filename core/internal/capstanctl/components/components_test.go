@@ -173,22 +173,26 @@ func TestEmbedded_EachProviderDeploysAloneIntoItsNamespaceHardened(t *testing.T)
 				require.Equal(t, clusterctlName[p.Name], o.GetLabels()["cluster.x-k8s.io/provider"], "%s %s", o.GetKind(), o.GetName())
 				switch o.GetKind() {
 				case "Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding",
-					"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
+					"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
 					require.Empty(t, o.GetNamespace(), "%s %s", o.GetKind(), o.GetName())
 				default:
 					require.Equal(t, p.Namespace, o.GetNamespace(), "%s %s", o.GetKind(), o.GetName())
 				}
 			}
-			// Each admission policy has its binding, which names it with the provider's prefix.
-			require.NotEmpty(t, kinds["MutatingAdmissionPolicy"], "the provider defaults its kinds at admission")
-			policies := map[string]bool{}
-			for _, o := range kinds["MutatingAdmissionPolicy"] {
-				policies[o.GetName()] = true
-			}
-			require.Len(t, kinds["MutatingAdmissionPolicyBinding"], len(policies))
-			for _, b := range kinds["MutatingAdmissionPolicyBinding"] {
-				name, _, _ := unstructured.NestedString(b.Object, "spec", "policyName")
-				require.True(t, policies[name], "binding %s names policy %q, which the components do not hold", b.GetName(), name)
+			// Each admission policy has its binding, which names it with the provider's prefix:
+			// the mutating ones default the provider's kinds, the validating ones apply the
+			// v1beta2 rules to v1beta1 writes.
+			for _, kind := range []string{"MutatingAdmissionPolicy", "ValidatingAdmissionPolicy"} {
+				require.NotEmpty(t, kinds[kind], "the provider's %ss", kind)
+				policies := map[string]bool{}
+				for _, o := range kinds[kind] {
+					policies[o.GetName()] = true
+				}
+				require.Len(t, kinds[kind+"Binding"], len(policies))
+				for _, b := range kinds[kind+"Binding"] {
+					name, _, _ := unstructured.NestedString(b.Object, "spec", "policyName")
+					require.True(t, policies[name], "binding %s names policy %q, which the components do not hold", b.GetName(), name)
+				}
 			}
 			require.Len(t, kinds["Namespace"], 1)
 			require.Equal(t, p.Namespace, kinds["Namespace"][0].GetName())
