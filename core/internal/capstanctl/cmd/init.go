@@ -38,8 +38,9 @@ func newInitCommand(g *globalOptions) *cobra.Command {
 		Short: "Install the providers' CRDs, RBAC, admission policies and managers into a management cluster",
 		Long: `Install Capstan's providers into the management cluster: for each provider its namespace, CRDs
 (waiting until they are Established), ServiceAccount, ClusterRole and leader-election Role with
-their bindings, the MutatingAdmissionPolicies that default its objects (waiting until they are in
-effect), and its manager Deployment, exactly as 'kustomize build <provider>/config/default'
+their bindings, the MutatingAdmissionPolicies that default its objects and the
+ValidatingAdmissionPolicies that apply its v1beta2 rules to v1beta1 writes (waiting until they are
+in effect), and its manager Deployment, exactly as 'kustomize build <provider>/config/default'
 renders them. The management cluster must run Kubernetes 1.36 or newer, which serves those
 policies; init refuses an older one. Objects are server-side applied with field manager capstanctl, so running init
 again changes nothing, and after an upgrade of capstanctl updates what changed.
