@@ -83,4 +83,6 @@ func TestConversion_V1Beta1WritesMeetTheV1Beta2Rules(t *testing.T) {
 	require.ErrorContains(t, err, "spec.selector.matchExpressions must all be satisfied by spec.template.metadata.labels")
 	ms.Spec.Template.Labels["role"] = "worker"
 	require.NoError(t, old.Create(ctx, ms), "the same MachineSet with matching template labels is accepted")
+	// Gone before the next test: the steady-state test's MachineSet controller would take it up.
+	require.NoError(t, env.Client.Delete(ctx, &clusterv1.MachineSet{ObjectMeta: metav1.ObjectMeta{Name: "ms1", Namespace: ns}}))
 }
