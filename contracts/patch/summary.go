@@ -47,7 +47,17 @@ type summaryWrite struct {
 // Hold returns how long to hold back a status write of the object uid that changes conditions
 // from before to after and observedGeneration from beforeGen to afterGen: zero to write it now.
 func (l *SummaryLimiter) Hold(uid types.UID, before, after []metav1.Condition, beforeGen, afterGen int64, now time.Time) time.Duration {
-	if beforeGen != afterGen || ConditionsMoved(before, after) {
+	return l.hold(uid, countersOnly(before, after, beforeGen, afterGen), now)
+}
+
+// countersOnly reports whether a status change moves no condition and no observedGeneration.
+func countersOnly(before, after []metav1.Condition, beforeGen, afterGen int64) bool {
+	return beforeGen == afterGen && !ConditionsMoved(before, after)
+}
+
+// hold is Hold for a change already classified: only a counter-only change is ever held.
+func (l *SummaryLimiter) hold(uid types.UID, counterOnly bool, now time.Time) time.Duration {
+	if !counterOnly {
 		return 0
 	}
 	l.mu.Lock()
@@ -70,9 +80,10 @@ func (l *SummaryLimiter) Apply(uid types.UID, changed bool, before, after []meta
 		return res
 	}
 	now := time.Now()
-	wait := l.Hold(uid, before, after, beforeGen, afterGen, now)
+	counterOnly := countersOnly(before, after, beforeGen, afterGen)
+	wait := l.hold(uid, counterOnly, now)
 	if wait <= 0 {
-		l.record(uid, now, beforeGen == afterGen && !ConditionsMoved(before, after))
+		l.record(uid, now, counterOnly)
 		return res
 	}
 	restore()
