@@ -412,6 +412,15 @@ type ClusterControlPlaneStatus struct {
 	// availableReplicas is the number of control plane Machines whose Available condition is true.
 	// +optional
 	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+	// upgradePlan lists, for a Cluster with a topology whose version is changing, the versions
+	// the control plane still has to run, in order, the target last (several when the
+	// ClusterClass's kubernetesVersions chain minor versions). Set by the topology controller.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=256
+	UpgradePlan []string `json:"upgradePlan,omitempty"`
 }
 
 // WorkersStatus counts a Cluster's worker Machines.
@@ -435,6 +444,15 @@ type WorkersStatus struct {
 	// availableReplicas is the number of worker Machines whose Available condition is true.
 	// +optional
 	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+	// upgradePlan lists, for a Cluster with a topology whose version is changing, the versions
+	// the workers furthest behind still has to run, in order, the target last (several when the
+	// ClusterClass's kubernetesVersions chain minor versions). Set by the topology controller.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=256
+	UpgradePlan []string `json:"upgradePlan,omitempty"`
 }
 
 // FailureDomain is a failure domain (zone, rack, host group) that the infrastructure offers.

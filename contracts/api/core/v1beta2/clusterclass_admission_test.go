@@ -161,6 +161,14 @@ func TestAdmission_RejectsInvalidClusterClasses(t *testing.T) {
 		}, []string{"spec.controlPlane.healthCheck", "needs controlPlane.machineInfrastructure"}},
 		{"KubernetesVersionNotSemver", func(cc *clusterv1.ClusterClass) { cc.Spec.KubernetesVersions = []string{"1.37"} },
 			[]string{"spec.kubernetesVersions[0]"}},
+		{"KubernetesVersionsWithAGap", func(cc *clusterv1.ClusterClass) {
+			cc.Spec.KubernetesVersions = []string{"v1.34.1", "v1.36.2", "v1.37.2"}
+		},
+			[]string{"spec.kubernetesVersions", "at least one version of every minor version between the first and the last"}},
+		{"KubernetesVersionsOutOfOrder", func(cc *clusterv1.ClusterClass) {
+			cc.Spec.KubernetesVersions = []string{"v1.36.2", "v1.36.0", "v1.37.2"}
+		},
+			[]string{"spec.kubernetesVersions", "must be strictly increasing, oldest first"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,6 +205,9 @@ func TestAdmission_AcceptsClusterClassesAtTheEdgeOfEachRule(t *testing.T) {
 		{"ControlPlaneWithoutMachines", func(cc *clusterv1.ClusterClass) {
 			cc.Spec.ControlPlane.MachineInfrastructure = clusterv1.ControlPlaneClassMachineInfrastructureTemplate{}
 			cc.Spec.ControlPlane.HealthCheck = clusterv1.ControlPlaneClassHealthCheck{}
+		}},
+		{"KubernetesVersionsWithSeveralPatchesAndTheVPrefixMixed", func(cc *clusterv1.ClusterClass) {
+			cc.Spec.KubernetesVersions = []string{"v1.34.1", "1.35.0", "v1.35.3", "v1.36.2", "1.37.2"}
 		}},
 	}
 	for _, tt := range tests {

@@ -134,6 +134,7 @@ type ClusterClassSpec struct {
 	// +kubebuilder:validation:items:MinLength=1
 	// +kubebuilder:validation:items:MaxLength=256
 	// +kubebuilder:validation:items:Pattern=`^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-+][0-9A-Za-z.+-]*)?$`
+	// +kubebuilder:validation:XValidation:rule="self.all(v, self.indexOf(v) == 0 || !isSemver(v, true) || !isSemver(self[self.indexOf(v) - 1], true) || (semver(self[self.indexOf(v) - 1], true).isLessThan(semver(v, true)) && semver(v, true).major() == semver(self[self.indexOf(v) - 1], true).major() && semver(v, true).minor() <= semver(self[self.indexOf(v) - 1], true).minor() + 1))",message="must be strictly increasing, oldest first, with at least one version of every minor version between the first and the last (e.g. v1.35.3, v1.36.0, v1.36.2, v1.37.2): the control plane upgrades one minor version at a time through them"
 	KubernetesVersions []string `json:"kubernetesVersions,omitempty"`
 }
 

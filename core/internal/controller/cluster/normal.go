@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -138,8 +139,11 @@ func (r *Reconciler) reconcileControlPlane(ctx context.Context, s *scope) (ctrl.
 		status.AvailableReplicas = int32Field(cp.AvailableReplicas(v.Contract).Get(obj))
 		status.UpToDateReplicas = int32Field(cp.UpToDateReplicas(v.Contract).Get(obj))
 	}
-	if *status == (clusterv1.ClusterControlPlaneStatus{}) {
-		status = nil // a control plane without replicas (e.g. a managed one)
+	if c.Status.ControlPlane != nil {
+		status.UpgradePlan = c.Status.ControlPlane.UpgradePlan // the topology controller's
+	}
+	if equality.Semantic.DeepEqual(*status, clusterv1.ClusterControlPlaneStatus{}) {
+		status = nil // a control plane without replicas (e.g. a managed one), and no upgrade plan
 	}
 	c.Status.ControlPlane = status
 	return ctrl.Result{}, nil

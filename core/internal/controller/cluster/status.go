@@ -53,7 +53,11 @@ func (r *Reconciler) setStatus(s *scope) {
 	c := s.cluster
 	c.Status.ObservedGeneration = c.Generation
 	if s.listedDescendants {
-		c.Status.Workers = workersStatus(s.descendants)
+		workers := workersStatus(s.descendants)
+		if c.Status.Workers != nil {
+			workers.UpgradePlan = c.Status.Workers.UpgradePlan // the topology controller's
+		}
+		c.Status.Workers = workers
 	}
 	conditions.Set(c, infrastructureCondition(s))
 	conditions.Set(c, controlPlaneInitializedCondition(s))

@@ -23,4 +23,25 @@ func setStatus(s *scope, err error) {
 	case s.applied:
 		conditions.Set(s.cluster, conditions.True(t, clusterv1.ClusterTopologyReconciledSucceededReason, ""))
 	}
+	if s.applied && s.upgrade != nil {
+		setUpgradePlans(s.cluster, s.upgrade.ControlPlaneUpgradePlan, s.upgrade.WorkersUpgradePlan)
+	}
+}
+
+// setUpgradePlans publishes the versions the control plane and the workers still have to run in
+// status.controlPlane.upgradePlan and status.workers.upgradePlan (removed once empty); the
+// Cluster controller owns the rest of both and keeps the plans.
+func setUpgradePlans(c *clusterv1.Cluster, controlPlane, workers []string) {
+	if len(controlPlane) > 0 && c.Status.ControlPlane == nil {
+		c.Status.ControlPlane = &clusterv1.ClusterControlPlaneStatus{}
+	}
+	if c.Status.ControlPlane != nil {
+		c.Status.ControlPlane.UpgradePlan = controlPlane
+	}
+	if len(workers) > 0 && c.Status.Workers == nil {
+		c.Status.Workers = &clusterv1.WorkersStatus{}
+	}
+	if c.Status.Workers != nil {
+		c.Status.Workers.UpgradePlan = workers
+	}
 }

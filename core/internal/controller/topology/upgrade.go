@@ -31,6 +31,9 @@ func (r *Reconciler) planUpgrade(ctx context.Context, s *scope, v contract.Contr
 		return err
 	}
 	in := upgrade.Input{Target: c.Spec.Topology.Version, ControlPlane: cp, Concurrency: concurrency}
+	if s.class != nil {
+		in.KubernetesVersions = s.class.Spec.KubernetesVersions
+	}
 	for _, mdt := range c.Spec.Topology.Workers.MachineDeployments {
 		md, err := r.machineDeploymentState(ctx, s.current.MachineDeployments[mdt.Name])
 		if err != nil {

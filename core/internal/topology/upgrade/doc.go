@@ -12,9 +12,11 @@
 // and hold-upgrade-sequence annotations on MachineDeployment and MachinePool topologies hold
 // single entries or the rest of their kind's sequence.
 //
-// Upstream's multi-step plans (kubernetesVersions, an upgrade-plan extension) and lifecycle hooks
-// are not implemented: a move of more than one minor version, or a downgrade, is refused (held,
-// with a message), as upstream's Cluster webhook refuses it. The package owns no I/O: the topology
+// With the ClusterClass's kubernetesVersions, the control plane moves several minor versions
+// through the newest listed patch of each (steps.go), and the workers follow it minor by minor.
+// Upgrade-plan extensions and lifecycle hooks are not implemented: without the list, a move of
+// more than one minor version, or a downgrade, is refused (held, with a message), as upstream's
+// Cluster webhook refuses it. The package owns no I/O: the topology
 // controller reads the control plane, the MachineDeployments and their Machines, and the
 // MachinePools' Node counts, and hands over what it found.
 package upgrade

@@ -46,6 +46,9 @@ type Input struct {
 	// Concurrency is how many MachineDeployments, and separately how many MachinePools, may
 	// upgrade at once (at least 1).
 	Concurrency int
+	// KubernetesVersions is the ClusterClass's spec.kubernetesVersions: when set, the target must
+	// be one of them and the control plane may move several minor versions, one at a time.
+	KubernetesVersions []string
 }
 
 // Plan is the version each object gets now, and what is pending.
@@ -59,6 +62,10 @@ type Plan struct {
 	Reason string
 	// Pending says, one entry per object, what is held or upgrading and why.
 	Pending []string
+	// ControlPlaneUpgradePlan is what the control plane still has to run, in order: the version
+	// it is upgrading to, then each later step, the target last. WorkersUpgradePlan is the same
+	// for the workers furthest behind. Both are empty when nothing is left (or the move is refused).
+	ControlPlaneUpgradePlan, WorkersUpgradePlan []string
 }
 
 // Message joins Pending into a condition message.
@@ -69,6 +76,7 @@ func Compute(in Input) *Plan {
 	p := &Plan{MachineDeploymentVersions: map[string]string{}, MachinePoolVersions: map[string]string{}}
 	cp := in.ControlPlane
 	var cpHeld, forWorkers bool
+	var cpSteps []string // the control plane's steps from its spec.version to the target
 	switch {
 	case cp.Version == "":
 		p.ControlPlaneVersion = in.Target // created at the topology's version
@@ -80,49 +88,118 @@ func Compute(in Input) *Plan {
 	default:
 		p.ControlPlaneVersion = cp.Version
 		var why string
-		if why, forWorkers = controlPlaneHold(in); why != "" {
+		cpSteps, why = controlPlaneSteps(cp.Version, in.Target, in.KubernetesVersions)
+		if why == "" && cp.Upgrading && isPlannedStep(cp, in) { // a step of a chained upgrade, under way
+			p.Pending = append(p.Pending, "Control plane upgrading to "+cp.Version+then(cpSteps))
+			break
+		}
+		if why == "" {
+			why, forWorkers = controlPlaneHold(in, cpSteps)
+		}
+		if why != "" {
 			cpHeld = true
-			p.Pending = append(p.Pending, fmt.Sprintf("Control plane upgrade from %s to %s pending: %s", cp.Version, in.Target, why))
+			p.Pending = append(p.Pending, fmt.Sprintf("Control plane upgrade from %s to %s%s pending: %s", cp.Version, in.Target, through(cpSteps), why))
 		} else {
-			p.ControlPlaneVersion = in.Target
-			p.Pending = append(p.Pending, "Control plane upgrading to "+in.Target)
+			p.ControlPlaneVersion = cpSteps[0]
+			p.Pending = append(p.Pending, "Control plane upgrading to "+cpSteps[0]+then(cpSteps[1:]))
 		}
 	}
 	// A control plane that only waits for its workers is stable: they may move.
 	cpWhy := controlPlaneNotStable(cp, cpHeld && !forWorkers, cp.Version != "" && p.ControlPlaneVersion != cp.Version)
-	mds := planWorkers(in, p, "MachineDeployment", in.MachineDeployments, p.MachineDeploymentVersions, cpWhy)
+	mds := planWorkers(in, p, "MachineDeployment", in.MachineDeployments, p.MachineDeploymentVersions, cpSteps, cpWhy)
 	// MachinePools follow the MachineDeployments: they wait while one is still upgrading or
 	// waiting for anything but its annotations.
 	poolsWhy := cpWhy
 	if poolsWhy == "" && len(mds.unfinished) > 0 {
 		poolsWhy = "MachineDeployments upgrade first: " + strings.Join(mds.unfinished, ", ")
 	}
-	mps := planWorkers(in, p, "MachinePool", in.MachinePools, p.MachinePoolVersions, poolsWhy)
-	switch {
-	case cpHeld:
-		p.Reason = clusterv1.ClusterTopologyReconciledControlPlaneUpgradePendingReason
-	case mds.held:
-		p.Reason = clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradePendingReason
-	case mps.held:
-		p.Reason = clusterv1.ClusterTopologyReconciledMachinePoolsUpgradePendingReason
-	case mds.deferred:
-		p.Reason = clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradeDeferredReason
-	case mps.deferred:
-		p.Reason = clusterv1.ClusterTopologyReconciledMachinePoolsUpgradeDeferredReason
-	case len(p.Pending) > 0:
-		p.Reason = clusterv1.ClusterTopologyReconciledClusterUpgradingReason
-	}
+	mps := planWorkers(in, p, "MachinePool", in.MachinePools, p.MachinePoolVersions, cpSteps, poolsWhy)
+	p.Reason = reason(p, cpHeld, mds, mps)
+	p.ControlPlaneUpgradePlan, p.WorkersUpgradePlan = upgradePlans(in)
 	return p
 }
 
-// controlPlaneHold says why the control plane cannot move to the target now ("" when it can);
-// forWorkers reports that it only waits for MachineDeployments or MachinePools, which may then
-// still move.
-func controlPlaneHold(in Input) (why string, forWorkers bool) {
-	cp := in.ControlPlane
-	if why := refusedMove(cp.Version, in.Target); why != "" {
-		return why, false
+// isPlannedStep reports whether the control plane is upgrading to the first step of the plan from
+// the version it runs to the target (a step of a chained upgrade), not to an earlier target.
+func isPlannedStep(cp ControlPlane, in Input) bool {
+	if cp.StatusVersion == "" {
+		return false
 	}
+	steps, why := controlPlaneSteps(cp.StatusVersion, in.Target, in.KubernetesVersions)
+	return why == "" && len(steps) > 1 && steps[0] == cp.Version
+}
+
+// reason is the TopologyReconciled reason of the plan: the first of a held control plane, held
+// MachineDeployments or MachinePools, deferred ones, or anything upgrading ("" when settled).
+func reason(p *Plan, cpHeld bool, mds, mps workersPlan) string {
+	switch {
+	case cpHeld:
+		return clusterv1.ClusterTopologyReconciledControlPlaneUpgradePendingReason
+	case mds.held:
+		return clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradePendingReason
+	case mps.held:
+		return clusterv1.ClusterTopologyReconciledMachinePoolsUpgradePendingReason
+	case mds.deferred:
+		return clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradeDeferredReason
+	case mps.deferred:
+		return clusterv1.ClusterTopologyReconciledMachinePoolsUpgradeDeferredReason
+	case len(p.Pending) > 0:
+		return clusterv1.ClusterTopologyReconciledClusterUpgradingReason
+	}
+	return ""
+}
+
+// through names the intermediate steps of a chained upgrade (" through v1.36.2, v1.37.1"), if any.
+func through(steps []string) string {
+	if len(steps) < 2 {
+		return ""
+	}
+	return " through " + strings.Join(steps[:len(steps)-1], ", ")
+}
+
+// then names the steps after the current one (", then v1.37.1"), if any.
+func then(rest []string) string {
+	if len(rest) == 0 {
+		return ""
+	}
+	return ", then " + strings.Join(rest, ", ")
+}
+
+// upgradePlans are the control plane's and the workers' remaining versions: from the version the
+// control plane runs (status.version, or spec.version before it reports one) and from the
+// oldest worker's version; empty when the control plane does not exist or the move is refused.
+func upgradePlans(in Input) (controlPlane, workers []string) {
+	cp := in.ControlPlane
+	if cp.Version == "" {
+		return nil, nil
+	}
+	running := cp.Version
+	if cp.StatusVersion != "" && isNewer(cp.Version, cp.StatusVersion) {
+		running = cp.StatusVersion
+	}
+	if running != in.Target {
+		var why string
+		if controlPlane, why = controlPlaneSteps(running, in.Target, in.KubernetesVersions); why != "" {
+			return nil, nil
+		}
+	}
+	oldest := ""
+	for _, w := range append(append([]Worker{}, in.MachineDeployments...), in.MachinePools...) {
+		if w.Version != "" && (oldest == "" || isNewer(oldest, w.Version)) {
+			oldest = w.Version
+		}
+	}
+	if oldest != "" {
+		workers = workerSteps(oldest, running, controlPlane)
+	}
+	return controlPlane, workers
+}
+
+// controlPlaneHold says why the control plane cannot take its next step (of steps) now ("" when
+// it can); forWorkers reports that it only waits for MachineDeployments or MachinePools, which
+// may then still move.
+func controlPlaneHold(in Input, steps []string) (why string, forWorkers bool) {
+	cp := in.ControlPlane
 	switch {
 	case cp.Provisioning:
 		return "control plane is provisioning", false
@@ -140,7 +217,7 @@ func controlPlaneHold(in Input) (why string, forWorkers bool) {
 			switch {
 			case w.Upgrading:
 				upgrading = append(upgrading, w.TopologyName)
-			case w.Version != "" && newerMinor(in.Target, cp.Version) && newerMinor(cp.Version, w.Version):
+			case w.Version != "" && catchUpFirst(w.Version, cp.Version, steps):
 				behind = append(behind, w.TopologyName+" at "+w.Version)
 			}
 		}
@@ -155,35 +232,11 @@ func controlPlaneHold(in Input) (why string, forWorkers bool) {
 	return "", false
 }
 
-// newerMinor reports whether a's minor version is newer than b's (false when either cannot be parsed).
-func newerMinor(a, b string) bool {
-	va, errA := contract.ParseKubernetesVersion(a)
-	vb, errB := contract.ParseKubernetesVersion(b)
-	if errA != nil || errB != nil {
-		return false
-	}
-	return va.Major() > vb.Major() || (va.Major() == vb.Major() && va.Minor() > vb.Minor())
-}
-
-// refusedMove says why moving the control plane from current to target is refused, as
-// upstream's Cluster webhook refuses it: a downgrade, or more than one minor version at once.
-func refusedMove(current, target string) string {
-	from, err := contract.ParseKubernetesVersion(current)
-	if err != nil {
-		return fmt.Sprintf("the control plane's spec.version %q is not a Kubernetes version: fix the control plane", current)
-	}
-	to, err := contract.ParseKubernetesVersion(target)
-	if err != nil {
-		return fmt.Sprintf("spec.topology.version %q is not a Kubernetes version", target)
-	}
-	switch {
-	case to.LessThan(from):
-		return fmt.Sprintf("spec.topology.version %s is older than the control plane's %s: downgrades are not supported, set spec.topology.version back to %s", target, current, current)
-	case to.Major() != from.Major() || to.Minor() > from.Minor()+1:
-		return fmt.Sprintf("spec.topology.version %s is more than one minor version ahead of the control plane's %s: upgrade one minor version at a time (v%d.%d.x first)",
-			target, current, from.Major(), from.Minor()+1)
-	}
-	return ""
+// catchUpFirst reports whether a worker at version must move to the control plane's current
+// version before the control plane takes its next step.
+func catchUpFirst(version, cpVersion string, cpSteps []string) bool {
+	steps := workerSteps(version, cpVersion, cpSteps)
+	return len(steps) > 0 && !isNewer(steps[0], cpVersion)
 }
 
 // controlPlaneNotStable says why workers must wait for the control plane ("" when it is
@@ -213,10 +266,10 @@ type workersPlan struct {
 }
 
 // planWorkers gives each MachineDeployment or MachinePool (kind) its version in versions: a new
-// one the version the control plane runs, an existing one the control plane's version once
-// nothing makes it wait (waitWhy: the control plane not stable, or earlier workers) and the
-// concurrency allows.
-func planWorkers(in Input, p *Plan, kind string, workers []Worker, versions map[string]string, waitWhy string) workersPlan {
+// one the version the control plane runs, an existing one its next step (the control plane's
+// version, see workerSteps; cpSteps are the control plane's steps still ahead) once nothing makes
+// it wait (waitWhy: the control plane not stable, or earlier workers) and the concurrency allows.
+func planWorkers(in Input, p *Plan, kind string, workers []Worker, versions map[string]string, cpSteps []string, waitWhy string) workersPlan {
 	var out workersPlan
 	cp := in.ControlPlane
 	running := cp.Version // what a new worker joins
@@ -257,7 +310,7 @@ func planWorkers(in Input, p *Plan, kind string, workers []Worker, versions map[
 		}
 		why := annotationWhy
 		if why == "" {
-			why = workerWait(waitWhy, cp.Version, w.Version, upgrading, in.Concurrency)
+			why = workerWait(waitWhy, cp.Version, nextStep(w.Version, cp.Version, cpSteps), upgrading, in.Concurrency)
 		}
 		if why != "" {
 			if annotationWhy != "" {
@@ -282,14 +335,23 @@ func planWorkers(in Input, p *Plan, kind string, workers []Worker, versions map[
 	return out
 }
 
+// nextStep is the first of a worker's steps (see workerSteps), "" when it has none.
+func nextStep(version, cpVersion string, cpSteps []string) string {
+	if steps := workerSteps(version, cpVersion, cpSteps); len(steps) > 0 {
+		return steps[0]
+	}
+	return ""
+}
+
 // workerWait says why a worker behind the target must still wait: waitWhy (the control plane is
-// not stable, or earlier workers are upgrading), it is already at the control plane's version
-// (waiting for the control plane to move), or the concurrency limit is reached ("" when it can go).
-func workerWait(waitWhy, cpVersion, version string, upgrading []string, concurrency int) string {
+// not stable, or earlier workers are upgrading), its next step is not the control plane's
+// current version (waiting for the control plane to move), or the concurrency limit is reached
+// ("" when it can go).
+func workerWait(waitWhy, cpVersion, next string, upgrading []string, concurrency int) string {
 	if waitWhy != "" {
 		return waitWhy
 	}
-	if !isNewer(cpVersion, version) {
+	if next == "" || isNewer(next, cpVersion) {
 		return "control plane upgrade pending"
 	}
 	if concurrency < 1 {

@@ -131,7 +131,7 @@ func TestCompute(t *testing.T) {
 			wantCP: v37, wantMDs: map[string]string{"md-0": v37},
 			wantReason: clusterv1.ClusterTopologyReconciledControlPlaneUpgradePendingReason,
 			wantPending: []string{"Control plane upgrade from v1.37.2 to v1.39.0 pending: spec.topology.version v1.39.0 is more than one minor version ahead " +
-				"of the control plane's v1.37.2: upgrade one minor version at a time (v1.38.x first)",
+				"of the control plane's v1.37.2: upgrade one minor version at a time (v1.38.x first), or list the versions between in the ClusterClass's spec.kubernetesVersions",
 				"MachineDeployment md-0 upgrade to v1.39.0 deferred: control plane upgrade pending"},
 		},
 		{
