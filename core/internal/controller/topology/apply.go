@@ -13,6 +13,7 @@ import (
 	"capstan.dev/contracts/contract"
 	"capstan.dev/core/internal/topology/clusterstate"
 	"capstan.dev/core/internal/topology/desired"
+	"capstan.dev/core/internal/topology/upgrade"
 )
 
 // applyState applies the desired state in dependency order: the InfrastructureCluster, the
@@ -24,16 +25,7 @@ func (r *Reconciler) applyState(ctx context.Context, s *scope, state *desired.St
 	if err := r.apply(ctx, state.InfrastructureCluster); err != nil {
 		return err
 	}
-	if cpm := state.ControlPlaneMachineInfrastructure; cpm != nil {
-		if err := r.applyTemplate(ctx, cpm, ""); err != nil {
-			return err
-		}
-		ref := contract.ObjectReference{APIGroup: cpm.GroupVersionKind().Group, Kind: cpm.GetKind(), Name: cpm.GetName(), APIVersion: cpm.GetAPIVersion()}
-		if err := contract.ControlPlane().MachineTemplateInfrastructureRef(cpContract).Set(state.ControlPlane, ref); err != nil {
-			return fmt.Errorf("pointing ControlPlane %s at %s: %w", state.ControlPlane.GetName(), cpm.GetName(), err)
-		}
-	}
-	if err := r.apply(ctx, state.ControlPlane); err != nil {
+	if err := r.applyControlPlane(ctx, s, state, cpContract); err != nil {
 		return err
 	}
 	// The references are set once; the Cluster controller adopts what they name.
@@ -47,16 +39,45 @@ func (r *Reconciler) applyState(ctx context.Context, s *scope, state *desired.St
 		return err
 	}
 	for i := range state.MachineDeployments {
-		if err := r.applyMachineDeployment(ctx, c, &state.MachineDeployments[i]); err != nil {
+		if err := r.applyMachineDeployment(ctx, s, &state.MachineDeployments[i]); err != nil {
 			return err
 		}
 	}
 	for i := range state.MachinePools {
-		if err := r.applyMachinePool(ctx, &state.MachinePools[i]); err != nil {
+		mp := &state.MachinePools[i]
+		if s.pendingUpgrade(s.current.MachinePools[mp.TopologyName] != nil, func(p *upgrade.Plan) bool { return p.MachinePoolsPending[mp.TopologyName] }) {
+			continue
+		}
+		if err := r.applyMachinePool(ctx, mp); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// pendingUpgrade reports whether an existing object's upgrade waits (pending, asked of the
+// plan): as upstream, no other change is pushed to it meanwhile, so that it lands with the new
+// version in one rollout instead of two.
+func (s *scope) pendingUpgrade(exists bool, pending func(*upgrade.Plan) bool) bool {
+	return exists && s.upgrade != nil && pending(s.upgrade)
+}
+
+// applyControlPlane applies the control plane's machine template copy and the ControlPlane,
+// unless the control plane's upgrade is pending.
+func (r *Reconciler) applyControlPlane(ctx context.Context, s *scope, state *desired.State, cpContract contract.ContractVersion) error {
+	if s.pendingUpgrade(s.current.ControlPlane != nil, func(p *upgrade.Plan) bool { return p.ControlPlanePending }) {
+		return nil
+	}
+	if cpm := state.ControlPlaneMachineInfrastructure; cpm != nil {
+		if err := r.applyTemplate(ctx, cpm, ""); err != nil {
+			return err
+		}
+		ref := contract.ObjectReference{APIGroup: cpm.GroupVersionKind().Group, Kind: cpm.GetKind(), Name: cpm.GetName(), APIVersion: cpm.GetAPIVersion()}
+		if err := contract.ControlPlane().MachineTemplateInfrastructureRef(cpContract).Set(state.ControlPlane, ref); err != nil {
+			return fmt.Errorf("pointing ControlPlane %s at %s: %w", state.ControlPlane.GetName(), cpm.GetName(), err)
+		}
+	}
+	return r.apply(ctx, state.ControlPlane)
 }
 
 // applyMachinePool applies one MachinePool after its BootstrapConfig and InfraMachinePool. Those
@@ -76,8 +97,12 @@ func (r *Reconciler) applyMachinePool(ctx context.Context, mp *desired.MachinePo
 	return r.apply(ctx, obj)
 }
 
-// applyMachineDeployment applies one MachineDeployment with its template copies and health check.
-func (r *Reconciler) applyMachineDeployment(ctx context.Context, c *clusterv1.Cluster, md *desired.MachineDeploymentState) error {
+// applyMachineDeployment applies one MachineDeployment with its template copies and health
+// check; only the health check while its upgrade is pending.
+func (r *Reconciler) applyMachineDeployment(ctx context.Context, s *scope, md *desired.MachineDeploymentState) error {
+	if s.pendingUpgrade(s.current.MachineDeployments[md.TopologyName] != nil, func(p *upgrade.Plan) bool { return p.MachineDeploymentsPending[md.TopologyName] }) {
+		return r.applyHealthCheck(ctx, s.cluster, md.HealthCheck, md.Object.Name)
+	}
 	if err := r.applyTemplate(ctx, md.Bootstrap, md.TopologyName); err != nil {
 		return err
 	}
@@ -94,7 +119,7 @@ func (r *Reconciler) applyMachineDeployment(ctx context.Context, c *clusterv1.Cl
 	if err := r.apply(ctx, obj); err != nil {
 		return err
 	}
-	return r.applyHealthCheck(ctx, c, md.HealthCheck, md.Object.Name)
+	return r.applyHealthCheck(ctx, s.cluster, md.HealthCheck, md.Object.Name)
 }
 
 // applyHealthCheck applies mhc, or deletes the topology's MachineHealthCheck of that name when

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -49,6 +50,8 @@ func stableCluster(t *testing.T) (ns string, c, got *clusterv1.Cluster) {
 	quickStart(t, ns)
 	c = topologyCluster(ns)
 	require.NoError(t, env.Client.Create(t.Context(), c))
+	// Gone when the test ends: the controllers of later tests must not find an upgrade left half-way.
+	t.Cleanup(func() { require.NoError(t, client.IgnoreNotFound(env.Client.Delete(context.Background(), c))) })
 	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
 	setControlPlaneStatus(t, ns, got.Spec.ControlPlaneRef.Name, "v1.37.2", 3, 3)
 	return ns, c, got
@@ -149,6 +152,48 @@ func TestTopology_RefusesSkippingAMinorVersionAndABadConcurrency(t *testing.T) {
 	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
 		`metadata.annotations[topology.cluster.x-k8s.io/upgrade-concurrency]: Invalid value: "none": must be an integer of at least 1`)
 	require.Equal(t, clusterv1.ClusterTopologyReconciledFailedReason, conditionReason(got))
+}
+
+// TestTopology_HoldsOtherChangesWhileAnUpgradeIsPending: a variable change that rotates the
+// workers' template, made together with a version change, does not reach a MachineDeployment while
+// its upgrade waits for the control plane; it lands with the new version in one update (one
+// rollout, not two), as upstream. Observed on every MachineDeployment event.
+func TestTopology_HoldsOtherChangesWhileAnUpgradeIsPending(t *testing.T) {
+	startController(t, nil, nil)
+	ns, c, got := stableCluster(t)
+	cpName := got.Spec.ControlPlaneRef.Name
+	before := machineDeployments(t, got)["md-0"]
+	oldTemplate := before.Spec.Template.Spec.InfrastructureRef.Name
+	newMachine(t, before, "v1.37.2")
+
+	stop := env.Observe(t, &clusterv1.MachineDeploymentList{}, ns, func(objs map[string]client.Object) error {
+		for _, o := range objs {
+			md := o.(*clusterv1.MachineDeployment)
+			spec := md.Spec.Template.Spec
+			if md.Name == before.Name && (spec.InfrastructureRef.Name == oldTemplate) != (spec.Version == "v1.37.2") {
+				return fmt.Errorf("MachineDeployment md-0 at %s with template %s: the version and the template change must land together", spec.Version, spec.InfrastructureRef.Name)
+			}
+		}
+		return nil
+	})
+	defer stop()
+
+	envtest.Update(t, env.Client, got, func() {
+		got.Spec.Topology.Version = "v1.38.0"
+		got.Spec.Topology.Variables = []clusterv1.ClusterVariable{{Name: "image", Value: js(`"node:v2"`)}}
+	})
+	waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
+		"MachineDeployment md-0 upgrade to v1.38.0 deferred: control plane upgrading")
+	require.Equal(t, oldTemplate, machineDeployments(t, got)["md-0"].Spec.Template.Spec.InfrastructureRef.Name)
+
+	setControlPlaneStatus(t, ns, cpName, "v1.38.0", 3, 3)
+	envtest.WaitFor(t, timeout, "md-0 at v1.38.0 with a new template", func() (bool, error) {
+		spec := machineDeployments(t, got)["md-0"].Spec.Template.Spec
+		if spec.Version != "v1.38.0" || spec.InfrastructureRef.Name == oldTemplate {
+			return false, fmt.Errorf("md-0 at %s with template %s", spec.Version, spec.InfrastructureRef.Name)
+		}
+		return true, nil
+	})
 }
 
 func conditionMessage(c *clusterv1.Cluster) string {

@@ -66,6 +66,12 @@ type Plan struct {
 	// it is upgrading to, then each later step, the target last. WorkersUpgradePlan is the same
 	// for the workers furthest behind. Both are empty when nothing is left (or the move is refused).
 	ControlPlaneUpgradePlan, WorkersUpgradePlan []string
+	// ControlPlanePending: the control plane's upgrade waits. MachineDeploymentsPending and
+	// MachinePoolsPending name (by topology name) the workers whose upgrade waits. As upstream,
+	// no other change is pushed to them meanwhile, so that it lands with the version in one
+	// rollout instead of two.
+	ControlPlanePending                            bool
+	MachineDeploymentsPending, MachinePoolsPending map[string]bool
 }
 
 // Message joins Pending into a condition message.
@@ -115,6 +121,7 @@ func Compute(in Input) *Plan {
 	}
 	mps := planWorkers(in, p, "MachinePool", in.MachinePools, p.MachinePoolVersions, cpSteps, poolsWhy)
 	p.Reason = reason(p, cpHeld, mds, mps)
+	p.ControlPlanePending, p.MachineDeploymentsPending, p.MachinePoolsPending = cpHeld, mds.pending, mps.pending
 	p.ControlPlaneUpgradePlan, p.WorkersUpgradePlan = upgradePlans(in)
 	return p
 }
@@ -263,6 +270,7 @@ func controlPlaneNotStable(cp ControlPlane, held, moved bool) string {
 type workersPlan struct {
 	held, deferred bool
 	unfinished     []string
+	pending        map[string]bool // held or deferred
 }
 
 // planWorkers gives each MachineDeployment or MachinePool (kind) its version in versions: a new
@@ -313,6 +321,10 @@ func planWorkers(in Input, p *Plan, kind string, workers []Worker, versions map[
 			why = workerWait(waitWhy, cp.Version, nextStep(w.Version, cp.Version, cpSteps), upgrading, in.Concurrency)
 		}
 		if why != "" {
+			if out.pending == nil {
+				out.pending = map[string]bool{}
+			}
+			out.pending[w.TopologyName] = true
 			if annotationWhy != "" {
 				out.deferred = true
 			} else {
