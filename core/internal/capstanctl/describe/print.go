@@ -27,6 +27,9 @@ func PrintTable(w io.Writer, root *Node, now time.Time) error {
 	var buf bytes.Buffer
 	if t := root.Topology; t != nil {
 		fmt.Fprintf(&buf, "ClusterClass: %s, topology version: %s\n", t.Class, t.Version)
+		if len(t.ControlPlaneUpgradePlan) > 0 || len(t.WorkersUpgradePlan) > 0 {
+			fmt.Fprintf(&buf, "Upgrade plan: control plane %s; workers %s\n", planText(t.ControlPlaneUpgradePlan), planText(t.WorkersUpgradePlan))
+		}
 	}
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tREADY\tREASON\tSINCE\tMESSAGE")
@@ -125,4 +128,12 @@ func first(s []string, n int) []string {
 		return s
 	}
 	return s[:n]
+}
+
+// planText shows an upgrade plan's versions in order ("done" when none is left).
+func planText(versions []string) string {
+	if len(versions) == 0 {
+		return "done"
+	}
+	return strings.Join(versions, " → ")
 }

@@ -81,6 +81,10 @@ type Topology struct {
 	Class string `json:"class"`
 	// Version is spec.topology.version, the Kubernetes version the topology rolls out.
 	Version string `json:"version,omitempty"`
+	// ControlPlaneUpgradePlan and WorkersUpgradePlan are the versions still to run during an
+	// upgrade (status.controlPlane.upgradePlan, status.workers.upgradePlan).
+	ControlPlaneUpgradePlan []string `json:"controlPlaneUpgradePlan,omitempty"`
+	WorkersUpgradePlan      []string `json:"workersUpgradePlan,omitempty"`
 }
 
 // Condition is one condition shown with --show-conditions.
@@ -155,6 +159,12 @@ func Build(objs Objects, opts Options) *Node {
 			ns = c.Namespace
 		}
 		root.Topology = &Topology{Class: ns + "/" + t.ClassRef.Name, Version: t.Version}
+		if cp := c.Status.ControlPlane; cp != nil {
+			root.Topology.ControlPlaneUpgradePlan = cp.UpgradePlan
+		}
+		if w := c.Status.Workers; w != nil {
+			root.Topology.WorkersUpgradePlan = w.UpgradePlan
+		}
 	}
 
 	var cpMachines, others []clusterv1.Machine

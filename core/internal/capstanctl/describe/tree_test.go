@@ -324,4 +324,13 @@ func TestBuild_TopologyClusterShowsItsClassAndVersion(t *testing.T) {
 	b, err := json.Marshal(root)
 	require.NoError(t, err)
 	require.Contains(t, string(b), `"topology":{"class":"classes/quick-start","version":"v1.37.2"}`)
+
+	// During a chained upgrade, the plans follow on the second line.
+	objs.Cluster.Spec.Topology.Version = "v1.39.1"
+	objs.Cluster.Status.ControlPlane = &clusterv1.ClusterControlPlaneStatus{UpgradePlan: []string{"v1.39.1"}}
+	objs.Cluster.Status.Workers = &clusterv1.WorkersStatus{UpgradePlan: []string{"v1.38.3", "v1.39.1"}}
+	buf.Reset()
+	require.NoError(t, PrintTable(&buf, Build(objs, Options{}), now))
+	lines := strings.SplitN(buf.String(), "\n", 3)
+	require.Equal(t, "Upgrade plan: control plane v1.39.1; workers v1.38.3 → v1.39.1", lines[1])
 }
