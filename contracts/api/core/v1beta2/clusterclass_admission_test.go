@@ -285,3 +285,61 @@ func TestAdmission_TopologyIsFixedAtCreation(t *testing.T) {
 	require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
 	require.Contains(t, err.Error(), "spec.topology cannot be added to an existing Cluster")
 }
+
+// TestAdmission_ClassUpdatesKeepTheirTemplateKinds: as upstream's ClusterClass webhook, an update
+// may point a class at other templates of the same kind and API group, but not change the kind or
+// group of the infrastructure, control plane, control plane machine or a surviving worker class's
+// infrastructure template, nor add or remove the control plane's machine infrastructure.
+func TestAdmission_ClassUpdatesKeepTheirTemplateKinds(t *testing.T) {
+	ctx := context.Background()
+	ns := env.CreateNamespace(t, "cc")
+	cc := newClusterClass(ns)
+	require.NoError(t, env.Client.Create(ctx, cc))
+	tests := []struct {
+		name   string
+		mutate func(cc *clusterv1.ClusterClass)
+		want   []string // nil: accepted
+	}{
+		{"OtherTemplatesOfTheSameKinds", func(cc *clusterv1.ClusterClass) {
+			cc.Spec.Infrastructure.TemplateRef.Name = "infra-v2"
+			cc.Spec.ControlPlane.MachineInfrastructure.TemplateRef.Name = "cp-machines-v2"
+			cc.Spec.Workers.MachineDeployments[0].Infrastructure.TemplateRef.Name = "workers-v2"
+			cc.Spec.Workers.MachineDeployments[0].Infrastructure.TemplateRef.APIVersion = "infrastructure.cluster.x-k8s.io/v1beta1"
+		}, nil},
+		{"InfrastructureKind", func(cc *clusterv1.ClusterClass) { cc.Spec.Infrastructure.TemplateRef.Kind = "DockerClusterTemplate" },
+			[]string{"spec.infrastructure.templateRef", "the template kind and API group cannot change (it was DevClusterTemplate of infrastructure.cluster.x-k8s.io)"}},
+		{"ControlPlaneGroup", func(cc *clusterv1.ClusterClass) {
+			cc.Spec.ControlPlane.TemplateRef.APIVersion = "controlplane.example.com/v1beta2"
+		}, []string{"spec.controlPlane.templateRef", "it was KubeadmControlPlaneTemplate of controlplane.cluster.x-k8s.io"}},
+		{"ControlPlaneMachineKind", func(cc *clusterv1.ClusterClass) {
+			cc.Spec.ControlPlane.MachineInfrastructure.TemplateRef.Kind = "DockerMachineTemplate"
+		}, []string{"spec.controlPlane.machineInfrastructure.templateRef", "it was DevMachineTemplate"}},
+		{"ControlPlaneMachinesRemoved", func(cc *clusterv1.ClusterClass) {
+			cc.Spec.ControlPlane.MachineInfrastructure = clusterv1.ControlPlaneClassMachineInfrastructureTemplate{}
+			cc.Spec.ControlPlane.HealthCheck = clusterv1.ControlPlaneClassHealthCheck{}
+		}, []string{"spec.controlPlane.machineInfrastructure", "cannot be added or removed"}},
+		{"WorkerClassInfrastructureKind", func(cc *clusterv1.ClusterClass) {
+			cc.Spec.Workers.MachineDeployments[0].Infrastructure.TemplateRef.Kind = "DockerMachineTemplate"
+		}, []string{"spec.workers.machineDeployments[0].infrastructure.templateRef", "it was DevMachineTemplate"}},
+		{"WorkerClassReplacedUnderAnotherName", func(cc *clusterv1.ClusterClass) {
+			cc.Spec.Workers.MachineDeployments[0].Class = "docker-worker"
+			cc.Spec.Workers.MachineDeployments[0].Infrastructure.TemplateRef.Kind = "DockerMachineTemplate"
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cur := &clusterv1.ClusterClass{}
+			require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cc), cur))
+			tt.mutate(cur)
+			err := env.Client.Update(ctx, cur, client.DryRunAll)
+			if tt.want == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.True(t, apierrors.IsInvalid(err), "want Invalid, got %v", err)
+			for _, msg := range tt.want {
+				require.Contains(t, err.Error(), msg)
+			}
+		})
+	}
+}

@@ -178,6 +178,7 @@ func (r *ClusterClassTemplateReference) GroupVersionKind() schema.GroupVersionKi
 type InfrastructureClass struct {
 	// templateRef references the InfraCluster template, e.g. a DockerClusterTemplate.
 	// +required
+	// +kubebuilder:validation:XValidation:rule="self.kind == oldSelf.kind && self.apiVersion.split('/')[0] == oldSelf.apiVersion.split('/')[0]",messageExpression="'the template kind and API group cannot change (it was ' + oldSelf.kind + ' of ' + oldSelf.apiVersion.split('/')[0] + '): Clusters of this class own objects generated from it; reference another ' + oldSelf.kind + ', or create a new ClusterClass'"
 	TemplateRef ClusterClassTemplateReference `json:"templateRef,omitempty,omitzero"`
 
 	// naming changes how the InfraCluster's name is generated.
@@ -199,6 +200,7 @@ type NamingSpec struct {
 }
 
 // ControlPlaneClass is the class of a Cluster's control plane.
+// +kubebuilder:validation:XValidation:rule="has(self.machineInfrastructure) == has(oldSelf.machineInfrastructure)",message="controlPlane.machineInfrastructure cannot be added or removed: it decides whether the control planes of this class's Clusters are Machine-based; create a new ClusterClass instead",fieldPath=".machineInfrastructure"
 // +kubebuilder:validation:XValidation:rule="!has(self.healthCheck) || has(self.machineInfrastructure)",message="controlPlane.healthCheck needs controlPlane.machineInfrastructure: a health check can only watch control plane Machines; set machineInfrastructure.templateRef or remove healthCheck",fieldPath=".healthCheck"
 type ControlPlaneClass struct {
 	// metadata goes on the control plane object and, if Machine-based, on its Machines; a
@@ -208,6 +210,7 @@ type ControlPlaneClass struct {
 
 	// templateRef references the control plane template, e.g. a KubeadmControlPlaneTemplate.
 	// +required
+	// +kubebuilder:validation:XValidation:rule="self.kind == oldSelf.kind && self.apiVersion.split('/')[0] == oldSelf.apiVersion.split('/')[0]",messageExpression="'the template kind and API group cannot change (it was ' + oldSelf.kind + ' of ' + oldSelf.apiVersion.split('/')[0] + '): Clusters of this class own objects generated from it; reference another ' + oldSelf.kind + ', or create a new ClusterClass'"
 	TemplateRef ClusterClassTemplateReference `json:"templateRef,omitempty,omitzero"`
 
 	// machineInfrastructure is the InfraMachine template of control plane Machines; only for a
@@ -251,6 +254,7 @@ type ControlPlaneClass struct {
 type ControlPlaneClassMachineInfrastructureTemplate struct {
 	// templateRef references the InfraMachine template, e.g. a DockerMachineTemplate.
 	// +required
+	// +kubebuilder:validation:XValidation:rule="self.kind == oldSelf.kind && self.apiVersion.split('/')[0] == oldSelf.apiVersion.split('/')[0]",messageExpression="'the template kind and API group cannot change (it was ' + oldSelf.kind + ' of ' + oldSelf.apiVersion.split('/')[0] + '): Clusters of this class own objects generated from it; reference another ' + oldSelf.kind + ', or create a new ClusterClass'"
 	TemplateRef ClusterClassTemplateReference `json:"templateRef,omitempty,omitzero"`
 }
 
@@ -426,6 +430,7 @@ type WorkerClassBootstrapTemplate struct {
 type WorkerClassInfrastructureTemplate struct {
 	// templateRef references the infrastructure template, e.g. a DockerMachineTemplate.
 	// +required
+	// +kubebuilder:validation:XValidation:rule="self.kind == oldSelf.kind && self.apiVersion.split('/')[0] == oldSelf.apiVersion.split('/')[0]",messageExpression="'the template kind and API group cannot change (it was ' + oldSelf.kind + ' of ' + oldSelf.apiVersion.split('/')[0] + '): Clusters of this class own objects generated from it; reference another ' + oldSelf.kind + ', or create a new ClusterClass'"
 	TemplateRef ClusterClassTemplateReference `json:"templateRef,omitempty,omitzero"`
 }
 
