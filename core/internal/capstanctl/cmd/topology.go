@@ -100,6 +100,9 @@ func printPlans(w io.Writer, plans []topologyplan.ClusterPlan) error {
 	var b strings.Builder
 	for _, p := range plans {
 		fmt.Fprintf(&b, "Cluster %s (ClusterClass %s, version %s):\n", p.Cluster, p.Class, p.Version)
+		for _, line := range p.Upgrade {
+			fmt.Fprintf(&b, "  upgrade: %s\n", line)
+		}
 		if len(p.Changes) == 0 {
 			b.WriteString("  no changes: the management cluster already holds the desired state\n")
 		}

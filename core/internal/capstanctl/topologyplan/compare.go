@@ -26,17 +26,20 @@ type planned struct {
 }
 
 // desiredObjects lists the desired state's objects in the order the controller applies them,
-// with the references between them set as the controller sets them.
-func desiredObjects(s *desired.State, cpContract contract.ContractVersion) ([]planned, error) {
+// with the references between them set as the controller sets them; an object held while its
+// upgrade is pending is left out, as the controller leaves it (its health check is not).
+func desiredObjects(s *desired.State, cpContract contract.ContractVersion, held clusterstate.Held) ([]planned, error) {
 	out := []planned{{obj: s.InfrastructureCluster}}
-	if cpm := s.ControlPlaneMachineInfrastructure; cpm != nil {
+	if cpm := s.ControlPlaneMachineInfrastructure; cpm != nil && !held.ControlPlane() {
 		out = append(out, planned{obj: cpm, template: true})
 		ref := contract.ObjectReference{APIGroup: cpm.GroupVersionKind().Group, Kind: cpm.GetKind(), Name: cpm.GetName(), APIVersion: cpm.GetAPIVersion()}
 		if err := contract.ControlPlane().MachineTemplateInfrastructureRef(cpContract).Set(s.ControlPlane, ref); err != nil {
 			return nil, fmt.Errorf("pointing ControlPlane %s at %s: %w", s.ControlPlane.GetName(), cpm.GetName(), err)
 		}
 	}
-	out = append(out, planned{obj: s.ControlPlane})
+	if !held.ControlPlane() {
+		out = append(out, planned{obj: s.ControlPlane})
+	}
 	if s.ControlPlaneHealthCheck != nil {
 		mhc, err := clusterstate.Intent(s.ControlPlaneHealthCheck)
 		if err != nil {
@@ -46,15 +49,17 @@ func desiredObjects(s *desired.State, cpContract contract.ContractVersion) ([]pl
 	}
 	for i := range s.MachineDeployments {
 		md := &s.MachineDeployments[i]
-		out = append(out, planned{obj: md.Bootstrap, template: true}, planned{obj: md.Infrastructure, template: true})
-		spec := &md.Object.Spec.Template.Spec
-		spec.Bootstrap.ConfigRef.Name = md.Bootstrap.GetName()
-		spec.InfrastructureRef.Name = md.Infrastructure.GetName()
-		obj, err := clusterstate.Intent(md.Object)
-		if err != nil {
-			return nil, err
+		if !held.MachineDeployment(md.TopologyName) {
+			out = append(out, planned{obj: md.Bootstrap, template: true}, planned{obj: md.Infrastructure, template: true})
+			spec := &md.Object.Spec.Template.Spec
+			spec.Bootstrap.ConfigRef.Name = md.Bootstrap.GetName()
+			spec.InfrastructureRef.Name = md.Infrastructure.GetName()
+			obj, err := clusterstate.Intent(md.Object)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, planned{obj: obj})
 		}
-		out = append(out, planned{obj: obj})
 		if md.HealthCheck != nil {
 			mhc, err := clusterstate.Intent(md.HealthCheck)
 			if err != nil {
@@ -65,6 +70,9 @@ func desiredObjects(s *desired.State, cpContract contract.ContractVersion) ([]pl
 	}
 	for i := range s.MachinePools {
 		mp := &s.MachinePools[i]
+		if held.MachinePool(mp.TopologyName) {
+			continue
+		}
 		// The pool's BootstrapConfig and InfraMachinePool are objects, updated in place.
 		obj, err := clusterstate.Intent(mp.Object)
 		if err != nil {

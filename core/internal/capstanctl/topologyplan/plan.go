@@ -11,7 +11,6 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/core/internal/topology/clusterstate"
-	"capstan.dev/core/internal/topology/desired"
 	"capstan.dev/core/internal/topology/variables"
 )
 
@@ -44,8 +43,10 @@ type ClusterPlan struct {
 	// Cluster is namespace/name.
 	Cluster string `json:"cluster"`
 	// Class is the ClusterClass, namespace/name.
-	Class   string         `json:"class"`
-	Version string         `json:"version"`
+	Class   string `json:"class"`
+	Version string `json:"version"`
+	// Upgrade says, one entry per object, what an upgrade under way holds or rolls out.
+	Upgrade []string       `json:"upgrade,omitempty"`
 	Changes []ObjectChange `json:"changes"`
 }
 
@@ -108,14 +109,21 @@ func planCluster(ctx context.Context, c client.Client, r client.Reader, cl *clus
 	if err != nil {
 		return nil, err
 	}
-	// No upgrade plan: the plan shows every object at spec.topology.version (the controller
-	// may hold some back while an upgrade is orchestrated).
-	state, err := clusterstate.Compute(cl, cc, defs, tpls, cur, desired.Versions{}, nil)
+	// The controller's upgrade orchestration: the versions it gives each object now, and the
+	// objects it holds while their upgrade is pending.
+	upgradePlan, ferr, err := clusterstate.PlanUpgrade(ctx, r, cl, cc, cur)
+	switch {
+	case ferr != nil:
+		return nil, fmt.Errorf("Cluster %s/%s: %w", cl.Namespace, cl.Name, ferr)
+	case err != nil:
+		return nil, err
+	}
+	state, err := clusterstate.Compute(cl, cc, defs, tpls, cur, clusterstate.Versions(upgradePlan), nil)
 	if err != nil {
 		return nil, err
 	}
-	p := &ClusterPlan{Cluster: cl.Namespace + "/" + cl.Name, Class: key.String(), Version: cl.Spec.Topology.Version}
-	wanted, err := desiredObjects(state, cur.ControlPlaneContract)
+	p := &ClusterPlan{Cluster: cl.Namespace + "/" + cl.Name, Class: key.String(), Version: cl.Spec.Topology.Version, Upgrade: upgradePlan.Pending}
+	wanted, err := desiredObjects(state, cur.ControlPlaneContract, clusterstate.NewHeld(upgradePlan, cur))
 	if err != nil {
 		return nil, err
 	}

@@ -90,6 +90,17 @@ func TestPlan_ChangesAndDeletionsOfAGeneratedCluster(t *testing.T) {
 		return strings.HasPrefix(l, "+") && strings.Contains(l, "restricted") && strings.Contains(l, "enforce")
 	}), "the diff shows the new enforce level:\n%s", diff)
 
+	// A version change: the plan is the controller's upgrade orchestration. The control plane (no
+	// provider here reports a status.version: still provisioning) cannot move yet, and nothing else
+	// reaches it or the MachineDeployment while their upgrade waits, not even the replica count.
+	upgraded := changed.DeepCopy()
+	setTopology(t, upgraded, "v1.38.0", "version")
+	plans, err = topologyplan.Plan(ctx, env.Client, []*unstructured.Unstructured{upgraded})
+	require.NoError(t, err)
+	require.Empty(t, actions(plans[0]))
+	require.Equal(t, []string{"Control plane upgrade from v1.37.2 to v1.38.0 pending: control plane is provisioning",
+		"MachineDeployment md-0 upgrade to v1.38.0 deferred: control plane upgrade pending"}, plans[0].Upgrade)
+
 	renamed := cluster.DeepCopy()
 	mds := nested[[]any](t, renamed, "spec", "topology", "workers", "machineDeployments")
 	mds[0].(map[string]any)["name"] = "md-1"

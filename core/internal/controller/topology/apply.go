@@ -13,7 +13,6 @@ import (
 	"capstan.dev/contracts/contract"
 	"capstan.dev/core/internal/topology/clusterstate"
 	"capstan.dev/core/internal/topology/desired"
-	"capstan.dev/core/internal/topology/upgrade"
 )
 
 // applyState applies the desired state in dependency order: the InfrastructureCluster, the
@@ -45,7 +44,7 @@ func (r *Reconciler) applyState(ctx context.Context, s *scope, state *desired.St
 	}
 	for i := range state.MachinePools {
 		mp := &state.MachinePools[i]
-		if s.pendingUpgrade(s.current.MachinePools[mp.TopologyName] != nil, func(p *upgrade.Plan) bool { return p.MachinePoolsPending[mp.TopologyName] }) {
+		if s.held().MachinePool(mp.TopologyName) {
 			continue
 		}
 		if err := r.applyMachinePool(ctx, mp); err != nil {
@@ -55,17 +54,13 @@ func (r *Reconciler) applyState(ctx context.Context, s *scope, state *desired.St
 	return nil
 }
 
-// pendingUpgrade reports whether an existing object's upgrade waits (pending, asked of the
-// plan): as upstream, no other change is pushed to it meanwhile, so that it lands with the new
-// version in one rollout instead of two.
-func (s *scope) pendingUpgrade(exists bool, pending func(*upgrade.Plan) bool) bool {
-	return exists && s.upgrade != nil && pending(s.upgrade)
-}
+// held tells which objects get no change while their upgrade is pending.
+func (s *scope) held() clusterstate.Held { return clusterstate.NewHeld(s.upgrade, s.current) }
 
 // applyControlPlane applies the control plane's machine template copy and the ControlPlane,
 // unless the control plane's upgrade is pending.
 func (r *Reconciler) applyControlPlane(ctx context.Context, s *scope, state *desired.State, cpContract contract.ContractVersion) error {
-	if s.pendingUpgrade(s.current.ControlPlane != nil, func(p *upgrade.Plan) bool { return p.ControlPlanePending }) {
+	if s.held().ControlPlane() {
 		return nil
 	}
 	if cpm := state.ControlPlaneMachineInfrastructure; cpm != nil {
@@ -100,7 +95,7 @@ func (r *Reconciler) applyMachinePool(ctx context.Context, mp *desired.MachinePo
 // applyMachineDeployment applies one MachineDeployment with its template copies and health
 // check; only the health check while its upgrade is pending.
 func (r *Reconciler) applyMachineDeployment(ctx context.Context, s *scope, md *desired.MachineDeploymentState) error {
-	if s.pendingUpgrade(s.current.MachineDeployments[md.TopologyName] != nil, func(p *upgrade.Plan) bool { return p.MachineDeploymentsPending[md.TopologyName] }) {
+	if s.held().MachineDeployment(md.TopologyName) {
 		return r.applyHealthCheck(ctx, s.cluster, md.HealthCheck, md.Object.Name)
 	}
 	if err := r.applyTemplate(ctx, md.Bootstrap, md.TopologyName); err != nil {

@@ -26,7 +26,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, err
 	}
 	cpContract := s.current.ControlPlaneContract
-	if err := r.planUpgrade(ctx, s, cpContract); err != nil || s.blocked != nil {
+	if err := r.planUpgrade(ctx, s); err != nil || s.blocked != nil {
 		return ctrl.Result{}, err
 	}
 	state, err := clusterstate.Compute(s.cluster, s.class, s.definitions, s.templates, s.current, s.versions(), r.Random)
