@@ -18,7 +18,8 @@ import (
 
 // TestTopology_ConditionNamesTheMissingClassThenTheInvalidVariable: a topology Cluster waits for
 // its ClusterClass (named in TopologyReconciled), then reports a variable that does not match the
-// class's schema with its field path, and, once valid, the template it cannot read.
+// class's schema, and a version the class does not list, with their field paths, and, once valid,
+// the template it cannot read.
 func TestTopology_ConditionNamesTheMissingClassThenTheInvalidVariable(t *testing.T) {
 	startController(t, nil, nil)
 	ctx := t.Context()
@@ -42,7 +43,8 @@ func TestTopology_ConditionNamesTheMissingClassThenTheInvalidVariable(t *testing
 		Kind: crds.GenericInfrastructureMachineTemplateGVK.Kind, Name: "t"}
 	cc := &clusterv1.ClusterClass{ObjectMeta: metav1.ObjectMeta{Name: "quick-start", Namespace: ns}, Spec: clusterv1.ClusterClassSpec{
 		Infrastructure: clusterv1.InfrastructureClass{TemplateRef: ref}, ControlPlane: clusterv1.ControlPlaneClass{TemplateRef: ref},
-		Variables: []clusterv1.ClusterClassVariable{{Name: "replicas", Required: ptr.To(true), Schema: clusterv1.VariableSchema{OpenAPIV3Schema: schema}}},
+		Variables:          []clusterv1.ClusterClassVariable{{Name: "replicas", Required: ptr.To(true), Schema: clusterv1.VariableSchema{OpenAPIV3Schema: schema}}},
+		KubernetesVersions: []string{"v1.36.4", "v1.37.0"},
 	}}
 	require.NoError(t, env.Client.Create(ctx, cc))
 	waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse, "ClusterClass "+ns+"/quick-start is not reconciled yet")
@@ -59,10 +61,13 @@ func TestTopology_ConditionNamesTheMissingClassThenTheInvalidVariable(t *testing
 	require.Contains(t, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Message, "must be of type integer")
 	require.Contains(t, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Message,
 		`spec.topology.workers.machineDeployments[md-0].class: Invalid value: "default-worker": ClusterClass quick-start has no such MachineDeployment class`)
+	require.Contains(t, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Message,
+		`spec.topology.version: Invalid value: "v1.37.2": must be one of ClusterClass quick-start's spec.kubernetesVersions (v1.36.4, v1.37.0)`)
 
 	envtest.Update(t, env.Client, got, func() {
 		got.Spec.Topology.Variables[0].Value = apiextensionsv1.JSON{Raw: []byte(`3`)}
 		got.Spec.Topology.Workers = clusterv1.WorkersTopology{}
+		got.Spec.Topology.Version = "v1.37.0"
 	})
 	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
 		"reading GenericInfrastructureMachineTemplate "+ns+"/t (ClusterClass quick-start spec.infrastructure.templateRef)")

@@ -2,12 +2,15 @@ package clusterstate
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/core/internal/topology/desired"
 	"capstan.dev/core/internal/topology/patches"
+	"capstan.dev/core/internal/topology/upgrade"
 	"capstan.dev/core/internal/topology/variables"
 )
 
@@ -36,6 +39,10 @@ func Validate(ctx context.Context, c *clusterv1.Cluster, cc *clusterv1.ClusterCl
 	t := &c.Spec.Topology
 	path := field.NewPath("spec", "topology")
 	errs := variables.Validate(ctx, path.Child("variables"), variables.Default(t.Variables, defs), defs)
+	if listed := cc.Spec.KubernetesVersions; len(listed) > 0 && !upgrade.IsListed(listed, t.Version) {
+		errs = append(errs, field.Invalid(path.Child("version"), t.Version, fmt.Sprintf(
+			"must be one of ClusterClass %s's spec.kubernetesVersions (%s): use one of them, or add it to the class", cc.Name, strings.Join(listed, ", "))))
+	}
 	errs = append(errs, variables.ValidateOverrides(ctx, path.Child("controlPlane", "variables", "overrides"),
 		variables.DefaultOverrides(t.ControlPlane.Variables.Overrides, defs), defs)...)
 	mdClasses, mpClasses := map[string]bool{}, map[string]bool{}

@@ -41,7 +41,7 @@ func controlPlaneSteps(current, target string, listed []string) ([]string, strin
 		return []string{target}, ""
 	}
 	parsed := parseListed(listed)
-	if !containsVersion(parsed, to) {
+	if !IsListed(listed, target) {
 		return nil, fmt.Sprintf("spec.topology.version %s is not one of the ClusterClass's spec.kubernetesVersions (%s): use one of them, or add it to the class",
 			target, strings.Join(listed, ", "))
 	}
@@ -55,6 +55,13 @@ func controlPlaneSteps(current, target string, listed []string) ([]string, strin
 		steps = append(steps, newest)
 	}
 	return append(steps, target), ""
+}
+
+// IsListed reports whether v is one of listed (a ClusterClass's spec.kubernetesVersions),
+// comparing versions, so that v1.37.2 and 1.37.2 are the same.
+func IsListed(listed []string, v string) bool {
+	parsed, err := contract.ParseKubernetesVersion(v)
+	return err == nil && containsVersion(parseListed(listed), parsed)
 }
 
 type listedVersion struct {
