@@ -83,6 +83,7 @@ func Compute(in Input) *Plan {
 	cp := in.ControlPlane
 	var cpHeld, forWorkers bool
 	var cpSteps []string // the control plane's steps from its spec.version to the target
+	remaining := remainingSteps(in)
 	switch {
 	case cp.Version == "":
 		p.ControlPlaneVersion = in.Target // created at the topology's version
@@ -95,7 +96,8 @@ func Compute(in Input) *Plan {
 		p.ControlPlaneVersion = cp.Version
 		var why string
 		cpSteps, why = controlPlaneSteps(cp.Version, in.Target, in.KubernetesVersions)
-		if why == "" && cp.Upgrading && isPlannedStep(cp, in) { // a step of a chained upgrade, under way
+		// A step of a chained upgrade under way: the first of the steps from the version it runs.
+		if why == "" && cp.Upgrading && len(remaining.steps) > 1 && remaining.steps[0] == cp.Version {
 			p.Pending = append(p.Pending, "Control plane upgrading to "+cp.Version+then(cpSteps))
 			break
 		}
@@ -122,18 +124,32 @@ func Compute(in Input) *Plan {
 	mps := planWorkers(in, p, "MachinePool", in.MachinePools, p.MachinePoolVersions, cpSteps, poolsWhy)
 	p.Reason = reason(p, cpHeld, mds, mps)
 	p.ControlPlanePending, p.MachineDeploymentsPending, p.MachinePoolsPending = cpHeld, mds.pending, mps.pending
-	p.ControlPlaneUpgradePlan, p.WorkersUpgradePlan = upgradePlans(in)
+	p.ControlPlaneUpgradePlan, p.WorkersUpgradePlan = upgradePlans(in, remaining)
 	return p
 }
 
-// isPlannedStep reports whether the control plane is upgrading to the first step of the plan from
-// the version it runs to the target (a step of a chained upgrade), not to an earlier target.
-func isPlannedStep(cp ControlPlane, in Input) bool {
-	if cp.StatusVersion == "" {
-		return false
+// stepsFromRunning are the control plane's steps from the version it runs (status.version while
+// it upgrades, else spec.version) to the target; refused when that move is.
+type stepsFromRunning struct {
+	running string
+	steps   []string
+	refused bool
+}
+
+// remainingSteps computes the control plane's steps from the version it runs; none when it does
+// not exist yet or runs the target.
+func remainingSteps(in Input) stepsFromRunning {
+	cp := in.ControlPlane
+	out := stepsFromRunning{running: cp.Version}
+	if cp.StatusVersion != "" && isNewer(cp.Version, cp.StatusVersion) {
+		out.running = cp.StatusVersion
 	}
-	steps, why := controlPlaneSteps(cp.StatusVersion, in.Target, in.KubernetesVersions)
-	return why == "" && len(steps) > 1 && steps[0] == cp.Version
+	if cp.Version != "" && out.running != in.Target {
+		var why string
+		out.steps, why = controlPlaneSteps(out.running, in.Target, in.KubernetesVersions)
+		out.refused = why != ""
+	}
+	return out
 }
 
 // reason is the TopologyReconciled reason of the plan: the first of a held control plane, held
@@ -172,23 +188,12 @@ func then(rest []string) string {
 	return ", then " + strings.Join(rest, ", ")
 }
 
-// upgradePlans are the control plane's and the workers' remaining versions: from the version the
-// control plane runs (status.version, or spec.version before it reports one) and from the
-// oldest worker's version; empty when the control plane does not exist or the move is refused.
-func upgradePlans(in Input) (controlPlane, workers []string) {
-	cp := in.ControlPlane
-	if cp.Version == "" {
+// upgradePlans are the control plane's and the workers' remaining versions: the control plane's
+// steps from the version it runs, and the workers' from the oldest worker's version; empty when
+// the control plane does not exist or the move is refused.
+func upgradePlans(in Input, remaining stepsFromRunning) (controlPlane, workers []string) {
+	if in.ControlPlane.Version == "" || remaining.refused {
 		return nil, nil
-	}
-	running := cp.Version
-	if cp.StatusVersion != "" && isNewer(cp.Version, cp.StatusVersion) {
-		running = cp.StatusVersion
-	}
-	if running != in.Target {
-		var why string
-		if controlPlane, why = controlPlaneSteps(running, in.Target, in.KubernetesVersions); why != "" {
-			return nil, nil
-		}
 	}
 	oldest := ""
 	for _, w := range append(append([]Worker{}, in.MachineDeployments...), in.MachinePools...) {
@@ -197,9 +202,9 @@ func upgradePlans(in Input) (controlPlane, workers []string) {
 		}
 	}
 	if oldest != "" {
-		workers = workerSteps(oldest, running, controlPlane)
+		workers = workerSteps(oldest, remaining.running, remaining.steps)
 	}
-	return controlPlane, workers
+	return remaining.steps, workers
 }
 
 // controlPlaneHold says why the control plane cannot take its next step (of steps) now ("" when
