@@ -394,8 +394,14 @@ func TestMachineSet_CreatesTheClonesOfAMachineThatReportsThemMissing(t *testing.
 	ms := f.newMachineSet("workers", "web", 1)
 	require.NoError(t, env.Client.Create(f.ctx, ms))
 	name := sortedKeys(f.waitForOwned(ms, 1))[0]
+	// The MachineSet creates the clones right after the Machine, so they may not exist yet.
 	for _, gvk := range []schema.GroupVersionKind{crds.GenericBootstrapConfigGVK, crds.GenericInfrastructureMachineGVK} {
-		require.NoError(t, env.Client.Delete(f.ctx, crds.New(gvk, f.ns, name)))
+		obj := crds.New(gvk, f.ns, name)
+		envtest.WaitFor(t, timeout, gvk.Kind+" to be created", func() (bool, error) {
+			err := env.Client.Get(f.ctx, client.ObjectKeyFromObject(obj), obj)
+			return err == nil, client.IgnoreNotFound(err)
+		})
+		require.NoError(t, env.Client.Delete(f.ctx, obj))
 	}
 	f.updateMachine(name, func(m *clusterv1.Machine) {
 		conditions.Set(m, conditions.False(clusterv1.MachineBootstrapConfigReadyCondition, clusterv1.MachineBootstrapConfigDoesNotExistReason, "gone"))
