@@ -22,6 +22,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	cc, err := remote.SetupWithManager(mgr, remote.Options{
 		SecretReader:     mgr.GetAPIReader(),
 		WatchFilterValue: opts.WatchFilterValue,
+		Client:           opts.ClusterCacheClient(),
 	})
 	if err != nil {
 		return fmt.Errorf("setting up the ClusterCache: %w", err)

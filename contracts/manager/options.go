@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"capstan.dev/contracts/conversionwebhook"
+	"capstan.dev/contracts/remote"
 )
 
 // DefaultKubeAPIQPS and DefaultKubeAPIBurst are the client-side rate limit of every manager,
@@ -41,7 +42,12 @@ type Options struct {
 	RetryPeriod            time.Duration
 	KubeAPIQPS             float32
 	KubeAPIBurst           int
-	SyncPeriod             time.Duration
+	// ClusterCacheClientQPS and ClusterCacheClientBurst are the client-side rate limit of the
+	// clients to each workload cluster (per cluster and API resource), upstream's
+	// --clustercache-client-qps/-burst; ClusterCacheOptions passes them to the ClusterCache.
+	ClusterCacheClientQPS   float32
+	ClusterCacheClientBurst int
+	SyncPeriod              time.Duration
 	// WatchFilterValue, when set, limits reconciliation to objects labelled
 	// cluster.x-k8s.io/watch-filter=<value>, so several instances can share a cluster.
 	WatchFilterValue string
@@ -62,20 +68,22 @@ type Options struct {
 // for which a --<stem>-concurrency flag is registered, each defaulting to 10.
 func NewOptions(name, leaderElectionID, defaultNamespace string, controllers ...string) *Options {
 	o := &Options{
-		Name:                   name,
-		LeaderElectionID:       leaderElectionID,
-		MetricsBindAddress:     ":8080",
-		HealthProbeBindAddress: ":9440",
-		LeaderElect:            true,
-		LeaderElectionNS:       defaultNamespace,
-		LeaseDuration:          15 * time.Second,
-		RenewDeadline:          10 * time.Second,
-		RetryPeriod:            2 * time.Second,
-		KubeAPIQPS:             DefaultKubeAPIQPS,
-		KubeAPIBurst:           DefaultKubeAPIBurst,
-		SyncPeriod:             10 * time.Minute,
-		concurrency:            map[string]*int{},
-		Webhook:                conversionwebhook.DefaultOptions(),
+		Name:                    name,
+		LeaderElectionID:        leaderElectionID,
+		MetricsBindAddress:      ":8080",
+		HealthProbeBindAddress:  ":9440",
+		LeaderElect:             true,
+		LeaderElectionNS:        defaultNamespace,
+		LeaseDuration:           15 * time.Second,
+		RenewDeadline:           10 * time.Second,
+		RetryPeriod:             2 * time.Second,
+		KubeAPIQPS:              DefaultKubeAPIQPS,
+		KubeAPIBurst:            DefaultKubeAPIBurst,
+		ClusterCacheClientQPS:   remote.DefaultQPS,
+		ClusterCacheClientBurst: remote.DefaultBurst,
+		SyncPeriod:              10 * time.Minute,
+		concurrency:             map[string]*int{},
+		Webhook:                 conversionwebhook.DefaultOptions(),
 	}
 	for _, c := range controllers {
 		workers := 10
@@ -114,6 +122,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Maximum queries per second to the management cluster's API server, per API resource (each kind has its own client-side limit; upstream Cluster API's default is 20, raised here from measurements, see docs/benchmarks.md).")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst,
 		"Maximum burst of queries to the management cluster's API server, per API resource (upstream's default is 30).")
+	fs.Float32Var(&o.ClusterCacheClientQPS, "clustercache-client-qps", o.ClusterCacheClientQPS,
+		"Maximum queries per second to each workload cluster's API server, per API resource (upstream's default).")
+	fs.IntVar(&o.ClusterCacheClientBurst, "clustercache-client-burst", o.ClusterCacheClientBurst,
+		"Maximum burst of queries to each workload cluster's API server, per API resource (upstream's default).")
 	fs.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod,
 		"Minimum interval at which every watched object is reconciled again.")
 	fs.StringVar(&o.WatchFilterValue, "watch-filter", o.WatchFilterValue,
@@ -151,6 +163,10 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--kube-api-qps must be positive, got %v", o.KubeAPIQPS)
 	case o.KubeAPIBurst < 1:
 		return fmt.Errorf("--kube-api-burst must be at least 1, got %d", o.KubeAPIBurst)
+	case o.ClusterCacheClientQPS <= 0:
+		return fmt.Errorf("--clustercache-client-qps must be positive, got %v", o.ClusterCacheClientQPS)
+	case o.ClusterCacheClientBurst < 1:
+		return fmt.Errorf("--clustercache-client-burst must be at least 1, got %d", o.ClusterCacheClientBurst)
 	case o.SyncPeriod < time.Minute:
 		return fmt.Errorf("--sync-period must be at least 1m (every object is reconciled that often), got %s", o.SyncPeriod)
 	case o.LeaderElect && o.RenewDeadline >= o.LeaseDuration:
@@ -165,4 +181,9 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--leader-election-namespace is required with --leader-elect outside a cluster")
 	}
 	return o.Webhook.Validate()
+}
+
+// ClusterCacheClient is the workload clients' configuration from the --clustercache-client-* flags.
+func (o *Options) ClusterCacheClient() remote.ClientOptions {
+	return remote.ClientOptions{QPS: o.ClusterCacheClientQPS, Burst: o.ClusterCacheClientBurst}
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/require"
 	clientfeatures "k8s.io/client-go/features"
+
+	"capstan.dev/contracts/remote"
 )
 
 func parse(t *testing.T, args ...string) (*Options, error) {
@@ -20,6 +22,7 @@ func parse(t *testing.T, args ...string) (*Options, error) {
 
 func TestOptions_FlagsOverrideDefaults(t *testing.T) {
 	o, err := parse(t, "--machine-concurrency=3", "--kube-api-qps=50", "--kube-api-burst=80",
+		"--clustercache-client-qps=40", "--clustercache-client-burst=60",
 		"--sync-period=5m", "--watch-filter=team-a", "--leader-election-namespace=other")
 	require.NoError(t, err)
 	require.Equal(t, 3, o.Concurrency("machine"))
@@ -27,6 +30,7 @@ func TestOptions_FlagsOverrideDefaults(t *testing.T) {
 	require.Equal(t, 1, o.Concurrency("unregistered"))
 	require.Equal(t, float32(50), o.KubeAPIQPS)
 	require.Equal(t, 80, o.KubeAPIBurst)
+	require.Equal(t, remote.ClientOptions{QPS: 40, Burst: 60}, o.ClusterCacheClient())
 	require.Equal(t, 5*time.Minute, o.SyncPeriod)
 	require.Equal(t, "team-a", o.WatchFilterValue)
 	require.Equal(t, "other", o.LeaderElectionNS)
@@ -44,6 +48,8 @@ func TestOptions_ValidateNamesTheBadFlag(t *testing.T) {
 		{[]string{"--machine-concurrency=0"}, "--machine-concurrency must be at least 1"},
 		{[]string{"--kube-api-qps=0"}, "--kube-api-qps must be positive"},
 		{[]string{"--kube-api-burst=0"}, "--kube-api-burst must be at least 1"},
+		{[]string{"--clustercache-client-qps=-1"}, "--clustercache-client-qps must be positive"},
+		{[]string{"--clustercache-client-burst=0"}, "--clustercache-client-burst must be at least 1"},
 		{[]string{"--sync-period=10s"}, "--sync-period must be at least 1m"},
 		{[]string{"--leader-elect-renew-deadline=20s"}, "--leader-elect-renew-deadline (20s) must be shorter"},
 		{[]string{"--leader-elect-retry-period=12s"}, "--leader-elect-retry-period (12s) must be shorter"},
@@ -79,4 +85,6 @@ func TestOptions_KubeAPIDefaultsAreTheMeasuredOnes(t *testing.T) {
 	require.Contains(t, fs.Lookup("kube-api-qps").Usage, "per API resource")
 	require.Equal(t, "100", fs.Lookup("kube-api-qps").DefValue)
 	require.Equal(t, "200", fs.Lookup("kube-api-burst").DefValue)
+	require.Equal(t, "20", fs.Lookup("clustercache-client-qps").DefValue)
+	require.Equal(t, "30", fs.Lookup("clustercache-client-burst").DefValue)
 }

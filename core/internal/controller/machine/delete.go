@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/remote"
 )
 
@@ -48,7 +49,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, nil // removing an annotation is an update event
 	}
 
-	if deleteNode && m.Status.NodeRef.Name != "" {
+	if deleteNode && m.Status.NodeRef.Name != "" && !drainedBefore(m) {
 		if res, done, err := r.drainAndDetach(ctx, s); err != nil || !done {
 			return res, err
 		}
@@ -82,6 +83,26 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	log.Info("Removing finalizer: deletion completed")
 	controllerutil.RemoveFinalizer(m, clusterv1.MachineFinalizer)
 	return ctrl.Result{}, nil
+}
+
+// drainedBefore reports whether an earlier pass finished the drain and the volume detach: the
+// Deleting condition it wrote names a later step. Draining again on every pass after that, as
+// upstream does, lists the Node's Pods each time through the workload cluster's rate-limited
+// client, which a rollout of many Machines of one Cluster waits on. The Node is cordoned by then,
+// so only Pods a drain leaves alone anyway (DaemonSets) can have arrived since. DeletingNode is
+// not counted: the look-up of a Node by providerID reports it before any drain.
+func drainedBefore(m *clusterv1.Machine) bool {
+	c := conditions.Get(m, clusterv1.MachineDeletingCondition)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		return false
+	}
+	switch c.Reason {
+	case clusterv1.MachineDeletingWaitingForPreTerminateHookReason,
+		clusterv1.MachineDeletingWaitingForInfrastructureDeletionReason,
+		clusterv1.MachineDeletingWaitingForBootstrapDeletionReason:
+		return true
+	}
+	return false
 }
 
 // isDeleteNodeAllowed says whether the Node is to be drained and deleted: not when

@@ -163,3 +163,24 @@ func TestMachine_FailedControlPlaneListHoldsTheDeletion(t *testing.T) {
 	waitMachineGone(t, m, 60*time.Second)
 	waitNodeGone(t, node)
 }
+
+// TestDrainedBefore: the drain is skipped only once a pass reported a step after it; a Node
+// look-up (DeletingNode), the drain itself or a pass that failed (Deleting without a step) drain
+// again.
+func TestDrainedBefore(t *testing.T) {
+	for reason, want := range map[string]bool{
+		clusterv1.MachineDeletingReason:                                 false,
+		clusterv1.MachineDeletingWaitingForPreDrainHookReason:           false,
+		clusterv1.MachineDeletingDrainingNodeReason:                     false,
+		clusterv1.MachineDeletingWaitingForVolumeDetachReason:           false,
+		clusterv1.MachineDeletingDeletingNodeReason:                     false,
+		clusterv1.MachineDeletingWaitingForPreTerminateHookReason:       true,
+		clusterv1.MachineDeletingWaitingForInfrastructureDeletionReason: true,
+		clusterv1.MachineDeletingWaitingForBootstrapDeletionReason:      true,
+	} {
+		m := &clusterv1.Machine{}
+		conditions.Set(m, conditions.True(clusterv1.MachineDeletingCondition, reason, ""))
+		require.Equal(t, want, drainedBefore(m), reason)
+	}
+	require.False(t, drainedBefore(&clusterv1.Machine{}), "no Deleting condition yet")
+}

@@ -41,7 +41,15 @@ func (r *Reconciler) drainAndDetach(ctx context.Context, s *scope) (ctrl.Result,
 	if m.Status.Deletion == nil {
 		m.Status.Deletion = &clusterv1.MachineDeletionStatus{}
 	}
-	c, err := r.Workload.GetUncachedClient(ctx, client.ObjectKeyFromObject(s.cluster))
+	key := client.ObjectKeyFromObject(s.cluster)
+	// The Node is read from the cache (its informer runs for reconcileNode anyway), Pods live:
+	// every read of the uncached client waits for the workload client's rate limit, shared by
+	// all the Cluster's Machines.
+	cached, err := r.Workload.GetClient(ctx, key)
+	var c client.Client
+	if err == nil {
+		c, err = r.Workload.GetUncachedClient(ctx, key)
+	}
 	if err != nil {
 		if errors.Is(err, remote.ErrClusterNotConnected) {
 			s.deleting = deletingStatus{clusterv1.MachineDeletingDrainingNodeReason,
@@ -50,16 +58,8 @@ func (r *Reconciler) drainAndDetach(ctx context.Context, s *scope) (ctrl.Result,
 		}
 		return ctrl.Result{}, false, err
 	}
-	cfg, err := r.Workload.GetRESTConfig(ctx, client.ObjectKeyFromObject(s.cluster))
-	if err != nil {
-		return ctrl.Result{}, false, err
-	}
-	evict, err := newEvictor(cfg)
-	if err != nil {
-		return ctrl.Result{}, false, err
-	}
 	node := &corev1.Node{}
-	if err := c.Get(ctx, client.ObjectKey{Name: m.Status.NodeRef.Name}, node); err != nil {
+	if err := cached.Get(ctx, client.ObjectKey{Name: m.Status.NodeRef.Name}, node); err != nil {
 		if apierrors.IsNotFound(err) {
 			return ctrl.Result{}, true, nil // nothing left to drain or detach
 		}
@@ -78,6 +78,7 @@ func (r *Reconciler) drainAndDetach(ctx context.Context, s *scope) (ctrl.Result,
 				s.deleting = deletingStatus{clusterv1.MachineDeletingDrainingNodeReason, fmt.Sprintf("Cannot drain Node %s: %v", node.Name, err)}
 				return ctrl.Result{RequeueAfter: r.drainRequeue()}, false, nil
 			}
+			evict := newEvictor(func(ctx context.Context) (*rest.Config, error) { return r.Workload.GetRESTConfig(ctx, key) })
 			progress, err := drainNode(ctx, c, evict, node, rules, now)
 			if err != nil {
 				return ctrl.Result{}, false, err
@@ -266,17 +267,26 @@ type evictFunc func(ctx context.Context, pod *corev1.Pod) error
 // newEvictor returns an evictFunc that does not retry: client-go would otherwise
 // honour the Retry-After of a PodDisruptionBudget refusal and block the reconcile
 // for up to ten retries. The drain itself comes back on its own schedule.
-func newEvictor(cfg *rest.Config) (evictFunc, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("building a client for evictions: %w", err)
-	}
+//
+// The client is built from config on the first eviction: most drains (a Node with nothing left
+// to evict) need none.
+func newEvictor(config func(context.Context) (*rest.Config, error)) evictFunc {
+	var cs kubernetes.Interface
 	return func(ctx context.Context, pod *corev1.Pod) error {
+		if cs == nil {
+			cfg, err := config(ctx)
+			if err != nil {
+				return err
+			}
+			if cs, err = kubernetes.NewForConfig(cfg); err != nil {
+				return fmt.Errorf("building a client for evictions: %w", err)
+			}
+		}
 		return cs.CoreV1().RESTClient().Post().
 			Namespace(pod.Namespace).Resource("pods").Name(pod.Name).SubResource("eviction").
 			Body(&policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}}).
 			MaxRetries(0).Do(ctx).Error()
-	}, nil
+	}
 }
 
 func (r *Reconciler) drainRequeue() time.Duration {

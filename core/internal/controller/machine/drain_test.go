@@ -10,6 +10,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -48,8 +49,7 @@ func TestDrainNode_EvictsUnguardedPodsAndNamesTheBlockingPDB(t *testing.T) {
 		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &minAvailable,
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}},
 	}))
-	evict, err := newEvictor(env.Config)
-	require.NoError(t, err)
+	evict := newEvictor(func(context.Context) (*rest.Config, error) { return env.Config, nil })
 
 	progress, err := drainNode(ctx, env.Client, evict, node, nil, time.Now())
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -91,8 +92,7 @@ func TestDrainNode_AppliesMachineDrainRulesAsUpstream(t *testing.T) {
 	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: ns, Labels: map[string]string{"stage": "prod"}}}
 	rules, err := matchingDrainRules(ctx, env.Client, m, cluster)
 	require.NoError(t, err)
-	evict, err := newEvictor(env.Config)
-	require.NoError(t, err)
+	evict := newEvictor(func(context.Context) (*rest.Config, error) { return env.Config, nil })
 	pass := func() string {
 		t.Helper()
 		progress, err := drainNode(ctx, env.Client, evict, node, rules, time.Now())
