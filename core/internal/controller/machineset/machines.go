@@ -8,6 +8,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -32,20 +34,24 @@ func DesiredReplicas(replicas *int32, annotations map[string]string) int32 {
 	return 1
 }
 
-// getAndAdoptMachines lists the Machines of the MachineSet's Cluster through reader, adopts the
-// orphans its selector matches, releases the owned Machines it no longer matches, and returns the
-// Machines it owns, sorted by name.
+// getAndAdoptMachines lists the Machines of the MachineSet's Cluster through reader (only those
+// the label selector sel matches, when given), adopts the orphans its spec.selector matches,
+// releases the owned Machines it no longer matches, and returns the Machines it owns, sorted by
+// name.
 //
 // Adoption and release patch ownerReferences with an optimistic lock, so two MachineSets racing
 // for one orphan cannot both win: the loser gets a conflict and retries.
-func (r *Reconciler) getAndAdoptMachines(ctx context.Context, s *scope, reader client.Reader) ([]*clusterv1.Machine, error) {
+func (r *Reconciler) getAndAdoptMachines(ctx context.Context, s *scope, reader client.Reader, sel labels.Selector) ([]*clusterv1.Machine, error) {
 	log := ctrl.LoggerFrom(ctx)
 	ms := s.ms
+	if sel == nil {
+		sel = labels.SelectorFromSet(labels.Set{clusterv1.ClusterNameLabel: ms.Spec.ClusterName})
+	}
 	// Listed without the cache's deep copy: most of a Cluster's Machines belong to other
 	// MachineSets and are only looked at; the few this MachineSet keeps or patches are copied.
 	list := &clusterv1.MachineList{}
 	if err := reader.List(ctx, list, client.InNamespace(ms.Namespace), client.UnsafeDisableDeepCopy,
-		client.MatchingLabels{clusterv1.ClusterNameLabel: ms.Spec.ClusterName}); err != nil {
+		client.MatchingLabelsSelector{Selector: sel}); err != nil {
 		return nil, fmt.Errorf("listing Machines of Cluster %s/%s: %w", ms.Namespace, ms.Spec.ClusterName, err)
 	}
 	var owned []*clusterv1.Machine
@@ -78,6 +84,35 @@ func (r *Reconciler) getAndAdoptMachines(ctx context.Context, s *scope, reader c
 	}
 	sort.Slice(owned, func(i, j int) bool { return owned[i].Name < owned[j].Name })
 	return owned, nil
+}
+
+// liveMachines is getAndAdoptMachines read from the API server, for the decision to create or
+// delete Machines. Only the Machines of the Cluster that spec.selector matches are listed: those
+// the MachineSet owns and those it could adopt. Listing the whole Cluster made each scaling
+// decision cost the API server (and this manager's decoding) every Machine of the Cluster, which
+// a rollout of many MachineSets paid on every step. The owned Machines that no longer match but
+// are still being deleted count until they are gone; they come from the cached read (readMachines
+// released the others).
+func (r *Reconciler) liveMachines(ctx context.Context, s *scope) ([]*clusterv1.Machine, error) {
+	cluster, err := labels.NewRequirement(clusterv1.ClusterNameLabel, selection.Equals, []string{s.ms.Spec.ClusterName})
+	if err != nil {
+		return nil, fmt.Errorf("selecting the Machines of Cluster %s: %w", s.ms.Spec.ClusterName, err)
+	}
+	live, err := r.getAndAdoptMachines(ctx, s, r.APIReader, s.selector.DeepCopySelector().Add(*cluster))
+	if err != nil {
+		return nil, err
+	}
+	listed := make(map[types.UID]bool, len(live))
+	for _, m := range live {
+		listed[m.UID] = true
+	}
+	for _, m := range s.machines {
+		if deleting(m) && !listed[m.UID] && !s.selector.Matches(labels.Set(m.Labels)) {
+			live = append(live, m)
+		}
+	}
+	sort.Slice(live, func(i, j int) bool { return live[i].Name < live[j].Name })
+	return live, nil
 }
 
 func (r *Reconciler) adopt(ctx context.Context, ms *clusterv1.MachineSet, m *clusterv1.Machine) error {

@@ -50,7 +50,7 @@ func (r *Reconciler) readMachines(ctx context.Context, s *scope) (ctrl.Result, e
 	if s.deployment, err = r.ownerDeployment(ctx, s.ms); err != nil {
 		return ctrl.Result{}, err
 	}
-	machines, err := r.getAndAdoptMachines(ctx, s, r.Client)
+	machines, err := r.getAndAdoptMachines(ctx, s, r.Client, nil)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -27,7 +27,7 @@ func (r *Reconciler) syncReplicas(ctx context.Context, s *scope) (ctrl.Result, e
 	if len(s.machines) == desired {
 		return ctrl.Result{}, nil
 	}
-	machines, err := r.getAndAdoptMachines(ctx, s, r.APIReader)
+	machines, err := r.liveMachines(ctx, s)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
