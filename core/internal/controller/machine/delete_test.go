@@ -184,3 +184,14 @@ func TestDrainedBefore(t *testing.T) {
 	}
 	require.False(t, drainedBefore(&clusterv1.Machine{}), "no Deleting condition yet")
 }
+
+// TestPatchError: only a deleting Machine's NotFound is no error (it is gone, so its deletion
+// completed); a Machine not being deleted that vanished, or any other failure, stays an error.
+func TestPatchError(t *testing.T) {
+	gone := apierrors.NewNotFound(clusterv1.GroupVersion.WithResource("machines").GroupResource(), "m")
+	deleting := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &metav1.Time{Time: time.Now()}}}
+	require.NoError(t, patchError(deleting, fmt.Errorf("patching Machine ns/m: %w", gone)))
+	require.NoError(t, patchError(deleting, nil))
+	require.Error(t, patchError(&clusterv1.Machine{}, gone))
+	require.Error(t, patchError(deleting, apierrors.NewConflict(clusterv1.GroupVersion.WithResource("machines").GroupResource(), "m", errors.New("changed"))))
+}
