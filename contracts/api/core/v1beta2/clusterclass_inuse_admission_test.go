@@ -143,6 +143,9 @@ func TestAdmission_TopologiesAreCheckedAgainstTheirClass(t *testing.T) {
 	ctx := context.Background()
 	ns := env.CreateNamespace(t, "topology-class")
 	require.NoError(t, env.Client.Create(ctx, newClusterClass(ns)))
+	withoutV := newClusterClass(ns)
+	withoutV.Name, withoutV.Spec.KubernetesVersions = "without-v", []string{"1.36.4", "1.37.2"}
+	require.NoError(t, env.Client.Create(ctx, withoutV))
 
 	create := func(mutate func(c *clusterv1.Cluster)) error {
 		c := newTopologyCluster(ns)
@@ -178,6 +181,11 @@ func TestAdmission_TopologiesAreCheckedAgainstTheirClass(t *testing.T) {
 		}, nil},
 		{"VersionTheClassDoesNotList", func(c *clusterv1.Cluster) { c.Spec.Topology.Version = "v1.37.0" }, []string{
 			"spec.topology.version: v1.37.0 must be one of ClusterClass quick-start spec.kubernetesVersions (v1.36.4, v1.37.2)"}},
+		{"VersionTheClassListsWithoutItsV", func(c *clusterv1.Cluster) { c.Spec.Topology.ClassRef.Name = "without-v" }, nil},
+		{"VersionTheClassListsWithoutItsVDoesNotList", func(c *clusterv1.Cluster) {
+			c.Spec.Topology.ClassRef.Name = "without-v"
+			c.Spec.Topology.Version = "v1.37.0"
+		}, []string{"spec.topology.version: v1.37.0 must be one of ClusterClass without-v spec.kubernetesVersions (1.36.4, 1.37.2)"}},
 		{"ClassNotCreatedYet", func(c *clusterv1.Cluster) {
 			c.Spec.Topology.ClassRef.Name = "later"
 			c.Spec.Topology.Workers.MachineDeployments[0].Class = "gpu-worker"
