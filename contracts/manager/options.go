@@ -44,7 +44,7 @@ type Options struct {
 	KubeAPIBurst           int
 	// ClusterCacheClientQPS and ClusterCacheClientBurst are the client-side rate limit of the
 	// clients to each workload cluster (per cluster and API resource), upstream's
-	// --clustercache-client-qps/-burst; ClusterCacheOptions passes them to the ClusterCache.
+	// --clustercache-client-qps/-burst; ClusterCacheClient passes them to the ClusterCache.
 	ClusterCacheClientQPS   float32
 	ClusterCacheClientBurst int
 	SyncPeriod              time.Duration

@@ -89,8 +89,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 // Deleting condition it wrote names a later step. Draining again on every pass after that, as
 // upstream does, lists the Node's Pods each time through the workload cluster's rate-limited
 // client, which a rollout of many Machines of one Cluster waits on. The Node is cordoned by then,
-// so only Pods a drain leaves alone anyway (DaemonSets) can have arrived since. DeletingNode is
-// not counted: the look-up of a Node by providerID reports it before any drain.
+// so only DaemonSet Pods (which a drain leaves anyway) or Pods bound to it by name can have
+// arrived since. DeletingNode is not counted: the look-up of a Node by providerID reports it
+// before any drain.
 func drainedBefore(m *clusterv1.Machine) bool {
 	c := conditions.Get(m, clusterv1.MachineDeletingCondition)
 	if c == nil || c.Status != metav1.ConditionTrue {

@@ -98,7 +98,7 @@ func (r *Reconciler) liveMachines(ctx context.Context, s *scope) ([]*clusterv1.M
 	if err != nil {
 		return nil, fmt.Errorf("selecting the Machines of Cluster %s: %w", s.ms.Spec.ClusterName, err)
 	}
-	live, err := r.getAndAdoptMachines(ctx, s, r.APIReader, s.selector.DeepCopySelector().Add(*cluster))
+	live, err := r.getAndAdoptMachines(ctx, s, r.APIReader, s.selector.Add(*cluster))
 	if err != nil {
 		return nil, err
 	}

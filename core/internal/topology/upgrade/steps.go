@@ -41,7 +41,7 @@ func controlPlaneSteps(current, target string, listed []string) ([]string, strin
 		return []string{target}, ""
 	}
 	parsed := parseListed(listed)
-	if !IsListed(listed, target) {
+	if !containsVersion(parsed, to) {
 		return nil, fmt.Sprintf("spec.topology.version %s is not one of the ClusterClass's spec.kubernetesVersions (%s): use one of them, or add it to the class",
 			target, strings.Join(listed, ", "))
 	}
