@@ -29,7 +29,9 @@ type record struct {
 	Markers []string `json:"markers"`
 }
 
-func (e *Environment) register() error {
+// markers are the directories on the command lines of this Environment's
+// kube-apiserver and etcd.
+func (e *Environment) markers() []string {
 	var markers []string
 	if d := e.testEnv.ControlPlane.GetAPIServer().CertDir; d != "" {
 		markers = append(markers, d)
@@ -37,6 +39,23 @@ func (e *Environment) register() error {
 	if e.testEnv.ControlPlane.Etcd != nil && e.testEnv.ControlPlane.Etcd.DataDir != "" {
 		markers = append(markers, e.testEnv.ControlPlane.Etcd.DataDir)
 	}
+	return markers
+}
+
+// ProcessIDs returns the pids of this Environment's kube-apiserver and etcd by
+// binary name, for a benchmark that accounts their CPU.
+func (e *Environment) ProcessIDs() map[string]int {
+	out := map[string]int{}
+	for _, pid := range processesMentioning(e.markers()) {
+		if data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil {
+			out[filepath.Base(strings.SplitN(string(data), "\x00", 2)[0])] = pid
+		}
+	}
+	return out
+}
+
+func (e *Environment) register() error {
+	markers := e.markers()
 	if len(markers) == 0 {
 		return nil
 	}

@@ -40,7 +40,7 @@ func run() (int, error) {
 	flag.StringVar(&cfg.WorkDir, "work-dir", "", "Keep the audit log, manager logs and profiles here (default: a temporary directory, removed).")
 	flag.StringVar(&cfg.CoreManager, "core-manager", os.Getenv("CORE_MANAGER"), "Core manager binary (default $CORE_MANAGER, else Capstan's core built now).")
 	flag.StringVar(&cfg.CoreCRDs, "core-crds", os.Getenv("CORE_CRDS"), "Directory of core CRDs (default $CORE_CRDS, else Capstan's).")
-	flag.BoolVar(&cfg.Profiling, "profiling", false, "Run the core with --profiling and save CPU and heap profiles in <work-dir>/profiles.")
+	flag.BoolVar(&cfg.Profiling, "profiling", false, "Run the core with --profiling; save CPU profiles of the core and of the API server (scenarios 2, 3, 5) and heap profiles of the core in <work-dir>/profiles.")
 	flag.StringVar(&cfg.Command, "command", "", "The command recorded in the report (default: this command line).")
 	flag.IntVar(&cfg.FloorObjects, "floor-objects", cfg.FloorObjects, "Objects created and status-patched per floor concurrency level.")
 	flag.IntVar(&cfg.CoreConcurrency, "core-concurrency", cfg.CoreConcurrency, "The core's workers per controller, to pick the floor level ratios use.")

@@ -42,6 +42,9 @@ func TestBench_SmokeRunMeasuresEveryScenario(t *testing.T) {
 		"1 Floor / create + status patch of a CR, 8 concurrent",
 		"2 50 Machines / wall time", "2 50 Machines / core writes per Machine", "2 50 Machines / core manager peak RSS (VmHWM)",
 		"2 50 Machines / scale provider writes per Machine",
+		"2 50 Machines / writes by everyone (the ratio's count) per Machine",
+		"2 50 Machines / CPU: kube-apiserver", "2 50 Machines / CPU: etcd", "2 50 Machines / CPU: core manager",
+		"3 Rollout / CPU: kube-apiserver", "5 Deletion / CPU: kube-apiserver",
 		"7 Steady state / core writes per minute (over 20s)", "7 Steady state / core manager CPU at rest",
 		"3 Rollout / wall time", "3 Rollout / core writes per replaced Machine",
 		"5 Deletion / wall time", "5 Deletion / core writes per deleted Machine",
@@ -53,11 +56,17 @@ func TestBench_SmokeRunMeasuresEveryScenario(t *testing.T) {
 	} {
 		require.True(t, got[want], "figure %q missing from the report: %v", want, got)
 	}
+	controllers := 0
 	for _, f := range report.Figures {
-		if f.Name == "core writes per Machine" || f.Name == "core manager peak RSS (VmHWM)" {
+		if f.Scenario == "2 50 Machines" && strings.HasPrefix(f.Name, "core controller ") {
+			controllers++
+		}
+		switch f.Name {
+		case "core writes per Machine", "core manager peak RSS (VmHWM)", "CPU: kube-apiserver", "CPU: core manager":
 			require.Positive(t, f.Value, "%s / %s", f.Scenario, f.Name)
 		}
 	}
+	require.Positive(t, controllers, "scenario 2 reports its busiest controllers from the core's metrics")
 
 	var table, js bytes.Buffer
 	require.NoError(t, report.WriteTable(&table))

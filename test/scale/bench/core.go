@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"capstan.dev/contracts/envtest"
@@ -102,23 +100,13 @@ func (c *coreManager) usage() (usage, error) {
 
 // goroutines reads go_goroutines from the core's metrics endpoint.
 func (c *coreManager) goroutines(ctx context.Context) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.metricsAddr+"/metrics", nil)
+	samples, err := c.scrape(ctx)
 	if err != nil {
 		return 0, err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := strings.CutPrefix(line, "go_goroutines "); ok {
-			n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			return int(n), err
+	for _, s := range samples {
+		if s.Name == "go_goroutines" {
+			return int(s.Value), nil
 		}
 	}
 	return 0, fmt.Errorf("no go_goroutines on http://%s/metrics", c.metricsAddr)
@@ -127,7 +115,6 @@ func (c *coreManager) goroutines(ctx context.Context) (int, error) {
 // saveProfile fetches a pprof profile (e.g. "heap", or "profile?seconds=30" for
 // CPU) into path; it needs --profiling.
 func (c *coreManager) saveProfile(ctx context.Context, profile, path string) error {
-
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.metricsAddr+"/debug/pprof/"+profile, nil)
 	if err != nil {
 		return err
@@ -137,6 +124,11 @@ func (c *coreManager) saveProfile(ctx context.Context, profile, path string) err
 		return err
 	}
 	defer resp.Body.Close()
+	return writeProfile(resp, profile, path)
+}
+
+// writeProfile saves the body of a pprof response into path.
+func writeProfile(resp *http.Response, profile, path string) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("GET /debug/pprof/%s: %s", profile, resp.Status)
 	}

@@ -26,7 +26,8 @@ func (r *run) deletion(ctx context.Context) error {
 		return err
 	}
 	r.logf("Deletion: deleting Cluster %s/%s (%d Machines) and its templates", ns, benchCluster, len(machines.Items))
-	start := time.Now()
+	start, probeStart := time.Now(), r.probe(ctx)
+	defer r.profileCPU(ctx, "deletion")()
 	// As a user would: the Cluster (everything else follows it), and the worker
 	// templates, which nothing owns (scenario 3's too, when it ran).
 	rolled := newGeneric(crds.GenericInfrastructureMachineTemplateGVK)
@@ -45,7 +46,7 @@ func (r *run) deletion(ctx context.Context) error {
 		left, err := r.leftovers(ctx, ns)
 		return len(left) == 0, "left: " + strings.Join(left, ", "), err
 	})
-	took := time.Since(start)
+	took, probeEnd := time.Since(start), r.probe(ctx)
 	if err != nil {
 		return err
 	}
@@ -59,7 +60,10 @@ func (r *run) deletion(ctx context.Context) error {
 	if err := r.plane.harness.DeleteAllOf(ctx, &corev1.Node{}, client.MatchingLabels{provider.NodeLabel: ns}); err != nil {
 		return fmt.Errorf("deleting the Nodes of the deleted Cluster: %w", err)
 	}
-	return r.reportWrites("5 Deletion", "deleted Machine", max(len(machines.Items), 1), start, last.Add(time.Millisecond), took)
+	const scenario = "5 Deletion"
+	err = r.reportWrites(scenario, "deleted Machine", max(len(machines.Items), 1), start, last.Add(time.Millisecond), took, false)
+	r.reportProbes(scenario, probeStart, probeEnd)
+	return err
 }
 
 // leftovers names the kinds that still have objects of the benchmark's Cluster in

@@ -11,24 +11,33 @@
 // this process as capstan-bench-provider; the core reaches the workload cluster as
 // capstan-bench-workload. Writes are counted per user from the audit log, so the
 // core's writes are never mixed with the provider's or the harness's. CPU seconds
-// and resident memory come from /proc/<pid> of the core manager.
+// and resident memory come from /proc/<pid>: the core manager's, and, for the timed
+// scenarios, every process of the run (kube-apiserver, etcd, the core, this process,
+// the garbage collector) and the whole machine, so each report names what was busy
+// and whether something outside the run took CPU from it. --profiling adds CPU
+// profiles of the core and of the API server for the first minute of scenarios 2, 3
+// and 5, and heap profiles of the core.
 //
 // Scenarios, in run order (numbers are the issue's):
 //
 //  1. floor: creates + status patches of a CR at concurrency 1, 8 and 32, nothing
 //     watching; durations below are compared with the rate at the level nearest the
-//     core's workers per controller ("ratio to floor": 1.0 = as fast as the API
-//     server takes the core's writes one worker-set at a time).
+//     core's workers per controller ("ratio to floor": wall time ÷ (every write the
+//     API server took in the scenario ÷ that rate); 1.0 = as fast as the API server
+//     takes writes when nothing watches).
 //  2. machines: one Cluster and MachineDeployments × Replicas created at once; time to
 //     every Machine Running and MachineDeployment Available; core writes per Machine
 //     by verb and resource; core CPU seconds and peak RSS.
 //  7. steady: then writes per minute and CPU at rest over a window (goal: no write).
+//  3. rollout: every MachineDeployment moved to a new template at once; time until
+//     all are replaced and Available, writes per replaced Machine.
 //  5. deletion: the Cluster and its templates deleted; time until none of its
 //     objects is left in the management cluster.
-//  6. foreign: a fresh core process, its RSS idle, then with Secrets (half labelled
-//     with a cluster name) and 2 KB ConfigMaps it has no use for (goal ≤ 1.1×).
-//
-// Scenarios 3 (rollout) and 4 (many clusters) of the issue are not built yet.
+//  6. foreign: fresh core, bootstrap and docker managers, their RSS idle, then with
+//     Secrets (half labelled with a cluster name) and 2 KB ConfigMaps they have no
+//     use for (goal ≤ 1.1×).
+//  4. clusters: a fresh core, then many Clusters of one control-plane Machine and a
+//     few workers; time to all Running, and a workload connection's cost.
 //
 // Waits inside a scenario are measurement windows (settling, steady state), not
 // test synchronisation; every scenario is bounded by Config.Timeout, and one that

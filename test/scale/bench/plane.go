@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,6 +123,26 @@ func (p *plane) startGarbageCollector() error {
 		"--bind-address=127.0.0.1", "--secure-port=0",
 	}, nil, filepath.Join(p.dir, "kube-controller-manager.log"))
 	return err
+}
+
+// saveProfile fetches one of the API server's pprof profiles (e.g.
+// "profile?seconds=30") into path, as the harness's user.
+func (p *plane) saveProfile(ctx context.Context, profile, path string) error {
+	httpClient, err := rest.HTTPClientFor(p.harnessConfig)
+	if err != nil {
+		return err
+	}
+	url := strings.TrimSuffix(p.harnessConfig.Host, "/") + "/debug/pprof/" + profile
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return writeProfile(resp, profile, path)
 }
 
 // providerConfig is a REST config for the scale provider's own user.

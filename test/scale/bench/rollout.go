@@ -38,7 +38,8 @@ func (r *run) rollout(ctx context.Context) (time.Time, error) {
 	}
 	want := r.cfg.MachineDeployments * r.cfg.Replicas
 	r.logf("Rollout: moving %d MachineDeployments to InfraMachineTemplate %s", r.cfg.MachineDeployments, rolloutTemplate)
-	start := time.Now()
+	start, probeStart := time.Now(), r.probe(ctx)
+	defer r.profileCPU(ctx, "rollout")()
 	_, err = forEach(ctx, r.cfg.MachineDeployments, 16, func(ctx context.Context, i int) error {
 		md := machineDeployment(ns, i, r.cfg.Replicas)
 		base := md.DeepCopy()
@@ -51,7 +52,7 @@ func (r *run) rollout(ctx context.Context) (time.Time, error) {
 	err = r.waitFor(ctx, "every MachineDeployment rolled out and Available", func() (bool, string, error) {
 		return obs.rolledOut(ctx, want, r.cfg.MachineDeployments, r.cfg.Replicas)
 	})
-	took := time.Since(start)
+	took, probeEnd := time.Since(start), r.probe(ctx)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -61,7 +62,10 @@ func (r *run) rollout(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	end := last.Add(time.Millisecond)
-	return end, r.reportWrites("3 Rollout", "replaced Machine", want, start, end, took)
+	const scenario = "3 Rollout"
+	err = r.reportWrites(scenario, "replaced Machine", want, start, end, took, false)
+	r.reportProbes(scenario, probeStart, probeEnd)
+	return end, err
 }
 
 // rolledOut reports whether the namespace has exactly want Machines, all Running and all

@@ -43,8 +43,9 @@ type Config struct {
 	CoreManagerArgs []string
 	// CoreCRDs is a directory with the core CRDs to install; empty: Capstan's.
 	CoreCRDs string
-	// Profiling passes --profiling to the core and saves CPU and heap profiles
-	// under WorkDir/profiles (Capstan's core only).
+	// Profiling passes --profiling to the core and saves CPU profiles of the core
+	// and of the API server and heap profiles of the core under WorkDir/profiles
+	// (the core's need Capstan's core).
 	Profiling bool
 	// Command is recorded in the report as what was run.
 	Command string
