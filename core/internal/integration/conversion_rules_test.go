@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -85,4 +86,50 @@ func TestConversion_V1Beta1WritesMeetTheV1Beta2Rules(t *testing.T) {
 	require.NoError(t, old.Create(ctx, ms), "the same MachineSet with matching template labels is accepted")
 	// Gone before the next test: the steady-state test's MachineSet controller would take it up.
 	require.NoError(t, env.Client.Delete(ctx, &clusterv1.MachineSet{ObjectMeta: metav1.ObjectMeta{Name: "ms1", Namespace: ns}}))
+}
+
+// TestConversion_V1Beta1ClassUpdatesKeepTheirWorkerTemplateKinds: the v1beta2 schema keeps a
+// worker class's infrastructure template kind on update by a transition rule inside the
+// classes' list, which the generated v1beta1 rules cannot carry; the hand-written policy
+// clusterclass-worker-template-kinds does (contracts/config/admission/clusterclass.yaml).
+// Before it, a v1beta1 client could move a class in use to another kind of template.
+func TestConversion_V1Beta1ClassUpdatesKeepTheirWorkerTemplateKinds(t *testing.T) {
+	ctx := context.Background()
+	stop, _ := startCoreWithWebhook(t, time.Hour)
+	defer stop()
+	ns := env.CreateNamespace(t, "v1beta1-class")
+	old, err := client.New(env.Config, client.Options{Scheme: conversionScheme(t)})
+	require.NoError(t, err)
+	ref := func(gv schema.GroupVersion, kind, name string) *corev1.ObjectReference {
+		return &corev1.ObjectReference{APIVersion: gv.String(), Kind: kind, Name: name}
+	}
+	cc := &clusterv1beta1.ClusterClass{ObjectMeta: metav1.ObjectMeta{Name: "quick-start", Namespace: ns}, Spec: clusterv1beta1.ClusterClassSpec{
+		Infrastructure: clusterv1beta1.LocalObjectTemplate{Ref: ref(crds.InfrastructureGroupVersion, "GenericInfrastructureClusterTemplate", "c")},
+		ControlPlane: clusterv1beta1.ControlPlaneClass{LocalObjectTemplate: clusterv1beta1.LocalObjectTemplate{
+			Ref: ref(crds.ControlPlaneGroupVersion, "GenericControlPlaneTemplate", "cp"),
+		}},
+		Workers: clusterv1beta1.WorkersClass{MachineDeployments: []clusterv1beta1.MachineDeploymentClass{{
+			Class: "default-worker",
+			Template: clusterv1beta1.MachineDeploymentClassTemplate{
+				Bootstrap:      clusterv1beta1.LocalObjectTemplate{Ref: ref(crds.BootstrapGroupVersion, "GenericBootstrapConfigTemplate", "md")},
+				Infrastructure: clusterv1beta1.LocalObjectTemplate{Ref: ref(crds.InfrastructureGroupVersion, "GenericInfrastructureMachineTemplate", "md")},
+			},
+		}}},
+	}}
+	require.NoError(t, old.Create(ctx, cc))
+	defer func() { require.NoError(t, env.Client.Delete(ctx, &clusterv1.ClusterClass{ObjectMeta: cc.ObjectMeta})) }()
+
+	before := cc.DeepCopy()
+	cc.Spec.Workers.MachineDeployments[0].Template.Infrastructure.Ref.Name = "md-v2"
+	require.NoError(t, old.Patch(ctx, cc, client.MergeFrom(before)), "another template of the same kind is fine")
+
+	before = cc.DeepCopy()
+	cc.Spec.Workers.MachineDeployments[0].Template.Infrastructure.Ref.Kind = "DevMachineTemplate"
+	err = old.Patch(ctx, cc, client.MergeFrom(before))
+	require.ErrorContains(t, err, "spec.workers.machineDeployments[class=default-worker].infrastructure.templateRef: "+
+		"the template kind and API group cannot change (it was GenericInfrastructureMachineTemplate of infrastructure.cluster.x-k8s.io)")
+
+	before = cc.DeepCopy()
+	cc.Spec.Workers.MachineDeployments[0].Class = "other-worker"
+	require.NoError(t, old.Patch(ctx, cc, client.MergeFrom(before)), "a class of another name is a new class, with any template kind")
 }
