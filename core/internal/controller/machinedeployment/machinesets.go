@@ -54,15 +54,22 @@ func (r *Reconciler) getAndAdoptMachineSets(ctx context.Context, s *scope) ([]*c
 	log := ctrl.LoggerFrom(ctx)
 	md := s.md
 	list := &clusterv1.MachineSetList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(md.Namespace),
+	// The cache's own objects: only those kept or written are copied (copying every
+	// MachineSet of the Cluster on each pass was a tenth of the core's CPU in make
+	// bench's rollout of 100 MachineDeployments).
+	if err := r.Client.List(ctx, list, client.InNamespace(md.Namespace), client.UnsafeDisableDeepCopy,
 		client.MatchingLabels{clusterv1.ClusterNameLabel: md.Spec.ClusterName}); err != nil {
 		return nil, fmt.Errorf("listing MachineSets of Cluster %s/%s: %w", md.Namespace, md.Spec.ClusterName, err)
 	}
 	var owned []*clusterv1.MachineSet
 	for i := range list.Items {
-		ms := &list.Items[i]
+		shared := &list.Items[i]
+		ref := metav1.GetControllerOf(shared)
+		if ref == nil && !shared.DeletionTimestamp.IsZero() || ref != nil && ref.UID != md.UID {
+			continue // neither ours nor adoptable
+		}
+		ms := shared.DeepCopy()
 		matches := s.selector.Matches(labels.Set(ms.Labels))
-		ref := metav1.GetControllerOf(ms)
 		switch {
 		case ref != nil && ref.UID == md.UID:
 			if matches || !ms.DeletionTimestamp.IsZero() {
