@@ -100,14 +100,12 @@ func (c *coreManager) usage() (usage, error) {
 
 // goroutines reads go_goroutines from the core's metrics endpoint.
 func (c *coreManager) goroutines(ctx context.Context) (int, error) {
-	samples, err := c.scrape(ctx)
+	families, err := c.scrape(ctx)
 	if err != nil {
 		return 0, err
 	}
-	for _, s := range samples {
-		if s.Name == "go_goroutines" {
-			return int(s.Value), nil
-		}
+	if metrics := families["go_goroutines"].GetMetric(); len(metrics) > 0 {
+		return int(metrics[0].GetGauge().GetValue()), nil
 	}
 	return 0, fmt.Errorf("no go_goroutines on http://%s/metrics", c.metricsAddr)
 }

@@ -3,9 +3,12 @@ package bench
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,21 +20,34 @@ func TestReadUsage_ReadsThisProcess(t *testing.T) {
 	require.GreaterOrEqual(t, u.CPUSeconds, 0.0)
 }
 
-func TestParsePrometheusText_ReadsSamplesAndTheirLabels(t *testing.T) {
-	text := `# HELP controller_runtime_reconcile_total Total number of reconciliations per controller
-# TYPE controller_runtime_reconcile_total counter
+// The core's metrics as controller-runtime exposes them become each controller's work: every
+// reconcile result counted, the histograms' sums and counts, the workers; another
+// controller's and unlabelled series stay apart.
+func TestWorkFrom_AddsUpEachControllersMetrics(t *testing.T) {
+	text := `# TYPE controller_runtime_reconcile_total counter
 controller_runtime_reconcile_total{controller="machineset",result="success"} 954
-workqueue_queue_duration_seconds_sum{controller="machineset",name="machineset"} 2766.5 1733450000000
+controller_runtime_reconcile_total{controller="machineset",result="error"} 6
+controller_runtime_reconcile_total{controller="machine",result="success"} 12
+# TYPE controller_runtime_reconcile_time_seconds histogram
+controller_runtime_reconcile_time_seconds_bucket{controller="machineset",le="+Inf"} 960
+controller_runtime_reconcile_time_seconds_sum{controller="machineset"} 902.5
+controller_runtime_reconcile_time_seconds_count{controller="machineset"} 960
+# TYPE controller_runtime_max_concurrent_reconciles gauge
+controller_runtime_max_concurrent_reconciles{controller="machineset"} 10
+# TYPE workqueue_queue_duration_seconds histogram
+workqueue_queue_duration_seconds_bucket{controller="machineset",name="machineset",le="+Inf"} 954
+workqueue_queue_duration_seconds_sum{controller="machineset",name="machineset"} 2766.5
+workqueue_queue_duration_seconds_count{controller="machineset",name="machineset"} 954
+# TYPE go_goroutines gauge
 go_goroutines 312
-quoted{a="x\"y,z"} 1e3
-broken{a="x" 5
 `
-	require.Equal(t, []promSample{
-		{"controller_runtime_reconcile_total", map[string]string{"controller": "machineset", "result": "success"}, 954},
-		{"workqueue_queue_duration_seconds_sum", map[string]string{"controller": "machineset", "name": "machineset"}, 2766.5},
-		{"go_goroutines", map[string]string{}, 312},
-		{"quoted", map[string]string{"a": `x"y,z`}, 1000},
-	}, parsePrometheusText(text), "an unterminated label set is skipped")
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(text))
+	require.NoError(t, err)
+	require.Equal(t, coreWork{Controllers: map[string]*controllerWork{
+		"machineset": {Reconciles: 960, ReconcileSeconds: 902.5, QueueSeconds: 2766.5, QueueAdds: 954, Workers: 10},
+		"machine":    {Reconciles: 12},
+	}}, workFrom(families))
 }
 
 func TestMachineCPU_CountsTimeOnEveryCPU(t *testing.T) {

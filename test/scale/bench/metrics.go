@@ -3,11 +3,12 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
-	"strconv"
-	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // Where the core's time goes, from its own metrics (controller-runtime's, which any core
@@ -17,15 +18,8 @@ import (
 // workers are all busy while the CPU is not is bound by waiting (on the API server, on
 // its cache); one with idle workers and a long queue wait is bound by what enqueues it.
 
-// promSample is one sample of the Prometheus text format.
-type promSample struct {
-	Name   string
-	Labels map[string]string
-	Value  float64
-}
-
-// scrape reads the manager's /metrics.
-func (c *coreManager) scrape(ctx context.Context) ([]promSample, error) {
+// scrape reads the manager's /metrics, in the text exposition format.
+func (c *coreManager) scrape(ctx context.Context) (map[string]*dto.MetricFamily, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.metricsAddr+"/metrics", nil)
 	if err != nil {
 		return nil, err
@@ -38,80 +32,12 @@ func (c *coreManager) scrape(ctx context.Context) ([]promSample, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET http://%s/metrics: %s", c.metricsAddr, resp.Status)
 	}
-	body, err := io.ReadAll(resp.Body)
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading http://%s/metrics: %w", c.metricsAddr, err)
 	}
-	return parsePrometheusText(string(body)), nil
-}
-
-// parsePrometheusText reads the samples of the text exposition format; comments and
-// lines it cannot read are skipped (the figures built from them then lack that sample).
-func parsePrometheusText(text string) []promSample {
-	var out []promSample
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		s := promSample{Labels: map[string]string{}}
-		rest := line
-		if i := strings.IndexAny(line, "{ "); i >= 0 && line[i] == '{' {
-			s.Name = line[:i]
-			end, ok := parseLabels(line[i+1:], s.Labels)
-			if !ok {
-				continue
-			}
-			rest = line[i+1+end:]
-		} else if i >= 0 {
-			s.Name, rest = line[:i], line[i:]
-		}
-		fields := strings.Fields(rest)
-		if s.Name == "" || len(fields) == 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(fields[0], 64)
-		if err != nil {
-			continue
-		}
-		s.Value = v
-		out = append(out, s)
-	}
-	return out
-}
-
-// parseLabels reads `a="x",b="y"}` into labels and returns the index after the
-// closing brace.
-func parseLabels(s string, labels map[string]string) (int, bool) {
-	i := 0
-	for i < len(s) {
-		if s[i] == '}' {
-			return i + 1, true
-		}
-		if s[i] == ',' || s[i] == ' ' {
-			i++
-			continue
-		}
-		eq := strings.IndexByte(s[i:], '=')
-		if eq < 0 || i+eq+1 >= len(s) || s[i+eq+1] != '"' {
-			return 0, false
-		}
-		name := s[i : i+eq]
-		i += eq + 2
-		var value strings.Builder
-		for ; i < len(s) && s[i] != '"'; i++ {
-			if s[i] == '\\' && i+1 < len(s) {
-				i++
-			}
-			value.WriteByte(s[i])
-		}
-		if i >= len(s) {
-			return 0, false
-		}
-		labels[name] = value.String()
-		i++ // the closing quote
-	}
-	return 0, false
+	return families, nil
 }
 
 // controllerWork is what one controller's metrics have counted so far.
@@ -128,33 +54,44 @@ type coreWork struct {
 
 // sampleWork reads the core's metrics; a core without them yields an empty sample.
 func (r *run) sampleWork(ctx context.Context) coreWork {
-	w := coreWork{Controllers: map[string]*controllerWork{}}
-	samples, err := r.core.scrape(ctx)
+	families, err := r.core.scrape(ctx)
 	if err != nil {
 		r.logf("reading the core's metrics: %v", err)
-		return w
+		return coreWork{Controllers: map[string]*controllerWork{}}
 	}
-	get := func(name string) *controllerWork {
-		if w.Controllers[name] == nil {
-			w.Controllers[name] = &controllerWork{}
+	return workFrom(families)
+}
+
+// workFrom adds up controller-runtime's per-controller metrics: reconciles (every
+// result), the reconcile-time and queue-wait histograms' sums and counts, the workers.
+func workFrom(families map[string]*dto.MetricFamily) coreWork {
+	w := coreWork{Controllers: map[string]*controllerWork{}}
+	each := func(family, label string, add func(*controllerWork, *dto.Metric)) {
+		for _, m := range families[family].GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() != label {
+					continue
+				}
+				if w.Controllers[l.GetValue()] == nil {
+					w.Controllers[l.GetValue()] = &controllerWork{}
+				}
+				add(w.Controllers[l.GetValue()], m)
+			}
 		}
-		return w.Controllers[name]
 	}
-	for _, s := range samples {
-		controller := s.Labels["controller"]
-		switch s.Name {
-		case "controller_runtime_reconcile_total":
-			get(controller).Reconciles += s.Value
-		case "controller_runtime_reconcile_time_seconds_sum":
-			get(controller).ReconcileSeconds += s.Value
-		case "controller_runtime_max_concurrent_reconciles":
-			get(controller).Workers = s.Value
-		case "workqueue_queue_duration_seconds_sum":
-			get(s.Labels["name"]).QueueSeconds += s.Value
-		case "workqueue_queue_duration_seconds_count":
-			get(s.Labels["name"]).QueueAdds += s.Value
-		}
-	}
+	each("controller_runtime_reconcile_total", "controller", func(c *controllerWork, m *dto.Metric) {
+		c.Reconciles += m.GetCounter().GetValue()
+	})
+	each("controller_runtime_reconcile_time_seconds", "controller", func(c *controllerWork, m *dto.Metric) {
+		c.ReconcileSeconds += m.GetHistogram().GetSampleSum()
+	})
+	each("controller_runtime_max_concurrent_reconciles", "controller", func(c *controllerWork, m *dto.Metric) {
+		c.Workers = m.GetGauge().GetValue()
+	})
+	each("workqueue_queue_duration_seconds", "name", func(c *controllerWork, m *dto.Metric) {
+		c.QueueSeconds += m.GetHistogram().GetSampleSum()
+		c.QueueAdds += float64(m.GetHistogram().GetSampleCount())
+	})
 	return w
 }
 
