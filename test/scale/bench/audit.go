@@ -61,17 +61,31 @@ func (a *auditLog) between(from, to time.Time, users ...string) ([]write, error)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	var out []write
+	for _, w := range a.writes {
+		if !w.At.Before(from) && w.At.Before(to) {
+			out = append(out, w)
+		}
+	}
+	if len(users) == 0 {
+		return out, nil
+	}
+	return byUser(out, users...), nil
+}
+
+// byUser returns the writes made by any of users.
+func byUser(writes []write, users ...string) []write {
 	want := map[string]bool{}
 	for _, u := range users {
 		want[u] = true
 	}
 	var out []write
-	for _, w := range a.writes {
-		if (len(want) == 0 || want[w.User]) && !w.At.Before(from) && w.At.Before(to) {
+	for _, w := range writes {
+		if want[w.User] {
 			out = append(out, w)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // quietSince waits until users have written nothing for quiet (bounded by

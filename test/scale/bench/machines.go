@@ -87,11 +87,7 @@ func (r *run) machines(ctx context.Context) (time.Time, error) {
 // scenario 2 only (≤ 1.5× the floor, ≤ 10 core writes per Machine): goals says
 // whether they are this scenario's; the others show the same figures without.
 func (r *run) reportWrites(scenario, per string, n int, from, to time.Time, took time.Duration, goals bool) error {
-	core, providerWrites, err := r.writes(from, to)
-	if err != nil {
-		return err
-	}
-	all, err := r.audit.between(from, to)
+	all, core, providerWrites, err := r.writes(from, to)
 	if err != nil {
 		return err
 	}
@@ -122,13 +118,13 @@ func (r *run) reportWrites(scenario, per string, n int, from, to time.Time, took
 	return nil
 }
 
-// writes are the core's and the scale provider's writes completed in [from, to).
-func (r *run) writes(from, to time.Time) (core, provider []write, err error) {
-	if core, err = r.audit.between(from, to, coreUsers...); err != nil {
-		return nil, nil, err
+// writes are the writes completed in [from, to): everyone's (but the API server's own),
+// and of those the core's and the scale provider's.
+func (r *run) writes(from, to time.Time) (all, core, provider []write, err error) {
+	if all, err = r.audit.between(from, to); err != nil {
+		return nil, nil, nil, err
 	}
-	provider, err = r.audit.between(from, to, UserProvider)
-	return core, provider, err
+	return all, byUser(all, coreUsers...), byUser(all, UserProvider), nil
 }
 
 // observer caches Machines, MachineSets and MachineDeployments of a namespace for the harness's

@@ -25,7 +25,7 @@ func (r *run) steady(ctx context.Context, settled time.Time) error {
 	if err != nil {
 		return err
 	}
-	core, providerWrites, err := r.writes(from, to)
+	_, core, providerWrites, err := r.writes(from, to)
 	if err != nil {
 		return err
 	}
