@@ -46,10 +46,8 @@ func (e *Environment) markers() []string {
 // binary name, for a benchmark that accounts their CPU.
 func (e *Environment) ProcessIDs() map[string]int {
 	out := map[string]int{}
-	for _, pid := range processesMentioning(e.markers()) {
-		if data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil {
-			out[filepath.Base(strings.SplitN(string(data), "\x00", 2)[0])] = pid
-		}
+	for pid, name := range processesMentioning(e.markers()) {
+		out[name] = pid
 	}
 	return out
 }
@@ -98,7 +96,7 @@ func reapOrphans() (int, error) {
 		if rec.OwnerStart != "" && startTime(rec.Owner) == rec.OwnerStart {
 			continue // its test binary still runs
 		}
-		for _, pid := range processesMentioning(rec.Markers) {
+		for pid := range processesMentioning(rec.Markers) {
 			if syscall.Kill(pid, syscall.SIGKILL) == nil {
 				killed++
 			}
@@ -108,25 +106,26 @@ func reapOrphans() (int, error) {
 	return killed, nil
 }
 
-// processesMentioning lists kube-apiserver and etcd processes whose command line
-// contains one of the markers.
-func processesMentioning(markers []string) []int {
+// processesMentioning finds the kube-apiserver and etcd processes whose command line
+// contains one of the markers: their binary's name by pid.
+func processesMentioning(markers []string) map[int]string {
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	var out []int
+	out := map[int]string{}
 	for _, p := range procs {
 		data, err := os.ReadFile(p)
 		if err != nil || len(data) == 0 {
 			continue
 		}
 		args := strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
-		if base := filepath.Base(args[0]); base != "kube-apiserver" && base != "etcd" {
+		base := filepath.Base(args[0])
+		if base != "kube-apiserver" && base != "etcd" {
 			continue
 		}
 		cmdline := strings.Join(args, " ")
 		for _, m := range markers {
 			if strings.Contains(cmdline, m) {
 				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-				out = append(out, pid)
+				out[pid] = base
 				break
 			}
 		}

@@ -20,10 +20,11 @@ type cpuRole struct {
 	PID  int
 }
 
-// cpuSample is the CPU seconds of the run's processes and the machine's busy and
-// total CPU seconds (all CPUs) at one instant.
+// cpuSample is the CPU seconds of the run's processes (by role name, Roles giving
+// their order) and the machine's busy and total CPU seconds (all CPUs) at one instant.
 type cpuSample struct {
 	At          time.Time
+	Roles       []string
 	Processes   map[string]float64
 	Busy, Total float64
 }
@@ -52,6 +53,7 @@ func (r *run) sampleCPU() cpuSample {
 			continue
 		}
 		if u, err := readUsage(role.PID); err == nil {
+			s.Roles = append(s.Roles, role.Name)
 			s.Processes[role.Name] = u.CPUSeconds
 		}
 	}
@@ -67,14 +69,14 @@ func (r *run) reportCPU(scenario string, from, to cpuSample) {
 		return
 	}
 	ours := 0.0
-	for _, role := range r.cpuRoles() {
-		before, ok1 := from.Processes[role.Name]
-		after, ok2 := to.Processes[role.Name]
-		if !ok1 || !ok2 {
+	for _, name := range to.Roles {
+		before, ok := from.Processes[name]
+		if !ok {
 			continue
 		}
+		after := to.Processes[name]
 		ours += after - before
-		r.report.add(Figure{Scenario: scenario, Name: "CPU: " + role.Name, Value: (after - before) / wall, Unit: "cores"})
+		r.report.add(Figure{Scenario: scenario, Name: "CPU: " + name, Value: (after - before) / wall, Unit: "cores"})
 	}
 	total := to.Total - from.Total
 	if total <= 0 {
