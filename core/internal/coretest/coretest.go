@@ -19,6 +19,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/testing/crds"
+	"capstan.dev/core/internal/machineindex"
 )
 
 // Run is TestMain's body for a core controller package.
@@ -37,7 +38,13 @@ func NewManager(t *testing.T, env *envtest.Environment) ctrl.Manager {
 // holding only a controller's RBAC.
 func NewManagerAs(t *testing.T, env *envtest.Environment, cfg *rest.Config) ctrl.Manager {
 	t.Helper()
-	return env.NewManager(t, "core-test", cfg)
+	mgr := env.NewManager(t, "core-test", cfg)
+	// As main.go's controllers register it: tests that call a reconciler without its
+	// SetupWithManager read through the same index.
+	if err := machineindex.Add(context.Background(), mgr); err != nil {
+		t.Fatal(err)
+	}
+	return mgr
 }
 
 // StartManager runs mgr until the test ends and waits for its caches.

@@ -22,6 +22,7 @@ import (
 	"capstan.dev/contracts/mapping"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
+	"capstan.dev/core/internal/machineindex"
 )
 
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinesets,verbs=get;list;watch;patch
@@ -56,12 +57,15 @@ type Reconciler struct {
 // SetupWithManager registers the controller and its watches: MachineSets, their Machines (and
 // orphan Machines they could adopt), the owning MachineDeployments (whose revision and
 // remediation settings change what a MachineSet does) and Clusters (pause, deletion).
-func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil {
 		return errors.New("machineset reconciler needs a Client")
 	}
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
+	}
+	if err := machineindex.Add(ctx, mgr); err != nil {
+		return err
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	err := ctrl.NewControllerManagedBy(mgr).

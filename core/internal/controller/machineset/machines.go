@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/core/internal/machineindex"
 )
 
 // AutoscalerMinSizeAnnotation is the cluster-autoscaler's minimum node group size. When
@@ -34,29 +35,39 @@ func DesiredReplicas(replicas *int32, annotations map[string]string) int32 {
 	return 1
 }
 
-// getAndAdoptMachines lists the Machines of the MachineSet's Cluster through reader (only those
-// the label selector sel matches, when given), adopts the orphans its spec.selector matches,
-// releases the owned Machines it no longer matches, and returns the Machines it owns, sorted by
-// name.
+// cachedMachines reads the MachineSet's Machines from the cache, adopting the orphans its
+// spec.selector matches and releasing the owned Machines it no longer matches (adoptAndRelease).
+// It reads them through the cache's controller index (machineindex): its own Machines and the
+// Cluster's orphans, not every Machine of the Cluster, so a reconcile costs the same in a
+// Cluster of ten Machines and of a thousand.
+func (r *Reconciler) cachedMachines(ctx context.Context, s *scope) ([]*clusterv1.Machine, error) {
+	ms := s.ms
+	owned, err := machineindex.OwnedBy(ctx, r.Client, ms.Namespace, string(ms.UID))
+	if err != nil {
+		return nil, fmt.Errorf("listing the Machines of MachineSet %s/%s: %w", ms.Namespace, ms.Name, err)
+	}
+	orphans, err := machineindex.OwnedBy(ctx, r.Client, ms.Namespace, machineindex.NoController,
+		client.MatchingLabels{clusterv1.ClusterNameLabel: ms.Spec.ClusterName})
+	if err != nil {
+		return nil, fmt.Errorf("listing the orphan Machines of Cluster %s/%s: %w", ms.Namespace, ms.Spec.ClusterName, err)
+	}
+	return r.adoptAndRelease(ctx, s, append(owned, orphans...))
+}
+
+// adoptAndRelease returns, sorted by name, the Machines among candidates that the MachineSet
+// owns: those it controls and still matches, those it controls that are being deleted, and the
+// orphans of its Cluster that its spec.selector matches, which it adopts; the Machines it
+// controls but no longer matches are released. candidates may be a cache's own data: they are
+// only read, and what is returned or patched is a copy.
 //
 // Adoption and release patch ownerReferences with an optimistic lock, so two MachineSets racing
 // for one orphan cannot both win: the loser gets a conflict and retries.
-func (r *Reconciler) getAndAdoptMachines(ctx context.Context, s *scope, reader client.Reader, sel labels.Selector) ([]*clusterv1.Machine, error) {
+func (r *Reconciler) adoptAndRelease(ctx context.Context, s *scope, candidates []clusterv1.Machine) ([]*clusterv1.Machine, error) {
 	log := ctrl.LoggerFrom(ctx)
 	ms := s.ms
-	if sel == nil {
-		sel = labels.SelectorFromSet(labels.Set{clusterv1.ClusterNameLabel: ms.Spec.ClusterName})
-	}
-	// Listed without the cache's deep copy: most of a Cluster's Machines belong to other
-	// MachineSets and are only looked at; the few this MachineSet keeps or patches are copied.
-	list := &clusterv1.MachineList{}
-	if err := reader.List(ctx, list, client.InNamespace(ms.Namespace), client.UnsafeDisableDeepCopy,
-		client.MatchingLabelsSelector{Selector: sel}); err != nil {
-		return nil, fmt.Errorf("listing Machines of Cluster %s/%s: %w", ms.Namespace, ms.Spec.ClusterName, err)
-	}
 	var owned []*clusterv1.Machine
-	for i := range list.Items {
-		shared := &list.Items[i] // the cache's own data: read, never written
+	for i := range candidates {
+		shared := &candidates[i] // possibly the cache's own data: read, never written
 		matches := s.selector.Matches(labels.Set(shared.Labels))
 		ref := metav1.GetControllerOf(shared)
 		if !(ref != nil && ref.UID == ms.UID) && !(ref == nil && matches) {
@@ -86,8 +97,8 @@ func (r *Reconciler) getAndAdoptMachines(ctx context.Context, s *scope, reader c
 	return owned, nil
 }
 
-// liveMachines is getAndAdoptMachines read from the API server, for the decision to create or
-// delete Machines. Only the Machines of the Cluster that spec.selector matches are listed: those
+// liveMachines reads (adopting and releasing) the MachineSet's Machines from the API server,
+// for the decision to create or delete Machines. Only the Machines of the Cluster that spec.selector matches are listed: those
 // the MachineSet owns and those it could adopt. Listing the whole Cluster made each scaling
 // decision cost the API server (and this manager's decoding) every Machine of the Cluster, which
 // a rollout of many MachineSets paid on every step. The owned Machines that no longer match but
@@ -98,7 +109,12 @@ func (r *Reconciler) liveMachines(ctx context.Context, s *scope) ([]*clusterv1.M
 	if err != nil {
 		return nil, fmt.Errorf("selecting the Machines of Cluster %s: %w", s.ms.Spec.ClusterName, err)
 	}
-	live, err := r.getAndAdoptMachines(ctx, s, r.APIReader, s.selector.Add(*cluster))
+	list := &clusterv1.MachineList{}
+	if err := r.APIReader.List(ctx, list, client.InNamespace(s.ms.Namespace),
+		client.MatchingLabelsSelector{Selector: s.selector.Add(*cluster)}); err != nil {
+		return nil, fmt.Errorf("listing Machines of Cluster %s/%s: %w", s.ms.Namespace, s.ms.Spec.ClusterName, err)
+	}
+	live, err := r.adoptAndRelease(ctx, s, list.Items)
 	if err != nil {
 		return nil, err
 	}

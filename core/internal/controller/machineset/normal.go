@@ -38,7 +38,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	return res, nil
 }
 
-// readMachines resolves the selector and the owning MachineDeployment, and lists (adopting and
+// readMachines resolves the selector and the owning MachineDeployment, and reads (adopting and
 // releasing) the MachineSet's Machines from the cache.
 func (r *Reconciler) readMachines(ctx context.Context, s *scope) (ctrl.Result, error) {
 	sel, err := selectorFor(s.ms)
@@ -50,7 +50,7 @@ func (r *Reconciler) readMachines(ctx context.Context, s *scope) (ctrl.Result, e
 	if s.deployment, err = r.ownerDeployment(ctx, s.ms); err != nil {
 		return ctrl.Result{}, err
 	}
-	machines, err := r.getAndAdoptMachines(ctx, s, r.Client, nil)
+	machines, err := r.cachedMachines(ctx, s)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
