@@ -25,9 +25,10 @@ import (
 // TestTopologyCluster is upstream's Docker quick start as its users run it: the quick-start
 // ClusterClass and the Cluster that `capstanctl generate cluster --flavor development` renders
 // (examples/), applied as they are. The topology controller generates every object, the
-// podSecurityStandard patch reaches the real kube-apiserver (a privileged Pod is refused), a
-// change of the topology's worker replicas scales the generated MachineDeployment on real
-// nodes, and deleting the Cluster removes everything it generated.
+// podSecurityStandard patch reaches the real kube-apiserver (a privileged Pod is refused), one
+// change of a variable and of the topology's worker replicas rotates the worker's bootstrap
+// template and replaces and scales the generated MachineDeployment's Machines on real nodes,
+// and deleting the Cluster removes everything it generated.
 func TestTopologyCluster(t *testing.T) {
 	t.Parallel()
 	s := newSuite(t)
@@ -42,10 +43,28 @@ func TestTopologyCluster(t *testing.T) {
 	s.requireAPIServerVolumes("admission-pss")
 	s.requirePrivilegedPodRefused()
 
-	s.timed("topology worker scale 1 → 2", func() {
-		patch := client.RawPatch(types.JSONPatchType, []byte(`[{"op":"replace","path":"/spec/topology/workers/machineDeployments/0/replicas","value":2}]`))
+	s.requireWorkerWave(1, "1")
+
+	s.timed("topology variable change (template rotation) and worker scale 1 → 2", func() {
+		before := s.workerBootstrapTemplate()
+		old := s.workerMachineNames()
+		// One write, as a user editing the Cluster would: the variable's new value changes the
+		// worker's KubeadmConfigTemplate, and the replicas change scales the MachineDeployment.
+		patch := client.RawPatch(types.JSONPatchType, []byte(`[
+			{"op":"replace","path":"/spec/topology/workers/machineDeployments/0/replicas","value":2},
+			{"op":"replace","path":"/spec/topology/variables/`+s.workerWaveIndex()+`/value","value":"2"}]`))
 		require.NoError(t, s.mgmt.Patch(s.ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: s.name}}, patch))
 		s.waitForReadyNodes(3, 8*time.Minute)
+		s.requireWorkerWave(2, "2")
+		after := s.workerBootstrapTemplate()
+		require.NotEqual(t, before, after, "the variable change rotates the worker's bootstrap template")
+		for _, name := range s.workerMachineNames() {
+			require.NotContains(t, old, name, "every worker Machine is replaced")
+		}
+		s.waitFor(2*time.Minute, "the rotated-out KubeadmConfigTemplate "+before+" to be deleted", func() (bool, string, error) {
+			err := s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: before}, kubeadmConfigTemplate())
+			return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err), client.IgnoreNotFound(err)
+		})
 	})
 
 	s.deleteCluster(5 * time.Minute)
@@ -68,6 +87,7 @@ func (s *suite) topologyManifest() []*framework.Object {
 			o.SetNamespace(s.ns)
 		}
 	}
+	addWorkerWaveVariable(s.t, objs)
 	return objs
 }
 
