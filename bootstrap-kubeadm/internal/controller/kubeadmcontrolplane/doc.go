@@ -94,8 +94,11 @@ limitations under the License.
 // orphan Machines, and waiting for worker
 // Machines before the control plane is deleted.
 //
-// It must not write the workload cluster, nor a Machine beyond its own status conditions and its
-// pre-terminate hook annotation, must not modify a <cluster>-kubeconfig Secret it does not control
+// In the workload cluster it writes two objects only, as upstream does for upgrades: the
+// kubernetesVersion (and imageRepository) of kube-system/kubeadm-config's ClusterConfiguration
+// before a Machine of a new version joins, and the kube-proxy DaemonSet's image tag once every
+// Machine runs spec.version (workloadversion.go). It must not write a Machine beyond its own
+// status conditions and its pre-terminate hook annotation, must not modify a <cluster>-kubeconfig Secret it does not control
 // (a user-supplied one is left alone), and never caches Secrets or ConfigMaps: it reads them
 // through the manager's uncached APIReader.
 package kubeadmcontrolplane
