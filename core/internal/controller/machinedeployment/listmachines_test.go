@@ -7,14 +7,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
-	"capstan.dev/core/internal/machineindex"
+	"capstan.dev/core/internal/coretest"
 )
 
 // listMachines reads the cache without its deep copy (in the benchmark those copies were most
@@ -77,17 +76,7 @@ func TestListMachines_ReadsOnlyTheMachineSetsOwnMachinesThroughTheIndex(t *testi
 			Labels:          map[string]string{clusterv1.ClusterNameLabel: "c1"},
 			OwnerReferences: []metav1.OwnerReference{{Kind: "MachineSet", Name: "x", UID: owner, Controller: new(true)}}}})
 	}
-	scheme := runtime.NewScheme()
-	require.NoError(t, clusterv1.AddToScheme(scheme))
-	listed := 0
-	c := interceptor.NewClient(fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).
-		WithIndex(&clusterv1.Machine{}, machineindex.ByController, machineindex.ControllerKey).Build(), interceptor.Funcs{
-		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
-			err := c.List(ctx, list, opts...)
-			listed += len(list.(*clusterv1.MachineList).Items)
-			return err
-		},
-	})
+	c, listed := coretest.IndexedFakeClient(t, objs...)
 	r := &Reconciler{Client: c}
 	md := &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "md"},
 		Spec: clusterv1.MachineDeploymentSpec{ClusterName: "c1"}}
@@ -103,5 +92,5 @@ func TestListMachines_ReadsOnlyTheMachineSetsOwnMachinesThroughTheIndex(t *testi
 	}
 	require.Equal(t, []string{"m-28", "m-29"}, names("old-uid"))
 	require.Equal(t, []string{"m-25", "m-26", "m-27"}, names("new-uid"))
-	require.Equal(t, 5, listed, "Machines read from the cache: only the two MachineSets' own")
+	require.Equal(t, 5, *listed, "Machines read from the cache: only the two MachineSets' own")
 }

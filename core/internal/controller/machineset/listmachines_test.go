@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
-	"capstan.dev/core/internal/machineindex"
+	"capstan.dev/core/internal/coretest"
 )
 
 // cachedMachines reads the cache without its deep copy: it must copy the Machines it returns,
@@ -80,17 +80,7 @@ func TestCachedMachines_ReadsOnlyItsOwnAndTheClustersOrphansThroughTheIndex(t *t
 	}
 	objs = append(objs, machine("own-0", "c1", ms.UID), machine("own-1", "c1", ms.UID),
 		machine("orphan", "c1", ""), machine("orphan-of-c2", "c2", ""))
-	scheme := runtime.NewScheme()
-	require.NoError(t, clusterv1.AddToScheme(scheme))
-	listed := 0
-	c := interceptor.NewClient(fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).
-		WithIndex(&clusterv1.Machine{}, machineindex.ByController, machineindex.ControllerKey).Build(), interceptor.Funcs{
-		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
-			err := c.List(ctx, list, opts...)
-			listed += len(list.(*clusterv1.MachineList).Items)
-			return err
-		},
-	})
+	c, listed := coretest.IndexedFakeClient(t, objs...)
 	r := &Reconciler{Client: c}
 	s := &scope{ms: ms, selector: labels.SelectorFromSet(labels.Set{"pool": "a"})}
 
@@ -101,7 +91,7 @@ func TestCachedMachines_ReadsOnlyItsOwnAndTheClustersOrphansThroughTheIndex(t *t
 		names = append(names, m.Name)
 	}
 	require.Equal(t, []string{"orphan", "own-0", "own-1"}, names)
-	require.Equal(t, 3, listed, "Machines read from the cache: only its own two and its Cluster's orphan")
+	require.Equal(t, 3, *listed, "Machines read from the cache: only its own two and its Cluster's orphan")
 	adopted := &clusterv1.Machine{}
 	require.NoError(t, c.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "orphan"}, adopted))
 	require.Equal(t, ms.UID, metav1.GetControllerOf(adopted).UID)
