@@ -38,13 +38,18 @@ func NewManager(t *testing.T, env *envtest.Environment) ctrl.Manager {
 // holding only a controller's RBAC.
 func NewManagerAs(t *testing.T, env *envtest.Environment, cfg *rest.Config) ctrl.Manager {
 	t.Helper()
-	mgr := env.NewManager(t, "core-test", cfg)
-	// As main.go's controllers register it: tests that call a reconciler without its
-	// SetupWithManager read through the same index.
+	return env.NewManager(t, "core-test", cfg)
+}
+
+// IndexMachines registers the cache index of Machines by controller (machineindex) on mgr, as
+// the MachineSet and MachineDeployment controllers' SetupWithManager do: for tests that call
+// those reconcilers directly. Not part of NewManager: the index makes the cache watch Machines,
+// which a manager running as a user without that permission never syncs.
+func IndexMachines(t *testing.T, mgr ctrl.Manager) {
+	t.Helper()
 	if err := machineindex.Add(context.Background(), mgr); err != nil {
 		t.Fatal(err)
 	}
-	return mgr
 }
 
 // StartManager runs mgr until the test ends and waits for its caches.

@@ -328,6 +328,7 @@ func TestMachineSet_BackToBackReconcilesNeverDuplicateMachines(t *testing.T) {
 	// its own creations; a fresh reconciler stands for a restarted controller.
 	f := newFixture(t, true)
 	mgr := coretest.NewManager(t, env)
+	coretest.IndexMachines(t, mgr)
 	coretest.StandInForMachineController(t, mgr)
 	coretest.StartManager(t, mgr)
 	ms := f.newMachineSet("workers", "web", 3)
@@ -365,6 +366,7 @@ func TestMachineSet_BackToBackReconcilesNeverDuplicateMachines(t *testing.T) {
 func TestMachineSet_DeletesTheMachineWhenACloneCannotBeCreated(t *testing.T) {
 	f := newFixture(t, true)
 	mgr := coretest.NewManager(t, env)
+	coretest.IndexMachines(t, mgr)
 	coretest.StandInForMachineController(t, mgr)
 	coretest.StartManager(t, mgr)
 	r := &Reconciler{Client: infraCreateFails{mgr.GetClient()}, APIReader: mgr.GetAPIReader()}
@@ -517,6 +519,7 @@ func sortedKeys(m map[string]*clusterv1.Machine) []string {
 func TestMachineSet_LeavesANewMachinesUpToDateToItsFirstStatus(t *testing.T) {
 	f := newFixture(t, true)
 	mgr := coretest.NewManager(t, env)
+	coretest.IndexMachines(t, mgr)
 	r := &Reconciler{Client: mgr.GetClient()}
 	require.NoError(t, r.SetupWithManager(f.ctx, mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	coretest.StartManager(t, mgr)

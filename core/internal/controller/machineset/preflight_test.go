@@ -73,6 +73,7 @@ func newPreflightFixture(t *testing.T, statusVersion string) (*fixture, *unstruc
 			APIGroup: crds.GenericControlPlaneGVK.Group, Kind: crds.GenericControlPlaneGVK.Kind, Name: "cp"}
 	})
 	mgr := coretest.NewManager(t, env)
+	coretest.IndexMachines(t, mgr)
 	r := &Reconciler{Client: mgr.GetClient(), PreflightChecks: sets.New(clusterv1.MachineSetPreflightCheckAll)}
 	require.NoError(t, r.SetupWithManager(f.ctx, mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	coretest.StartManager(t, mgr)
