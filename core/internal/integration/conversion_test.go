@@ -14,6 +14,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -150,10 +151,16 @@ func TestConversion_V1Beta1ClientWorksOnObjectsTheV1Beta2ControllersOwn(t *testi
 	require.True(t, hasV1Beta1Condition(gotC.Status.Conditions, "InfrastructureReady"), "v1beta1 Cluster conditions: %+v", gotC.Status.Conditions)
 	require.True(t, hasV1Beta1Condition(gotM.Status.Conditions, "Ready"), "v1beta1 Machine conditions: %+v", gotM.Status.Conditions)
 
-	// Update through v1beta1: the change lands in v1beta2, the unmapped fields stay.
-	gotC.Spec.Paused = true
-	gotC.Labels = map[string]string{"updated": "through-v1beta1"}
-	require.NoError(t, old.Update(ctx, gotC))
+	// Update through v1beta1: the change lands in v1beta2, the unmapped fields stay. The controllers
+	// may still be writing the Cluster: a conflict is read again and retried, as a client would.
+	require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := old.Get(ctx, client.ObjectKeyFromObject(c), gotC); err != nil {
+			return err
+		}
+		gotC.Spec.Paused = true
+		gotC.Labels = map[string]string{"updated": "through-v1beta1"}
+		return old.Update(ctx, gotC)
+	}))
 	hc := &clusterv1.Cluster{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(c), hc))
 	require.Equal(t, ptr.To(true), hc.Spec.Paused)
