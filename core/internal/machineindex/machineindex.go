@@ -20,12 +20,15 @@ const ByController = "metadata.ownerReferences.controller.uid"
 // MachineSet may adopt). No UID is this string.
 const NoController = "<none>"
 
-// ControllerKey is the ByController value of obj.
-func ControllerKey(obj client.Object) []string {
+// ControllerKey is the ByController value of obj, as the cache's index function.
+func ControllerKey(obj client.Object) []string { return []string{controllerKey(obj)} }
+
+// controllerKey is the UID of obj's controller, or NoController.
+func controllerKey(obj client.Object) string {
 	if ref := metav1.GetControllerOf(obj); ref != nil {
-		return []string{string(ref.UID)}
+		return string(ref.UID)
 	}
-	return []string{NoController}
+	return NoController
 }
 
 // registered remembers the managers ByController was added to: the MachineSet and the
@@ -62,7 +65,7 @@ func OwnedBy(ctx context.Context, c client.Reader, namespace, uid string, opts .
 	}
 	out := list.Items[:0:0]
 	for i := range list.Items {
-		if ControllerKey(&list.Items[i])[0] == uid {
+		if controllerKey(&list.Items[i]) == uid {
 			out = append(out, list.Items[i])
 		}
 	}
