@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/yaml"
 
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
@@ -164,4 +165,27 @@ func onEvent(t *testing.T, list client.ObjectList, opt client.ListOption, f func
 		}
 	}()
 	t.Cleanup(func() { w.Stop(); <-done })
+}
+
+// A kubeadm-config that is not what kubeadm writes (missing key, not YAML) is an error naming
+// what is wrong, never a panic and never a write.
+func TestUpdateClusterConfiguration_RefusesWhatKubeadmDidNotWrite(t *testing.T) {
+	kcp := &controlplanev1.KubeadmControlPlane{Spec: controlplanev1.KubeadmControlPlaneSpec{Version: "v1.38.0"}}
+	for name, tc := range map[string]struct {
+		data map[string]string
+		want string
+	}{
+		"no ClusterConfiguration": {map[string]string{"other": "x"}, "it has no ClusterConfiguration"},
+		"not YAML":                {map[string]string{clusterConfigurationKey: "kind: [unclosed"}, "reading its ClusterConfiguration"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: kubeadmConfigMap.Namespace, Name: kubeadmConfigMap.Name}, Data: tc.data}
+			c := fake.NewClientBuilder().WithObjects(cm).Build()
+			err := updateClusterConfiguration(context.Background(), c, kcp)
+			require.ErrorContains(t, err, tc.want)
+			got := &corev1.ConfigMap{}
+			require.NoError(t, c.Get(context.Background(), kubeadmConfigMap, got))
+			require.Equal(t, tc.data, got.Data, "nothing written")
+		})
+	}
 }
