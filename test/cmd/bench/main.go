@@ -53,7 +53,7 @@ func run() (int, error) {
 	flag.IntVar(&cfg.ForeignSecrets, "foreign-secrets", cfg.ForeignSecrets, "Secrets of scenario 6.")
 	flag.IntVar(&cfg.ForeignConfigMaps, "foreign-configmaps", cfg.ForeignConfigMaps, "ConfigMaps of scenario 6.")
 	flag.IntVar(&cfg.ConfigMapBytes, "configmap-bytes", cfg.ConfigMapBytes, "Data bytes per ConfigMap of scenario 6.")
-	flag.DurationVar(&cfg.MemorySettle, "memory-settle", cfg.MemorySettle, "How long the core runs before its memory is read.")
+	flag.DurationVar(&cfg.MemorySettle, "memory-settle", cfg.MemorySettle, "The longest wait for a manager's resident memory to stop moving before it is read.")
 	flag.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "Bound of each scenario.")
 	flag.Parse()
 

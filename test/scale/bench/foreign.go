@@ -36,7 +36,7 @@ func (r *run) foreign(ctx context.Context) error {
 		return err
 	}
 	managers := append([]namedManager{{"core manager", r.core}}, others...)
-	if err := sleep(ctx, r.cfg.MemorySettle); err != nil {
+	if err := r.settleRSS(ctx, managers, r.cfg.MemorySettle); err != nil {
 		return err
 	}
 	idle, err := usages(managers)
@@ -51,7 +51,7 @@ func (r *run) foreign(ctx context.Context) error {
 	if err := r.createForeign(ctx); err != nil {
 		return err
 	}
-	if err := sleep(ctx, r.cfg.MemorySettle); err != nil {
+	if err := r.settleRSS(ctx, managers, r.cfg.MemorySettle); err != nil {
 		return err
 	}
 	with, err := usages(managers)

@@ -2,8 +2,11 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -156,7 +159,7 @@ func (r *run) observe(ctx context.Context, ns string) (*observer, error) {
 // MachineDeployments are Available with all replicas, and the progress so far.
 func (o *observer) converged(ctx context.Context, want, deployments, replicas int) (bool, string, error) {
 	machines := &clusterv1.MachineList{}
-	if err := o.cache.List(ctx, machines); err != nil {
+	if err := o.cache.List(ctx, machines, client.UnsafeDisableDeepCopy); err != nil {
 		return false, "", err
 	}
 	phases := map[string]int{}
@@ -164,7 +167,7 @@ func (o *observer) converged(ctx context.Context, want, deployments, replicas in
 		phases[machines.Items[i].Status.Phase]++
 	}
 	mds := &clusterv1.MachineDeploymentList{}
-	if err := o.cache.List(ctx, mds); err != nil {
+	if err := o.cache.List(ctx, mds, client.UnsafeDisableDeepCopy); err != nil {
 		return false, "", err
 	}
 	available := 0
@@ -220,6 +223,7 @@ func (r *run) profileCPU(ctx context.Context, scenario string) (wait func()) {
 	profile := fmt.Sprintf("profile?seconds=%d", cpuProfileSeconds)
 	sources := map[string]func(context.Context, string, string) error{
 		"core": r.core.saveProfile, "kube-apiserver": r.plane.saveProfile,
+		"scale-provider-and-harness": saveOwnCPUProfile,
 	}
 	var wg sync.WaitGroup
 	for name, save := range sources {
@@ -233,6 +237,22 @@ func (r *run) profileCPU(ctx context.Context, scenario string) (wait func()) {
 		})
 	}
 	return wg.Wait
+}
+
+// saveOwnCPUProfile records this process's CPU profile (the scale provider and the
+// harness) for cpuProfileSeconds into path, so that what they cost the machine can be
+// told apart from what the core and the API server cost it.
+func saveOwnCPUProfile(ctx context.Context, _ string, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return errors.Join(err, f.Close())
+	}
+	err = sleep(ctx, cpuProfileSeconds*time.Second)
+	pprof.StopCPUProfile()
+	return errors.Join(err, f.Close())
 }
 
 // saveHeap saves the core's heap profile when profiling is on.

@@ -74,7 +74,7 @@ func (r *run) rollout(ctx context.Context) (time.Time, error) {
 // still counts the old Machines as up to date.
 func (o *observer) rolledOut(ctx context.Context, want, deployments, _ int) (bool, string, error) {
 	sets := &clusterv1.MachineSetList{}
-	if err := o.cache.List(ctx, sets); err != nil {
+	if err := o.cache.List(ctx, sets, client.UnsafeDisableDeepCopy); err != nil {
 		return false, "", err
 	}
 	newSets := map[types.UID]bool{}
@@ -84,7 +84,7 @@ func (o *observer) rolledOut(ctx context.Context, want, deployments, _ int) (boo
 		}
 	}
 	machines := &clusterv1.MachineList{}
-	if err := o.cache.List(ctx, machines); err != nil {
+	if err := o.cache.List(ctx, machines, client.UnsafeDisableDeepCopy); err != nil {
 		return false, "", err
 	}
 	replaced := 0
@@ -96,7 +96,7 @@ func (o *observer) rolledOut(ctx context.Context, want, deployments, _ int) (boo
 		}
 	}
 	mds := &clusterv1.MachineDeploymentList{}
-	if err := o.cache.List(ctx, mds); err != nil {
+	if err := o.cache.List(ctx, mds, client.UnsafeDisableDeepCopy); err != nil {
 		return false, "", err
 	}
 	available := 0

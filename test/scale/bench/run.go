@@ -68,7 +68,8 @@ type Config struct {
 	ForeignSecrets    int
 	ForeignConfigMaps int
 	ConfigMapBytes    int
-	// MemorySettle is how long the core runs before its memory is read.
+	// MemorySettle bounds the wait for a manager's resident memory to stop moving
+	// before it is read (settleRSS).
 	MemorySettle time.Duration
 	// Timeout bounds each scenario; one that runs out is reported, not waited for.
 	Timeout time.Duration

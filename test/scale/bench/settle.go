@@ -1,0 +1,80 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// rssSettle is what settleRSS calls steady: every manager's resident memory moved by
+// at most rssSettleBytes (or 1 %, whichever is more) across rssSettleSamples readings
+// rssSettleInterval apart.
+const (
+	rssSettleSamples  = 5
+	rssSettleInterval = time.Second
+	rssSettleBytes    = 512 << 10
+)
+
+// settleRSS waits until the managers' resident memory stops moving, at most limit,
+// and says which one had not settled when limit ran out. A manager that caches what
+// it is shown grows while its informers take it in; one that does not stays flat,
+// so a fixed wait spent most of its time watching a flat line.
+func (r *run) settleRSS(ctx context.Context, managers []namedManager, limit time.Duration) error {
+	start := time.Now()
+	history := make([][]int64, len(managers))
+	for {
+		steady := true
+		for i, m := range managers {
+			u, err := m.usage()
+			if err != nil {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
+			history[i] = append(history[i], u.RSSBytes)
+			if !rssSteady(history[i]) {
+				steady = false
+			}
+		}
+		if steady {
+			return nil
+		}
+		if time.Since(start) >= limit {
+			for i, m := range managers {
+				if !rssSteady(history[i]) {
+					r.logf("  %s: resident memory still moving after %s (%s); reading it anyway", m.name, limit, rssTail(history[i]))
+				}
+			}
+			return nil
+		}
+		if err := sleep(ctx, rssSettleInterval); err != nil {
+			return err
+		}
+	}
+}
+
+// rssSteady reports whether the last rssSettleSamples readings stay within the
+// settle band of their smallest.
+func rssSteady(readings []int64) bool {
+	if len(readings) < rssSettleSamples {
+		return false
+	}
+	last := readings[len(readings)-rssSettleSamples:]
+	lo, hi := last[0], last[0]
+	for _, v := range last[1:] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return hi-lo <= max(rssSettleBytes, lo/100)
+}
+
+func rssTail(readings []int64) string {
+	if len(readings) > rssSettleSamples {
+		readings = readings[len(readings)-rssSettleSamples:]
+	}
+	out := ""
+	for i, v := range readings {
+		if i > 0 {
+			out += " → "
+		}
+		out += fmt.Sprintf("%.1f MiB", mib(v))
+	}
+	return out
+}
