@@ -62,7 +62,9 @@ func TestDefaulting_PoliciesRunOnlyForWritesWithSomethingToDefault(t *testing.T)
 		defaulted   []defaultedWrite
 	}{
 		{"machine-defaults", machineYAML, &clusterv1.Machine{},
-			func(o client.Object) { o.SetAnnotations(map[string]string{"touched": strconv.Itoa(len(o.GetAnnotations()))}) },
+			func(o client.Object) {
+				o.SetAnnotations(map[string]string{"touched": strconv.Itoa(len(o.GetAnnotations()))})
+			},
 			[]defaultedWrite{
 				{"label removed", func(o client.Object) { delLabel(o) }, func(o client.Object) string { return o.GetLabels()[clusterv1.ClusterNameLabel] }, "c1"},
 				{"label changed", func(o client.Object) { o.GetLabels()[clusterv1.ClusterNameLabel] = "other" },
