@@ -94,16 +94,17 @@ func TestAuditLog_FollowsAGrowingLogByUser(t *testing.T) {
 	require.Empty(t, outside)
 }
 
-// Memory is steady once the last readings stay in a band of 512 KiB or 1 %: a manager
-// taking in objects (growing) or one with too few readings is not.
+// Memory is steady once the last five readings stay in a band of 128 KiB: a manager
+// taking in objects, or still creeping up after its start (100 KiB a second), or one
+// with too few readings is not.
 func TestRSSSteady(t *testing.T) {
-	const mb = 1 << 20
-	flat := []int64{50 * mb, 50 * mb, 50*mb + 100<<10, 50 * mb, 50*mb + 200<<10}
+	const mb, kb = 1 << 20, 1 << 10
+	flat := []int64{50 * mb, 50 * mb, 50*mb + 60*kb, 50 * mb, 50*mb + 120*kb}
 	require.True(t, rssSteady(flat))
 	require.False(t, rssSteady(flat[1:]), "four readings are too few")
 	growing := []int64{50 * mb, 52 * mb, 54 * mb, 56 * mb, 58 * mb}
 	require.False(t, rssSteady(growing))
-	require.True(t, rssSteady(append(growing, 58*mb, 58*mb, 58*mb, 58*mb+mb/2)), "steady once the growth stopped")
-	big := []int64{1000 * mb, 1005 * mb, 1002 * mb, 1009 * mb, 1000 * mb}
-	require.True(t, rssSteady(big), "1 % of a large heap")
+	require.True(t, rssSteady(append(growing, 58*mb, 58*mb, 58*mb, 58*mb+100*kb)), "steady once the growth stopped")
+	creeping := []int64{42 * mb, 42*mb + 100*kb, 42*mb + 200*kb, 42*mb + 300*kb, 42*mb + 400*kb}
+	require.False(t, rssSteady(creeping), "a manager still creeping up after its start")
 }

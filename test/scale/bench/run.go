@@ -83,7 +83,7 @@ func DefaultConfig() Config {
 		Scenarios: AllScenarios, FloorObjects: 500, FloorConcurrency: []int{1, 8, 32}, CoreConcurrency: 10,
 		MachineDeployments: 100, Replicas: 10, SteadyWindow: 3 * time.Minute, Clusters: 100, WorkersPerCluster: 3,
 		ForeignSecrets: 10000, ForeignConfigMaps: 10000, ConfigMapBytes: 2048,
-		MemorySettle: 20 * time.Second, Timeout: 15 * time.Minute,
+		MemorySettle: 60 * time.Second, Timeout: 15 * time.Minute,
 	}
 }
 
