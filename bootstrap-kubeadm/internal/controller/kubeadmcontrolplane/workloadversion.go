@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+	"capstan.dev/contracts/image"
 	"capstan.dev/contracts/remote"
 )
 
@@ -162,18 +163,13 @@ func updateKubeProxyImage(ctx context.Context, wc client.Client, kcp *controlpla
 	return nil
 }
 
-// kubeProxyImage is image with its tag set to version and, when repository is set, its
+// kubeProxyImage is ref with its tag set to version and, when repository is set, its
 // repository replaced by repository/kube-proxy. A digest is dropped: it names the old image.
-func kubeProxyImage(image, version, repository string) string {
-	name := image
-	if i := strings.Index(name, "@"); i >= 0 {
-		name = name[:i]
-	}
-	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
-		name = name[:i]
-	}
+func kubeProxyImage(ref, version, repository string) string {
+	r := image.Parse(ref)
 	if repository != "" {
-		name = strings.TrimSuffix(repository, "/") + "/kube-proxy"
+		r.Name = strings.TrimSuffix(repository, "/") + "/kube-proxy"
 	}
-	return name + ":" + strings.ReplaceAll(version, "+", "_")
+	r.Tag, r.Digest = strings.ReplaceAll(version, "+", "_"), ""
+	return r.String()
 }

@@ -19,6 +19,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"capstan.dev/contracts/image"
 )
 
 //go:embed core.yaml bootstrap-kubeadm.yaml infrastructure-docker.yaml
@@ -243,15 +245,13 @@ func SetImageTag(objs []*unstructured.Unstructured, tag string) error {
 }
 
 // WithTag replaces or adds the tag of an image reference; a digest reference is kept as is.
-func WithTag(image, tag string) string {
-	if strings.Contains(image, "@") {
-		return image
+func WithTag(ref, tag string) string {
+	r := image.Parse(ref)
+	if r.Digest != "" {
+		return ref
 	}
-	repo := image
-	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
-		repo = image[:i]
-	}
-	return repo + ":" + tag
+	r.Tag = tag
+	return r.String()
 }
 
 // Images returns the container images of the Deployments in objs, in order.

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"capstan.dev/contracts/image"
 )
 
 // TiltProvider is one entry of tilt-provider.json, in the shape upstream Cluster
@@ -60,7 +61,7 @@ func ValidateTiltProvider(root string, p TiltProvider) error {
 	img, err := KustomizedManagerImage(ctxDir)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", p.Name, err))
-	} else if name, _ := splitImage(img); name != c.Image {
+	} else if image.Parse(img).Name != c.Image {
 		errs = append(errs, fmt.Errorf("%s: config.image %s differs from the kustomize manager image %s", p.Name, c.Image, img))
 	}
 	return errors.Join(errs...)
@@ -106,35 +107,23 @@ type kustomizeImage struct {
 // entry whose name equals the reference's name (without tag or digest) replaces the
 // name with newName and the tag with newTag, or with @digest.
 func applyImages(ref string, images []kustomizeImage) string {
-	name, tag := splitImage(ref)
+	r := image.Parse(ref)
 	for _, im := range images {
-		if im.Name != name {
+		if im.Name != r.Name {
 			continue
 		}
 		if im.NewName != "" {
-			name = im.NewName
+			r.Name = im.NewName
 		}
 		switch {
 		case im.Digest != "":
-			tag = "@" + im.Digest
+			r.Tag, r.Digest = "", im.Digest
 		case im.NewTag != "":
-			tag = ":" + im.NewTag
+			r.Tag, r.Digest = im.NewTag, ""
 		}
 		break
 	}
-	return name + tag
-}
-
-// splitImage splits "registry:5000/a/b:tag" or "a/b@sha256:..." into the name and the
-// ":tag" / "@digest" suffix (empty when there is none).
-func splitImage(ref string) (name, suffix string) {
-	if i := strings.Index(ref, "@"); i >= 0 {
-		return ref[:i], ref[i:]
-	}
-	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
-		return ref[:i], ref[i:]
-	}
-	return ref, ""
+	return r.String()
 }
 
 // managerImage returns the image of the container named "manager" in a Deployment.

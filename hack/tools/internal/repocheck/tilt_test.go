@@ -96,15 +96,16 @@ images:
 	require.Equal(t, "example/renamed:v1.2.3", img, "config/default applies after config/manager")
 }
 
-func TestSplitImage_KeepsRegistryPortsInTheName(t *testing.T) {
-	for ref, want := range map[string][2]string{
-		"capstan/core-manager:dev":          {"capstan/core-manager", ":dev"},
-		"capstan/core-manager":              {"capstan/core-manager", ""},
-		"localhost:5000/capstan/core":       {"localhost:5000/capstan/core", ""},
-		"localhost:5000/capstan/core:v1":    {"localhost:5000/capstan/core", ":v1"},
-		"capstan/core@sha256:0123456789abc": {"capstan/core", "@sha256:0123456789abc"},
+// kustomize matches an images: entry on the name without tag and digest, also when the
+// reference has both, and keeps a registry port in the name.
+func TestApplyImages_MatchesTheNameWithoutTagOrDigest(t *testing.T) {
+	entries := []kustomizeImage{{Name: "localhost:5000/a", NewTag: "v2"}, {Name: "b", Digest: "sha256:new"}}
+	for ref, want := range map[string]string{
+		"localhost:5000/a:v1@sha256:old": "localhost:5000/a:v2",
+		"localhost:5000/a":               "localhost:5000/a:v2",
+		"b:v1":                           "b@sha256:new",
+		"c:v1":                           "c:v1",
 	} {
-		name, suffix := splitImage(ref)
-		require.Equal(t, want, [2]string{name, suffix}, ref)
+		require.Equal(t, want, applyImages(ref, entries), ref)
 	}
 }
