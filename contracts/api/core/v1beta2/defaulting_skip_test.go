@@ -63,7 +63,7 @@ func TestDefaulting_PoliciesRunOnlyForWritesWithSomethingToDefault(t *testing.T)
 	}{
 		{"machine-defaults", machineYAML, &clusterv1.Machine{},
 			func(o client.Object) {
-				o.SetAnnotations(map[string]string{"touched": strconv.Itoa(len(o.GetAnnotations()))})
+				o.SetAnnotations(map[string]string{"touched-at": o.GetResourceVersion()}) // a new value each time
 			},
 			[]defaultedWrite{
 				{"label removed", func(o client.Object) { delLabel(o) }, func(o client.Object) string { return o.GetLabels()[clusterv1.ClusterNameLabel] }, "c1"},
