@@ -61,7 +61,7 @@ func TestDefaulting_PoliciesRunOnlyForWritesWithSomethingToDefault(t *testing.T)
 		nothingToDo func(client.Object)
 		defaulted   []defaultedWrite
 	}{
-		{"machine-defaults", machineYAML, &clusterv1.Machine{},
+		{"machine-defaults", upstreamMachine("m-skip"), &clusterv1.Machine{},
 			func(o client.Object) {
 				o.SetAnnotations(map[string]string{"touched-at": o.GetResourceVersion()}) // a new value each time
 			},
@@ -104,22 +104,6 @@ type defaultedWrite struct {
 	read   func(client.Object) string
 	want   string
 }
-
-const machineYAML = `
-apiVersion: cluster.x-k8s.io/v1beta2
-kind: Machine
-metadata:
-  name: m-skip
-spec:
-  clusterName: c1
-  version: 1.37.2
-  bootstrap:
-    dataSecretName: bootstrap-data
-  infrastructureRef:
-    apiGroup: infrastructure.cluster.x-k8s.io
-    kind: DevMachine
-    name: m-skip
-`
 
 func delLabel(o client.Object) {
 	labels := o.GetLabels()

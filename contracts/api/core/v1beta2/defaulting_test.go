@@ -59,6 +59,24 @@ func withTemplate(kind, metadata string) string {
 	return "apiVersion: cluster.x-k8s.io/v1beta2\nkind: " + kind + "\nmetadata:\n" + metadata + "\nspec:\n  clusterName: c1" + machineTemplateYAML
 }
 
+// upstreamMachine is an upstream-style Machine named name: no labels, a version without "v".
+func upstreamMachine(name string) string {
+	return `
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: Machine
+metadata:
+  name: ` + name + `
+spec:
+  clusterName: c1
+  version: 1.37.2
+  bootstrap:
+    dataSecretName: bootstrap-data
+  infrastructureRef:
+    apiGroup: infrastructure.cluster.x-k8s.io
+    kind: DevMachine
+    name: ` + name + "\n"
+}
+
 // create sends doc (YAML of one object, without namespace) to the API server in ns and reads
 // what was stored into into.
 func create(t *testing.T, ns, doc string, into client.Object) {
@@ -183,21 +201,7 @@ func TestDefaulting_MachinePoolGetsLabelsReplicasDeletionTimeoutAndVersion(t *te
 func TestDefaulting_MachineGetsTheClusterNameLabelAndAVersionPrefix(t *testing.T) {
 	ctx := context.Background()
 	m := &clusterv1.Machine{}
-	create(t, env.CreateNamespace(t, "defaults"), `
-apiVersion: cluster.x-k8s.io/v1beta2
-kind: Machine
-metadata:
-  name: m-0
-spec:
-  clusterName: c1
-  version: 1.37.2
-  bootstrap:
-    dataSecretName: bootstrap-data
-  infrastructureRef:
-    apiGroup: infrastructure.cluster.x-k8s.io
-    kind: DevMachine
-    name: m-0
-`, m)
+	create(t, env.CreateNamespace(t, "defaults"), upstreamMachine("m-0"), m)
 	require.Equal(t, "c1", m.Labels[clusterv1.ClusterNameLabel])
 	require.Equal(t, "v1.37.2", m.Spec.Version)
 	require.Nil(t, m.Spec.Deletion.NodeDeletionTimeoutSeconds, "the Machine controller applies the 10s default itself")
