@@ -15,8 +15,8 @@
 // scenarios, every process of the run (kube-apiserver, etcd, the core, this process,
 // the garbage collector) and the whole machine, so each report names what was busy
 // and whether something outside the run took CPU from it. --profiling adds CPU
-// profiles of the core and of the API server for the first minute of scenarios 2, 3
-// and 5, and heap profiles of the core.
+// profiles of the core, of the API server and of this process for the first minute
+// of scenarios 2, 3 and 5, and heap profiles of the core.
 //
 // Scenarios, in run order (numbers are the issue's):
 //
@@ -35,7 +35,7 @@
 //     objects is left in the management cluster.
 //  6. foreign: fresh core, bootstrap and docker managers, their RSS idle, then with
 //     Secrets (half labelled with a cluster name) and 2 KB ConfigMaps they have no
-//     use for (goal ≤ 1.1×).
+//     use for (goal ≤ 1.1×); each RSS is read once it stops moving (settleRSS).
 //  4. clusters: a fresh core, then many Clusters of one control-plane Machine and a
 //     few workers; time to all Running, and a workload connection's cost.
 //
