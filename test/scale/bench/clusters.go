@@ -35,7 +35,7 @@ func (r *run) clusters(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := r.settleRSS(ctx, []namedManager{{"core manager", r.core}}, r.cfg.MemorySettle); err != nil {
+	if _, err := r.settleRSS(ctx, []namedManager{{"core manager", r.core}}, r.cfg.MemorySettle); err != nil {
 		return err
 	}
 	before, err := r.connectionCost(ctx)

@@ -36,10 +36,7 @@ func (r *run) foreign(ctx context.Context) error {
 		return err
 	}
 	managers := append([]namedManager{{"core manager", r.core}}, others...)
-	if err := r.settleRSS(ctx, managers, r.cfg.MemorySettle); err != nil {
-		return err
-	}
-	idle, err := usages(managers)
+	idle, err := r.settleRSS(ctx, managers, r.cfg.MemorySettle)
 	if err != nil {
 		return err
 	}
@@ -51,10 +48,7 @@ func (r *run) foreign(ctx context.Context) error {
 	if err := r.createForeign(ctx); err != nil {
 		return err
 	}
-	if err := r.settleRSS(ctx, managers, r.cfg.MemorySettle); err != nil {
-		return err
-	}
-	with, err := usages(managers)
+	with, err := r.settleRSS(ctx, managers, r.cfg.MemorySettle)
 	if err != nil {
 		return err
 	}

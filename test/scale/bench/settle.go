@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -19,27 +20,26 @@ const (
 )
 
 // settleRSS waits until the managers' resident memory stops moving, at most limit,
-// and says which one had not settled when limit ran out. A manager that caches what
-// it is shown grows while its informers take it in; one that does not stays flat,
-// so a fixed wait spent most of its time watching a flat line.
-func (r *run) settleRSS(ctx context.Context, managers []namedManager, limit time.Duration) error {
+// and says which one had not settled when limit ran out; it returns the managers'
+// last usage, the reading judged steady. A manager that caches what it is shown grows
+// while its informers take it in; one that does not stays flat, so a fixed wait spent
+// most of its time watching a flat line.
+func (r *run) settleRSS(ctx context.Context, managers []namedManager, limit time.Duration) ([]usage, error) {
 	start := time.Now()
 	history := make([][]int64, len(managers))
 	for {
+		last, err := usages(managers)
+		if err != nil {
+			return nil, err
+		}
 		steady := true
-		for i, m := range managers {
-			u, err := m.usage()
-			if err != nil {
-				return fmt.Errorf("%s: %w", m.name, err)
-			}
+		for i, u := range last {
 			history[i] = append(history[i], u.RSSBytes)
-			if !rssSteady(history[i]) {
-				steady = false
-			}
+			steady = steady && rssSteady(history[i])
 		}
 		if steady {
 			r.logf("  resident memory steady after %s", time.Since(start).Round(time.Second))
-			return nil
+			return last, nil
 		}
 		if time.Since(start) >= limit {
 			for i, m := range managers {
@@ -47,10 +47,10 @@ func (r *run) settleRSS(ctx context.Context, managers []namedManager, limit time
 					r.logf("  %s: resident memory still moving after %s (%s); reading it anyway", m.name, limit, rssTail(history[i]))
 				}
 			}
-			return nil
+			return last, nil
 		}
 		if err := sleep(ctx, rssSettleInterval); err != nil {
-			return err
+			return nil, err
 		}
 	}
 }
@@ -73,12 +73,9 @@ func rssTail(readings []int64) string {
 	if len(readings) > rssSettleSamples {
 		readings = readings[len(readings)-rssSettleSamples:]
 	}
-	out := ""
+	parts := make([]string, len(readings))
 	for i, v := range readings {
-		if i > 0 {
-			out += " → "
-		}
-		out += fmt.Sprintf("%.1f MiB", mib(v))
+		parts[i] = fmt.Sprintf("%.1f MiB", mib(v))
 	}
-	return out
+	return strings.Join(parts, " → ")
 }
