@@ -106,6 +106,11 @@ func TestConversion_V1Beta1ClientWorksOnObjectsTheV1Beta2ControllersOwn(t *testi
 		require.Equal(t, ptr.To[int32](90), spec.InitConfiguration.Timeouts.ControlPlaneComponentHealthCheckSeconds)
 		require.Equal(t, ptr.To[int32](90), spec.JoinConfiguration.Timeouts.ControlPlaneComponentHealthCheckSeconds)
 		require.Equal(t, &[]corev1.Taint{}, spec.JoinConfiguration.NodeRegistration.Taints, "an empty list: no taints at all")
+		require.Equal(t, []bootstrapv1.Partition{
+			{Device: "/dev/sdb", Layout: ptr.To(false)},
+			{Device: "/dev/sdc", DiskLayout: []bootstrapv1.PartitionSpec{{Percentage: 80, PartitionType: "Linux"}, {Percentage: 20}}},
+		}, spec.DiskSetup.Partitions, "v1beta2 holds one of layout and diskLayout")
+		require.Equal(t, bootstrapv1.FileContentFormatGoTemplate, spec.Files[0].ContentFormat)
 	}
 	require.Equal(t, clusterv1.ContractVersionedObjectReference{APIGroup: crds.InfrastructureGroupVersion.Group,
 		Kind: crds.GenericInfrastructureMachineTemplateGVK.Kind, Name: "cp-infra"}, hkcp.Spec.MachineTemplate.Spec.InfrastructureRef)
@@ -178,6 +183,12 @@ func legacySpec() bootstrapv1beta1.KubeadmConfigSpec {
 			NodeRegistration: bootstrapv1beta1.NodeRegistrationOptions{Taints: []corev1.Taint{}},
 		},
 		UseExperimentalRetryJoin: true,
+		// layout is required in v1beta1 (false: leave the device as it is); diskLayout overrides it.
+		DiskSetup: &bootstrapv1beta1.DiskSetup{Partitions: []bootstrapv1beta1.Partition{
+			{Device: "/dev/sdb", Layout: false},
+			{Device: "/dev/sdc", Layout: false, DiskLayout: []bootstrapv1.PartitionSpec{{Percentage: 80, PartitionType: "Linux"}, {Percentage: 20}}},
+		}},
+		Files: []bootstrapv1beta1.File{{Path: "/etc/versioned", ContentFormat: bootstrapv1.FileContentFormatGoTemplate, Content: "{{ .KubernetesVersion }}"}},
 	}
 }
 
@@ -192,6 +203,8 @@ func requireLegacyFieldsKept(t *testing.T, spec bootstrapv1beta1.KubeadmConfigSp
 	require.True(t, spec.UseExperimentalRetryJoin)
 	require.Nil(t, spec.InitConfiguration.NodeRegistration.Taints, "none given stays none (kubeadm's default taint)")
 	require.NotNil(t, spec.JoinConfiguration.NodeRegistration.Taints, "an empty list stays empty (no taints)")
+	require.Equal(t, legacySpec().DiskSetup, spec.DiskSetup)
+	require.Equal(t, legacySpec().Files, spec.Files)
 }
 
 func updateV1Beta1(t *testing.T, obj client.Object, mutate func()) {

@@ -21,11 +21,51 @@ import (
 	"slices"
 )
 
-// diskSetup is a cloud-init disk_setup entry; the map key is the device.
+// diskSetup is a cloud-init disk_setup entry; the map key is the device. Layout is a bool (one
+// partition spanning the device, or none) or a list of partitions, each a percentage or a
+// [percentage, type] pair.
 type diskSetup struct {
 	TableType string `json:"table_type,omitempty"`
-	Layout    bool   `json:"layout"`
+	Layout    any    `json:"layout"`
 	Overwrite *bool  `json:"overwrite,omitempty"`
+}
+
+// partitionTypeCodes are the codes cloud-init's disk_setup takes for the partition types the
+// KubeadmConfig API names, as upstream's bootstrap provider renders them; any other type (a GPT
+// partition type GUID) is passed as written.
+var partitionTypeCodes = map[string]string{
+	"Linux": "83", "LinuxSwap": "82", "LinuxRAID": "fd", "LVM": "8e", "Fat32": "0c", "NTFS": "07", "LinuxExtended": "85",
+}
+
+// layout is the disk_setup layout of p: its bool, or its partitions when it lists them.
+func layout(p Partition) (any, error) {
+	if len(p.DiskLayout) == 0 {
+		return p.Layout, nil
+	}
+	out := make([]any, 0, len(p.DiskLayout))
+	total := int32(0)
+	for i, part := range p.DiskLayout {
+		if part.Percentage < 1 || part.Percentage > 100 {
+			return nil, fmt.Errorf("diskLayout[%d].percentage is %d: a partition takes 1 to 100 percent of the device", i, part.Percentage)
+		}
+		total += part.Percentage
+		if part.Type == "" {
+			out = append(out, part.Percentage)
+			continue
+		}
+		if err := checkTexts(fmt.Sprintf("diskLayout[%d].partitionType", i), []string{part.Type}); err != nil {
+			return nil, err
+		}
+		code, named := partitionTypeCodes[part.Type]
+		if !named {
+			code = part.Type
+		}
+		out = append(out, []any{part.Percentage, code})
+	}
+	if total > 100 {
+		return nil, fmt.Errorf("the diskLayout percentages add up to %d: the partitions of a device take at most 100 percent of it", total)
+	}
+	return out, nil
 }
 
 // fsSetup is a cloud-init fs_setup entry.
@@ -60,7 +100,11 @@ func addDisksAndBoot(doc *document, in Input) error {
 			if doc.DiskSetup == nil {
 				doc.DiskSetup = map[string]diskSetup{}
 			}
-			doc.DiskSetup[p.Device] = diskSetup{TableType: p.TableType, Layout: p.Layout, Overwrite: p.Overwrite}
+			l, err := layout(p)
+			if err != nil {
+				return fmt.Errorf("diskSetup.partitions[%d]: %w", i, err)
+			}
+			doc.DiskSetup[p.Device] = diskSetup{TableType: p.TableType, Layout: l, Overwrite: p.Overwrite}
 		}
 		for i, f := range d.Filesystems {
 			if f.Device == "" || f.Filesystem == "" {

@@ -121,12 +121,22 @@ type DiskSetup struct {
 	Filesystems []Filesystem
 }
 
-// Partition is the partition table of one device: Layout true makes one partition spanning it.
+// Partition is the partition table of one device: Layout true makes one partition spanning it,
+// DiskLayout (when set, instead of Layout) the partitions it lists.
 type Partition struct {
-	Device    string
-	Layout    bool
-	Overwrite *bool
-	TableType string
+	Device     string
+	Layout     bool
+	DiskLayout []PartitionSpec
+	Overwrite  *bool
+	TableType  string
+}
+
+// PartitionSpec is one partition of a DiskLayout: a percentage of the device and a type, either
+// a name of the KubeadmConfig API (Linux, LinuxSwap, LinuxRAID, LVM, Fat32, NTFS,
+// LinuxExtended), a GPT partition type GUID, or empty for cloud-init's default.
+type PartitionSpec struct {
+	Percentage int32
+	Type       string
 }
 
 // Filesystem is a file system to create.

@@ -100,6 +100,10 @@ func etcdDisk() (*DiskSetup, [][]string) {
 			Partitions: []Partition{
 				{Device: "/dev/sdb", Layout: true, Overwrite: ptr.To(false), TableType: "gpt"},
 				{Device: "/dev/sdc", Layout: false},
+				{Device: "/dev/sdd", TableType: "gpt", DiskLayout: []PartitionSpec{
+					{Percentage: 30, Type: "Linux"}, {Percentage: 20}, {Percentage: 10, Type: "LinuxSwap"},
+					{Percentage: 25, Type: "0FC63DAF-8483-4772-8E79-3D69D8477DE4"}, {Percentage: 15, Type: "LVM"},
+				}},
 			},
 			Filesystems: []Filesystem{
 				{Device: "/dev/sdb1", Filesystem: "ext4", Label: "etcd_disk", ExtraOpts: []string{"-E", "lazy_itable_init=1,lazy_journal_init=1"}},
@@ -202,6 +206,11 @@ func TestRender_DisksBootCommandsAndUsersParseBack(t *testing.T) {
 	require.Equal(t, map[string]diskSetup{
 		"/dev/sdb": {TableType: "gpt", Layout: true, Overwrite: ptr.To(false)},
 		"/dev/sdc": {Layout: false},
+		// Percentages and codes as cloud-init reads them: numbers, and the codes as strings.
+		"/dev/sdd": {TableType: "gpt", Layout: []any{
+			[]any{float64(30), "83"}, float64(20), []any{float64(10), "82"},
+			[]any{float64(25), "0FC63DAF-8483-4772-8E79-3D69D8477DE4"}, []any{float64(15), "8e"},
+		}},
 	}, doc.DiskSetup)
 	require.Equal(t, []fsSetup{
 		{Label: "etcd_disk", Filesystem: "ext4", Device: "/dev/sdb1", ExtraOpts: []string{"-E", "lazy_itable_init=1,lazy_journal_init=1"}},
@@ -378,6 +387,20 @@ func TestRender_RejectsInputThatWouldNotBootstrap(t *testing.T) {
 				in.DiskSetup = &DiskSetup{Partitions: []Partition{{Device: "/dev/sdb", Layout: true}, {Device: "/dev/sdb", TableType: "gpt"}}}
 			},
 			wantErr: `diskSetup.partitions[1]: device "/dev/sdb" is partitioned twice: cloud-init takes one partition table per device; merge the entries`,
+		},
+		{
+			name: "DiskLayoutOverTheDevice",
+			mutate: func(in *Input) {
+				in.DiskSetup = &DiskSetup{Partitions: []Partition{{Device: "/dev/sdb", DiskLayout: []PartitionSpec{{Percentage: 60}, {Percentage: 41, Type: "Linux"}}}}}
+			},
+			wantErr: "diskSetup.partitions[0]: the diskLayout percentages add up to 101: the partitions of a device take at most 100 percent of it",
+		},
+		{
+			name: "DiskLayoutEmptyPartition",
+			mutate: func(in *Input) {
+				in.DiskSetup = &DiskSetup{Partitions: []Partition{{Device: "/dev/sdb", DiskLayout: []PartitionSpec{{Percentage: 50}, {Type: "Linux"}}}}}
+			},
+			wantErr: "diskSetup.partitions[0]: diskLayout[1].percentage is 0: a partition takes 1 to 100 percent of the device",
 		},
 		{
 			name:    "FilesystemWithoutType",

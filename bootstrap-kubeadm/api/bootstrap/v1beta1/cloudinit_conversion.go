@@ -17,6 +17,10 @@ limitations under the License.
 package v1beta1
 
 import (
+	"slices"
+
+	"k8s.io/utils/ptr"
+
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	"capstan.dev/contracts/conversion"
 )
@@ -25,7 +29,7 @@ func filesUp(in []File) []bootstrapv1.File {
 	var out []bootstrapv1.File
 	for _, f := range in {
 		file := bootstrapv1.File{Path: f.Path, Owner: f.Owner, Permissions: f.Permissions, Encoding: f.Encoding,
-			Append: conversion.BoolIntent(f.Append, nil), Content: f.Content}
+			ContentFormat: f.ContentFormat, Append: conversion.BoolIntent(f.Append, nil), Content: f.Content}
 		if f.ContentFrom != nil {
 			file.ContentFrom = bootstrapv1.FileSource{Secret: bootstrapv1.SecretFileSource(f.ContentFrom.Secret)}
 		}
@@ -38,7 +42,7 @@ func filesDown(in []bootstrapv1.File) []File {
 	var out []File
 	for _, f := range in {
 		out = append(out, File{Path: f.Path, Owner: f.Owner, Permissions: f.Permissions, Encoding: f.Encoding,
-			Append: deref(f.Append), Content: f.Content,
+			ContentFormat: f.ContentFormat, Append: deref(f.Append), Content: f.Content,
 			ContentFrom: ptrUnlessZero(FileSource{Secret: SecretFileSource(f.ContentFrom.Secret)})})
 	}
 	return out
@@ -80,8 +84,14 @@ func diskSetupUp(in *DiskSetup) bootstrapv1.DiskSetup {
 		return out
 	}
 	for _, p := range in.Partitions {
-		out.Partitions = append(out.Partitions, bootstrapv1.Partition{Device: p.Device, Layout: conversion.BoolIntent(p.Layout, nil),
-			Overwrite: copyPtr(p.Overwrite), TableType: deref(p.TableType)})
+		partition := bootstrapv1.Partition{Device: p.Device, Overwrite: copyPtr(p.Overwrite), TableType: deref(p.TableType),
+			DiskLayout: slices.Clone(p.DiskLayout)}
+		// v1beta2 holds exactly one of layout and diskLayout; v1beta1 always has layout (a
+		// false one means "leave the device as it is") and lets diskLayout override it.
+		if len(p.DiskLayout) == 0 {
+			partition.Layout = ptr.To(p.Layout)
+		}
+		out.Partitions = append(out.Partitions, partition)
 	}
 	for _, f := range in.Filesystems {
 		out.Filesystems = append(out.Filesystems, bootstrapv1.Filesystem{Device: f.Device, Filesystem: f.Filesystem, Label: f.Label,
@@ -94,7 +104,7 @@ func diskSetupDown(in *bootstrapv1.DiskSetup) DiskSetup {
 	var out DiskSetup
 	for _, p := range in.Partitions {
 		out.Partitions = append(out.Partitions, Partition{Device: p.Device, Layout: deref(p.Layout), Overwrite: p.Overwrite,
-			TableType: conversion.NonZero(p.TableType)})
+			TableType: conversion.NonZero(p.TableType), DiskLayout: p.DiskLayout})
 	}
 	for _, f := range in.Filesystems {
 		out.Filesystems = append(out.Filesystems, Filesystem{Device: f.Device, Filesystem: f.Filesystem, Label: f.Label,

@@ -30,6 +30,8 @@ type File struct {
 	// +optional
 	Encoding bootstrapv1.Encoding `json:"encoding,omitempty"`
 	// +optional
+	ContentFormat bootstrapv1.FileContentFormat `json:"contentFormat,omitempty"`
+	// +optional
 	Append bool `json:"append,omitempty"`
 	// +optional
 	Content string `json:"content,omitempty"`
@@ -110,6 +112,11 @@ type Partition struct {
 	Overwrite *bool `json:"overwrite,omitempty"`
 	// +optional
 	TableType *string `json:"tableType,omitempty"`
+	// diskLayout, when set, overrides layout.
+	// +optional
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	DiskLayout []bootstrapv1.PartitionSpec `json:"diskLayout,omitempty"`
 }
 
 // Filesystem is a filesystem to create.

@@ -192,7 +192,52 @@ func TestAdmission_RejectsInvalidUpstreamFields(t *testing.T) {
 					s.DiskSetup.Partitions = []bootstrapv1.Partition{{Device: "/dev/sdb"}}
 				})
 			},
-			wantMessages: []string{"spec.diskSetup.partitions[0].layout: Required value"},
+			wantMessages: []string{"spec.diskSetup.partitions[0]: Invalid value", "partition of /dev/sdb must set exactly one of layout (true: one partition spanning the device; false: leave the device as it is) and diskLayout"},
+		},
+		{
+			name: "PartitionWithLayoutAndDiskLayout",
+			obj: func(_ *testing.T, ns string) client.Object {
+				return kc(ns, func(s *bootstrapv1.KubeadmConfigSpec) {
+					s.DiskSetup.Partitions = []bootstrapv1.Partition{{Device: "/dev/sdb", Layout: ptr.To(false), DiskLayout: []bootstrapv1.PartitionSpec{{Percentage: 100}}}}
+				})
+			},
+			wantMessages: []string{"spec.diskSetup.partitions[0]: Invalid value", "must set exactly one of layout"},
+		},
+		{
+			name: "DiskLayoutOverTheDevice",
+			obj: func(_ *testing.T, ns string) client.Object {
+				return kc(ns, func(s *bootstrapv1.KubeadmConfigSpec) {
+					s.DiskSetup.Partitions = []bootstrapv1.Partition{{Device: "/dev/sdb", DiskLayout: []bootstrapv1.PartitionSpec{{Percentage: 60}, {Percentage: 41}}}}
+				})
+			},
+			wantMessages: []string{"spec.diskSetup.partitions[0].diskLayout: Invalid value", "the percentages add up to more than 100: the partitions of a device take at most 100 percent of it"},
+		},
+		{
+			name: "DiskLayoutPartitionWithoutPercentage",
+			obj: func(_ *testing.T, ns string) client.Object {
+				return kc(ns, func(s *bootstrapv1.KubeadmConfigSpec) {
+					s.DiskSetup.Partitions = []bootstrapv1.Partition{{Device: "/dev/sdb", DiskLayout: []bootstrapv1.PartitionSpec{{PartitionType: "Linux"}}}}
+				})
+			},
+			wantMessages: []string{"spec.diskSetup.partitions[0].diskLayout[0].percentage: Required value"},
+		},
+		{
+			name: "DiskLayoutPartitionTypeUnknown",
+			obj: func(_ *testing.T, ns string) client.Object {
+				return kc(ns, func(s *bootstrapv1.KubeadmConfigSpec) {
+					s.DiskSetup.Partitions = []bootstrapv1.Partition{{Device: "/dev/sdb", DiskLayout: []bootstrapv1.PartitionSpec{{Percentage: 50, PartitionType: "Swap"}}}}
+				})
+			},
+			wantMessages: []string{`spec.diskSetup.partitions[0].diskLayout[0].partitionType: Invalid value: "Swap"`, "should match '^(Linux|LinuxSwap|LinuxRAID|LVM|Fat32|NTFS|LinuxExtended|"},
+		},
+		{
+			name: "FileContentFormatUnknown",
+			obj: func(_ *testing.T, ns string) client.Object {
+				return kc(ns, func(s *bootstrapv1.KubeadmConfigSpec) {
+					s.Files = []bootstrapv1.File{{Path: "/etc/a", ContentFormat: "jinja", Content: "{{ v }}"}}
+				})
+			},
+			wantMessages: []string{`spec.files[0].contentFormat: Unsupported value: "jinja": supported values: "", "go-template"`},
 		},
 		{
 			name: "DiskSetupEmpty",
@@ -236,6 +281,15 @@ func TestAdmission_AcceptsUpstreamFieldsAtTheEdgeOfTheirRules(t *testing.T) {
 		}},
 		{"CertificateValidityWithTheDefaultCA", func(s *bootstrapv1.KubeadmConfigSpec) { s.ClusterConfiguration.CertificateValidityPeriodDays = 1095 }},
 		{"CAValidityAtMaximum", func(s *bootstrapv1.KubeadmConfigSpec) { s.ClusterConfiguration.CACertificateValidityPeriodDays = 36500 }},
+		{"DiskLayoutOfTheWholeDeviceWithEveryKindOfType", func(s *bootstrapv1.KubeadmConfigSpec) {
+			s.DiskSetup.Partitions = []bootstrapv1.Partition{{Device: "/dev/sdb", TableType: "gpt", DiskLayout: []bootstrapv1.PartitionSpec{
+				{Percentage: 40, PartitionType: bootstrapv1.PartitionTypeLVM}, {Percentage: 10},
+				{Percentage: 50, PartitionType: "0fc63daf-8483-4772-8e79-3d69d8477de4"},
+			}}}
+		}},
+		{"PartitionLeftAsItIs", func(s *bootstrapv1.KubeadmConfigSpec) {
+			s.DiskSetup.Partitions = []bootstrapv1.Partition{{Device: "/dev/sdb", Layout: ptr.To(false)}}
+		}},
 		{"ExternalEtcdAlone", func(s *bootstrapv1.KubeadmConfigSpec) {
 			s.ClusterConfiguration.Etcd.External = bootstrapv1.ExternalEtcd{Endpoints: []string{"https://e:2379"}, CAFile: "/ca", CertFile: "/c", KeyFile: "/k"}
 		}},

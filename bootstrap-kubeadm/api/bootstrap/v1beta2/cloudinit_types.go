@@ -29,6 +29,14 @@ const (
 	GzipBase64 Encoding = "gzip+base64"
 )
 
+// FileContentFormat says how the content of a file is read before it is written on the node.
+// +kubebuilder:validation:Enum="";go-template
+type FileContentFormat string
+
+// FileContentFormatGoTemplate renders the content as a Go text/template whose data is
+// {{ .KubernetesVersion }} (e.g. 1.37.2, without the "v").
+const FileContentFormatGoTemplate FileContentFormat = "go-template"
+
 // File is a file to write on the node. Its content comes either inline from content or from a
 // Secret through contentFrom; a file with neither is written empty.
 // +kubebuilder:validation:XValidation:rule="!(has(self.content) && has(self.contentFrom))",messageExpression="'file \"' + self.path + '\" sets both content and contentFrom: a file takes its content from exactly one source; remove one of them'"
@@ -54,6 +62,14 @@ type File struct {
 	// encoding of the content: base64, gzip or gzip+base64. Unset means plain text.
 	// +optional
 	Encoding Encoding `json:"encoding,omitempty"`
+
+	// contentFormat says how the content is read once it is resolved (inline or from contentFrom):
+	// empty writes it as it is; go-template renders it as a Go text/template with
+	// {{ .KubernetesVersion }}, the version without its "v" (the Machine's; for a worker, the
+	// control plane's spec.version when Cluster.spec.controlPlaneRef names one). The template is
+	// applied to the content as stored, before the node decodes encoding.
+	// +optional
+	ContentFormat FileContentFormat `json:"contentFormat,omitempty"`
 
 	// append adds the content to the end of an existing file instead of replacing it.
 	// +optional
@@ -231,6 +247,7 @@ type DiskSetup struct {
 }
 
 // Partition is the partition table of one device.
+// +kubebuilder:validation:XValidation:rule="has(self.layout) != has(self.diskLayout)",messageExpression="'partition of ' + self.device + ' must set exactly one of layout (true: one partition spanning the device; false: leave the device as it is) and diskLayout (its partitions, by percentage of the device)'"
 type Partition struct {
 	// device to partition, e.g. /dev/sdb.
 	// +required
@@ -239,8 +256,8 @@ type Partition struct {
 	Device string `json:"device,omitempty"`
 
 	// layout true creates a single partition spanning the device; false leaves the device
-	// unpartitioned (or its partitions as they are).
-	// +required
+	// unpartitioned (or its partitions as they are). Exactly one of layout and diskLayout is set.
+	// +optional
 	Layout *bool `json:"layout,omitempty"`
 
 	// overwrite partitions the device even if it already holds a partition table or a file
@@ -252,7 +269,45 @@ type Partition struct {
 	// +optional
 	// +kubebuilder:validation:Enum=mbr;gpt
 	TableType string `json:"tableType,omitempty"`
+
+	// diskLayout lists the partitions to create, in order, each a percentage of the device and
+	// optionally a partition type; the percentages add up to at most 100. Exactly one of layout
+	// and diskLayout is set.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:XValidation:rule="self.map(p, p.percentage).sum() <= 100",message="the percentages add up to more than 100: the partitions of a device take at most 100 percent of it"
+	DiskLayout []PartitionSpec `json:"diskLayout,omitempty"`
 }
+
+// PartitionSpec is one partition of a diskLayout.
+type PartitionSpec struct {
+	// percentage of the device the partition takes, 1 to 100.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	Percentage int32 `json:"percentage,omitempty"`
+
+	// partitionType is the partition's type: Linux, LinuxSwap, LinuxRAID, LVM, Fat32, NTFS,
+	// LinuxExtended, or a GPT partition type GUID; unset leaves cloud-init's default (Linux).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=36
+	// +kubebuilder:validation:Pattern=`^(Linux|LinuxSwap|LinuxRAID|LVM|Fat32|NTFS|LinuxExtended|[0-9A-Fa-f]{8}(-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12})$`
+	PartitionType string `json:"partitionType,omitempty"`
+}
+
+// Partition types of PartitionSpec.partitionType; cloud-init's disk_setup gets their codes.
+const (
+	PartitionTypeLinux         = "Linux"
+	PartitionTypeLinuxSwap     = "LinuxSwap"
+	PartitionTypeLinuxRAID     = "LinuxRAID"
+	PartitionTypeLVM           = "LVM"
+	PartitionTypeFat32         = "Fat32"
+	PartitionTypeNTFS          = "NTFS"
+	PartitionTypeLinuxExtended = "LinuxExtended"
+)
 
 // Filesystem is a file system to create.
 type Filesystem struct {

@@ -21,10 +21,10 @@ limitations under the License.
 //
 // Field names and JSON follow upstream Cluster API v1beta2 exactly for every field declared
 // here, so manifests written for upstream work unchanged. The upstream fields kubeadm v1beta4 or
-// cloud-init can express are declared, except diskSetup.partitions[].diskLayout (newer than the
-// upstream types this follows) and files[].contentFormat (in no upstream v1beta2 types we could
-// read). Ignition is not: format ignition is refused at admission with a message saying so, and
-// so is bootstrapTokens[].expires, which kubeadm v1.37 rejects in a configuration file.
+// cloud-init can express are declared, including the newest upstream's files[].contentFormat and
+// diskSetup.partitions[].diskLayout. Ignition is not: format ignition is refused at admission
+// with a message saying so, and so is bootstrapTokens[].expires, which kubeadm v1.37 rejects in a
+// configuration file.
 //
 // The package owns types, their markers and the constants controllers share (conditions,
 // reasons). It holds no controller logic and must not import anything from other providers:

@@ -137,9 +137,13 @@ func fullSpec() bootstrapv1.KubeadmConfigSpec {
 				Secret: bootstrapv1.SecretFileSource{Name: "files", Key: "secret.gz"},
 			}},
 			{Path: "/etc/empty"},
+			{Path: "/etc/versioned", ContentFormat: bootstrapv1.FileContentFormatGoTemplate, Content: "{{ .KubernetesVersion }}\n"},
 		},
 		DiskSetup: bootstrapv1.DiskSetup{
-			Partitions: []bootstrapv1.Partition{{Device: "/dev/sdb", Layout: ptr.To(true), Overwrite: ptr.To(false), TableType: "gpt"}},
+			Partitions: []bootstrapv1.Partition{
+				{Device: "/dev/sdb", Layout: ptr.To(true), Overwrite: ptr.To(false), TableType: "gpt"},
+				{Device: "/dev/sdc", DiskLayout: []bootstrapv1.PartitionSpec{{Percentage: 70, PartitionType: bootstrapv1.PartitionTypeLinux}, {Percentage: 30}}},
+			},
 			Filesystems: []bootstrapv1.Filesystem{{
 				Device: "/dev/sdb1", Filesystem: "ext4", Label: "etcd_disk", Partition: "auto", Overwrite: ptr.To(false),
 				ReplaceFS: "ntfs", ExtraOpts: []string{"-E", "lazy_itable_init=1"},

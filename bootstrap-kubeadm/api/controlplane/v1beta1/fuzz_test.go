@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/randfill"
 
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
@@ -55,7 +56,17 @@ func templateFiller(seed int64) *randfill.Filler {
 }
 
 // filler makes objects as the API server holds them: a list behind a pointer (nil vs empty
-// matters there) is absent or a list, never a pointer to nothing.
+// matters there) is absent or a list, never a pointer to nothing; a partition has exactly one
+// of layout and diskLayout.
 func filler(seed int64) *randfill.Filler {
-	return conversionfuzz.Filler(seed, conversionfuzz.PointerList[bootstrapv1.EnvVar](), conversionfuzz.PointerList[corev1.Taint]())
+	return conversionfuzz.Filler(seed, conversionfuzz.PointerList[bootstrapv1.EnvVar](), conversionfuzz.PointerList[corev1.Taint](), validPartition)
+}
+
+func validPartition(p *bootstrapv1.Partition, c randfill.Continue) {
+	c.FillNoCustom(p)
+	if len(p.DiskLayout) > 0 {
+		p.Layout = nil
+	} else if p.Layout == nil {
+		p.Layout = ptr.To(c.Bool())
+	}
 }

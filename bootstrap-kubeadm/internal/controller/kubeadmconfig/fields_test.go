@@ -60,7 +60,10 @@ func TestData_CarriesBootCommandsDisksMountsAndUsersWithTheirPasswordSecret(t *t
 	_, cfg := f.newMachine(t, "cp-0", true, func(c *bootstrapv1.KubeadmConfig) {
 		c.Spec.BootCommands = []string{"echo boot"}
 		c.Spec.DiskSetup = bootstrapv1.DiskSetup{
-			Partitions:  []bootstrapv1.Partition{{Device: "/dev/sdb", Layout: ptr.To(true), TableType: "gpt"}},
+			Partitions: []bootstrapv1.Partition{
+				{Device: "/dev/sdb", Layout: ptr.To(true), TableType: "gpt"},
+				{Device: "/dev/sdc", DiskLayout: []bootstrapv1.PartitionSpec{{Percentage: 70, PartitionType: bootstrapv1.PartitionTypeLinuxSwap}, {Percentage: 30}}},
+			},
 			Filesystems: []bootstrapv1.Filesystem{{Device: "/dev/sdb1", Filesystem: "ext4", Label: "etcd_disk"}},
 		}
 		c.Spec.Mounts = []bootstrapv1.MountPoints{{"LABEL=etcd_disk", "/var/lib/etcddisk"}}
@@ -74,7 +77,10 @@ func TestData_CarriesBootCommandsDisksMountsAndUsersWithTheirPasswordSecret(t *t
 	}))
 	doc := readCloudConfig(t, readData(t, waitDataSecret(t, cfg)))
 	require.Equal(t, []string{"echo boot"}, doc.BootCmd)
-	require.Equal(t, map[string]map[string]any{"/dev/sdb": {"layout": true, "table_type": "gpt"}}, doc.DiskSetup)
+	require.Equal(t, map[string]map[string]any{
+		"/dev/sdb": {"layout": true, "table_type": "gpt"},
+		"/dev/sdc": {"layout": []any{[]any{float64(70), "82"}, float64(30)}},
+	}, doc.DiskSetup)
 	require.Equal(t, []map[string]any{{"device": "/dev/sdb1", "filesystem": "ext4", "label": "etcd_disk"}}, doc.FSSetup)
 	require.Equal(t, [][]string{{"LABEL=etcd_disk", "/var/lib/etcddisk"}}, doc.Mounts)
 	require.Equal(t, []map[string]any{{"name": "ops", "gecos": "Operations", "primary_group": "ops", "inactive": true, "passwd": "$6$salt$hash"}}, doc.Users)

@@ -232,7 +232,15 @@ func (r *Reconciler) incomplete(s *scope, err error) (ctrl.Result, error) {
 
 // renderAndStore renders the cloud-config and stores it in the data Secret.
 func (r *Reconciler) renderAndStore(ctx context.Context, s *scope, kind cloudinit.Kind, kubeadmFile []byte, certificates []cloudinit.Certificate, extraFiles ...cloudinit.File) (ctrl.Result, error) {
-	in, missing, err := r.cloudInitInput(ctx, s.config, kind, kubeadmFile, certificates, extraFiles...)
+	tmpl, wait, err := r.templateData(ctx, s, kind)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if wait != "" {
+		s.wait("%s", wait)
+		return ctrl.Result{RequeueAfter: r.WaitRequeue}, nil
+	}
+	in, missing, err := r.cloudInitInput(ctx, s.config, kind, tmpl, kubeadmFile, certificates, extraFiles...)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
