@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
 	"capstan.dev/contracts/image"
 	"capstan.dev/contracts/remote"
@@ -54,8 +55,7 @@ var kubeProxy = client.ObjectKey{Namespace: metav1.NamespaceSystem, Name: "kube-
 //     unless the KubeadmControlPlane has the controlplane.cluster.x-k8s.io/skip-kube-proxy
 //     annotation (kube-proxy may be one minor behind the control plane, never ahead of it).
 //
-// CoreDNS is not upgraded (the annotation controlplane.cluster.x-k8s.io/skip-coredns is accepted
-// and has nothing to skip).
+// CoreDNS follows clusterConfiguration.dns once the Machines are up to date (reconcileCoreDNS).
 func (r *Reconciler) reconcileWorkloadVersion(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	if !initialized(s) {
 		return ctrl.Result{}, false, nil
@@ -93,42 +93,78 @@ func (r *Reconciler) reconcileWorkloadVersion(ctx context.Context, s *scope) (ct
 
 // updateClusterConfiguration sets kubernetesVersion (and imageRepository when kcp sets one) in
 // the ClusterConfiguration of kube-system/kubeadm-config, and writes it only when they changed.
-// The other fields are kept as kubeadm wrote them (read as YAML, not through a Go type of one
-// kubeadm API version).
 func updateClusterConfiguration(ctx context.Context, wc client.Client, kcp *controlplanev1.KubeadmControlPlane) error {
-	cm := &corev1.ConfigMap{}
-	if err := wc.Get(ctx, kubeadmConfigMap, cm); err != nil {
-		return err
-	}
-	data, ok := cm.Data[clusterConfigurationKey]
-	if !ok {
-		return fmt.Errorf("it has no %s", clusterConfigurationKey)
-	}
-	cfg := map[string]any{}
-	if err := yaml.Unmarshal([]byte(data), &cfg); err != nil {
-		return fmt.Errorf("reading its %s: %w", clusterConfigurationKey, err)
-	}
 	want := map[string]string{"kubernetesVersion": kcp.Spec.Version}
 	if repo := kcp.Spec.KubeadmConfigSpec.ClusterConfiguration.ImageRepository; repo != "" {
 		want["imageRepository"] = repo
 	}
-	changed := false
-	for k, v := range want {
-		if cfg[k] != v {
-			cfg[k], changed = v, true
+	changed, err := patchClusterConfiguration(ctx, wc, func(cfg map[string]any) bool { return setStrings(cfg, want) })
+	if changed {
+		ctrl.LoggerFrom(ctx).Info("Set the workload cluster's kubeadm ClusterConfiguration for the version rollout",
+			"ConfigMap", kubeadmConfigMap, "kubernetesVersion", kcp.Spec.Version)
+	}
+	return err
+}
+
+// setClusterConfigurationDNS sets dns.imageRepository and dns.imageTag, those that dns sets, in
+// the ClusterConfiguration of kube-system/kubeadm-config, as upstream does when it upgrades CoreDNS.
+func setClusterConfigurationDNS(ctx context.Context, wc client.Client, dns bootstrapv1.DNS) error {
+	want := map[string]string{}
+	for k, v := range map[string]string{"imageRepository": dns.ImageRepository, "imageTag": dns.ImageTag} {
+		if v != "" {
+			want[k] = v
 		}
 	}
-	if !changed {
-		return nil
+	_, err := patchClusterConfiguration(ctx, wc, func(cfg map[string]any) bool {
+		d, _ := cfg["dns"].(map[string]any)
+		if d == nil {
+			d = map[string]any{}
+		}
+		if !setStrings(d, want) {
+			return false
+		}
+		cfg["dns"] = d
+		return true
+	})
+	return err
+}
+
+// setStrings sets want's keys in m; false when m held them all already.
+func setStrings(m map[string]any, want map[string]string) bool {
+	changed := false
+	for k, v := range want {
+		if m[k] != v {
+			m[k], changed = v, true
+		}
+	}
+	return changed
+}
+
+// patchClusterConfiguration changes the ClusterConfiguration of kube-system/kubeadm-config with
+// change, and writes it only when change says it changed something. The other fields are kept
+// as kubeadm wrote them (read as YAML, not through a Go type of one kubeadm API version).
+func patchClusterConfiguration(ctx context.Context, wc client.Client, change func(cfg map[string]any) bool) (bool, error) {
+	cm := &corev1.ConfigMap{}
+	if err := wc.Get(ctx, kubeadmConfigMap, cm); err != nil {
+		return false, err
+	}
+	data, ok := cm.Data[clusterConfigurationKey]
+	if !ok {
+		return false, fmt.Errorf("it has no %s", clusterConfigurationKey)
+	}
+	cfg := map[string]any{}
+	if err := yaml.Unmarshal([]byte(data), &cfg); err != nil {
+		return false, fmt.Errorf("reading its %s: %w", clusterConfigurationKey, err)
+	}
+	if !change(cfg) {
+		return false, nil
 	}
 	out, err := yaml.Marshal(cfg)
 	if err != nil {
-		return err
+		return false, err
 	}
 	cm.Data[clusterConfigurationKey] = string(out)
-	ctrl.LoggerFrom(ctx).Info("Setting the workload cluster's kubeadm ClusterConfiguration for the version rollout",
-		"ConfigMap", kubeadmConfigMap, "kubernetesVersion", kcp.Spec.Version)
-	return wc.Update(ctx, cm) // guarded by the resourceVersion read: a conflict retries the reconcile
+	return true, wc.Update(ctx, cm) // guarded by the resourceVersion read: a conflict retries the reconcile
 }
 
 // updateKubeProxyImage points the kube-proxy container of the kube-proxy DaemonSet at the image
