@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds Kubernetes and etcd binaries from Go source (the module proxy is the only
 # reachable source) into ${CAPSTAN_CACHE:-$HOME/.cache/capstan}/k8s/<version>/bin.
-# Usage: hack/k8s/build.sh [binary ...]   (default: all)
+# Usage: [K8S_MODULE=previous] hack/k8s/build.sh [binary ...]   (default: all)
 # A binary already in the cache is never rebuilt, so reruns and fresh clones are cheap.
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
+# K8S_MODULE picks the module (a directory of hack/k8s) whose versions are built: "." (the
+# default) the current minor, "previous" the one an upgrade starts from.
+here=$(cd "$(dirname "$0")/${K8S_MODULE:-.}" && pwd)
 # The versions come from go.mod so the recipe has a single source of truth.
 modversion() { awk -v m="$1" '$1==m {print $2} $1=="require" && $2==m {print $3}' "$here/go.mod"; }
 version=$(modversion k8s.io/kubernetes)
