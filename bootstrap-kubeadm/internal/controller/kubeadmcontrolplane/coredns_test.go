@@ -135,15 +135,8 @@ func coreDNSObjects(img string) (*appsv1.Deployment, *corev1.ConfigMap) {
 // Deployment event), with the Corefile migrated (the old one kept as Corefile-backup) and
 // kubeadm-config's dns set, as upstream's KubeadmControlPlane upgrades it.
 func TestCoreDNS_FollowsDNSImageTagOnceEveryMachineRunsTheVersion(t *testing.T) {
-	startController(t)
-	f := newFixture(t)
-	f.growTo(1)
-	f.waitCondition(controlplanev1.KubeadmControlPlaneAvailableCondition, metav1.ConditionTrue, "")
+	f := availableControlPlane(t, "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.37.2\n")
 	ctx := context.Background()
-	cm := &corev1.ConfigMap{}
-	require.NoError(t, env.Client.Get(ctx, kubeadmConfigMap, cm))
-	cm.Data[clusterConfigurationKey] = "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.37.2\n"
-	require.NoError(t, env.Client.Update(ctx, cm))
 	deploy, corefile := coreDNSObjects("registry.k8s.io/coredns/coredns:v1.14.2")
 	for _, obj := range []client.Object{corefile, deploy} {
 		require.NoError(t, env.Client.Create(ctx, obj))

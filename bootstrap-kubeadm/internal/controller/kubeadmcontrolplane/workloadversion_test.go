@@ -41,16 +41,9 @@ import (
 // node's static Pods from it) and keeps kubeadm's other fields; kube-proxy's image follows, and
 // only once no Machine runs the old version (checked on every DaemonSet event).
 func TestWorkloadVersion_KubeadmConfigThenKubeProxyFollowTheVersion(t *testing.T) {
-	startController(t)
-	f := newFixture(t)
-	f.growTo(1)
-	f.waitCondition(controlplanev1.KubeadmControlPlaneAvailableCondition, metav1.ConditionTrue, "")
+	f := availableControlPlane(t, "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n"+
+		"kubernetesVersion: v1.37.2\nnetworking:\n  podSubnet: 10.244.0.0/16\n")
 	ctx := context.Background()
-	cm := &corev1.ConfigMap{}
-	require.NoError(t, env.Client.Get(ctx, kubeadmConfigMap, cm))
-	cm.Data[clusterConfigurationKey] = "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n" +
-		"kubernetesVersion: v1.37.2\nnetworking:\n  podSubnet: 10.244.0.0/16\n"
-	require.NoError(t, env.Client.Update(ctx, cm))
 	ds := kubeProxyDaemonSet("registry.k8s.io/kube-proxy:v1.37.2")
 	require.NoError(t, env.Client.Create(ctx, ds))
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), ds) })
@@ -139,6 +132,20 @@ func kubeProxyDaemonSet(image string) *appsv1.DaemonSet {
 		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "kube-proxy", Image: image}}}}}}
+}
+
+// availableControlPlane starts the controller and returns a fixture whose one Machine is
+// available, with clusterConfiguration as the workload cluster's kubeadm ClusterConfiguration.
+func availableControlPlane(t *testing.T, clusterConfiguration string) *fixture {
+	startController(t)
+	f := newFixture(t)
+	f.growTo(1)
+	f.waitCondition(controlplanev1.KubeadmControlPlaneAvailableCondition, metav1.ConditionTrue, "")
+	cm := &corev1.ConfigMap{}
+	require.NoError(t, env.Client.Get(context.Background(), kubeadmConfigMap, cm))
+	cm.Data[clusterConfigurationKey] = clusterConfiguration
+	require.NoError(t, env.Client.Update(context.Background(), cm))
+	return f
 }
 
 // clusterConfiguration reads the ClusterConfiguration of the workload cluster's kubeadm-config.
