@@ -105,7 +105,7 @@ func planCluster(ctx context.Context, c client.Client, r client.Reader, cl *clus
 	if err != nil {
 		return nil, err
 	}
-	cur, err := clusterstate.ReadCurrent(ctx, r, cl, tpls.ControlPlane)
+	cur, err := clusterstate.ReadCurrent(ctx, r, cl, tpls)
 	if err != nil {
 		return nil, err
 	}

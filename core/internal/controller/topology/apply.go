@@ -3,9 +3,11 @@ package topology
 import (
 	"context"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -140,10 +142,16 @@ func (r *Reconciler) applyTemplate(ctx context.Context, tpl *unstructured.Unstru
 		return err // not found: apply creates it
 	}
 	dry, err := r.dryRun(ctx, tpl)
-	if err != nil {
+	switch {
+	case apierrors.IsInvalid(err):
+		// A kind whose template spec is immutable refuses even a dry run of a change (a CEL
+		// rule cannot tell a dry run; upstream providers' webhooks skip theirs for it): the
+		// intent differs, so it is rotated. An intent invalid in itself fails its creation
+		// below, with the API server's message.
+		ctrl.LoggerFrom(ctx).Info("The dry run of a template change was refused: rotating the template", tpl.GetKind(), tpl.GetName(), "refusal", err.Error())
+	case err != nil:
 		return err
-	}
-	if !clusterstate.SpecDiffers(dry, cur) {
+	case !clusterstate.SpecDiffers(dry, cur):
 		if metadataDiffers(dry, cur) {
 			return r.write(ctx, tpl, "Updating")
 		}
@@ -194,6 +202,26 @@ func (r *Reconciler) write(ctx context.Context, obj *unstructured.Unstructured, 
 	if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj.DeepCopy()),
 		client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("applying %s %s: %w", obj.GetKind(), obj.GetName(), err)
+	}
+	if verb == "Creating" {
+		return r.waitForCache(ctx, obj)
+	}
+	return nil
+}
+
+// waitForCache waits, briefly, until the cache holds obj just created, as upstream's topology
+// controller does: the next reconcile finds generated objects through the cache (by their
+// labels, or through the Cluster's references whose write may still be on its way), and one
+// that missed them would generate them again under new random names.
+func (r *Reconciler) waitForCache(ctx context.Context, obj *unstructured.Unstructured) error {
+	cached := &unstructured.Unstructured{}
+	cached.SetGroupVersionKind(obj.GroupVersionKind())
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), cached)
+		return err == nil, client.IgnoreNotFound(err)
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the cache to hold %s %s, just created: %w", obj.GetKind(), obj.GetName(), err)
 	}
 	return nil
 }

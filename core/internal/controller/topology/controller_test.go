@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -234,4 +236,34 @@ func TestTopology_RotatesTemplatesDeletesRemovedWorkersAndHonoursPause(t *testin
 	envtest.Update(t, env.Client, got, func() { got.Labels = map[string]string{"seen": "again"} })
 	waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
 		"reading GenericBootstrapConfigTemplate "+ns+"/workers (ClusterClass quick-start spec.workers.machineDeployments[default-worker].bootstrap.templateRef)")
+}
+
+// TestTopology_ReusesWhatItCreatedBeforeTheClusterPointedAtIt: the InfraCluster and ControlPlane
+// a previous run created (its labels, the Cluster as owner) before it stopped, or before the
+// Cluster's references reached the cache, are taken up: the Cluster is pointed at them and no
+// second one is generated (it would be an orphan: a control plane nothing references).
+func TestTopology_ReusesWhatItCreatedBeforeTheClusterPointedAtIt(t *testing.T) {
+	ns := env.CreateNamespace(t, "topology")
+	quickStart(t, ns)
+	c := topologyCluster(ns)
+	require.NoError(t, env.Client.Create(t.Context(), c))
+	for gvk, name := range map[schema.GroupVersionKind]string{
+		crds.GenericInfrastructureClusterGVK: "c1-earlier", crds.GenericControlPlaneGVK: "c1-earlier",
+	} {
+		u := crds.New(gvk, ns, name)
+		u.SetLabels(map[string]string{clusterv1.ClusterNameLabel: c.Name, clusterv1.ClusterTopologyOwnedLabel: ""})
+		u.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: c.Name, UID: c.UID}})
+		require.NoError(t, env.Client.Create(t.Context(), u))
+	}
+	startController(t, nil, nil)
+	got := waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
+	require.Equal(t, crds.Ref(crds.GenericInfrastructureClusterGVK, "c1-earlier"), got.Spec.InfrastructureRef)
+	require.Equal(t, crds.Ref(crds.GenericControlPlaneGVK, "c1-earlier"), got.Spec.ControlPlaneRef)
+	for _, gvk := range []schema.GroupVersionKind{crds.GenericInfrastructureClusterGVK, crds.GenericControlPlaneGVK} {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		require.NoError(t, env.Client.List(t.Context(), list, client.InNamespace(ns)))
+		require.Len(t, list.Items, 1, "one %s", gvk.Kind)
+	}
+	require.Equal(t, "v1.37.2", nestedString(t, get(t, crds.GenericControlPlaneGVK, ns, "c1-earlier"), "spec", "version"), "the topology's intent applied to it")
 }

@@ -105,7 +105,7 @@ func (r *Reconciler) readTemplates(ctx context.Context, s *scope) error {
 
 // readCurrent finds what the Cluster has (clusterstate.ReadCurrent).
 func (r *Reconciler) readCurrent(ctx context.Context, s *scope) error {
-	cur, err := clusterstate.ReadCurrent(ctx, r.Client, s.cluster, s.templates.ControlPlane)
+	cur, err := clusterstate.ReadCurrent(ctx, r.Client, s.cluster, s.templates)
 	if err != nil {
 		return err
 	}

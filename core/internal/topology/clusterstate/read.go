@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -120,10 +121,13 @@ type Current struct {
 
 // ReadCurrent finds what c has: the referenced InfrastructureCluster and ControlPlane (and the
 // machine template the latter references) and its topology MachineDeployments and MachinePools;
-// cpTemplate is the
-// class's control-plane template, whose kind names the control plane's.
-func ReadCurrent(ctx context.Context, r client.Reader, c *clusterv1.Cluster, cpTemplate *unstructured.Unstructured) (*Current, error) {
-	cpGK := schema.FromAPIVersionAndKind(cpTemplate.GetAPIVersion(), strings.TrimSuffix(cpTemplate.GetKind(), "Template")).GroupKind()
+// tpls are the class's templates, whose kinds name the InfrastructureCluster's and the
+// ControlPlane's. While the Cluster does not reference them yet, the ones the topology created
+// for it are found by their labels and owner: the Cluster read may predate the write of its
+// references, or the manager may have stopped between creating them and writing it; a second
+// ControlPlane would be an orphan.
+func ReadCurrent(ctx context.Context, r client.Reader, c *clusterv1.Cluster, tpls desired.Templates) (*Current, error) {
+	cpGK := kindOfTemplate(tpls.ControlPlane)
 	v, err := contract.GetContractVersion(ctx, r, cpGK)
 	if err != nil {
 		return nil, fmt.Errorf("control plane kind %s: %w", cpGK, err)
@@ -131,11 +135,27 @@ func ReadCurrent(ctx context.Context, r client.Reader, c *clusterv1.Cluster, cpT
 	cur := &Current{Names: desired.Current{MachineDeployments: map[string]desired.CurrentWorker{}, MachinePools: map[string]desired.CurrentWorker{}},
 		MachineDeployments: map[string]*clusterv1.MachineDeployment{}, MachinePools: map[string]*clusterv1.MachinePool{}, ControlPlaneContract: v.Contract}
 	cur.Names.InfrastructureClusterName = c.Spec.InfrastructureRef.Name
-	if ref := c.Spec.ControlPlaneRef; ref.IsDefined() {
-		cur.Names.ControlPlaneName = ref.Name
+	if cur.Names.InfrastructureClusterName == "" && tpls.InfrastructureCluster != nil {
+		gk := kindOfTemplate(tpls.InfrastructureCluster)
+		iv, err := contract.GetContractVersion(ctx, r, gk)
+		if err != nil {
+			return nil, fmt.Errorf("infrastructure cluster kind %s: %w", gk, err)
+		}
+		if cur.Names.InfrastructureClusterName, err = createdFor(ctx, r, c, iv.GroupVersionKind(gk)); err != nil {
+			return nil, err
+		}
+	}
+	cpName := c.Spec.ControlPlaneRef.Name
+	if !c.Spec.ControlPlaneRef.IsDefined() {
+		if cpName, err = createdFor(ctx, r, c, v.GroupVersionKind(cpGK)); err != nil {
+			return nil, err
+		}
+	}
+	if cpName != "" {
+		cur.Names.ControlPlaneName = cpName
 		cp := &unstructured.Unstructured{}
-		cp.SetGroupVersionKind(v.GroupVersionKind(ref.GroupKind()))
-		err := r.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: ref.Name}, cp)
+		cp.SetGroupVersionKind(v.GroupVersionKind(cpGK))
+		err := r.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: cpName}, cp)
 		switch {
 		case err == nil:
 			cur.ControlPlane = cp
@@ -143,7 +163,7 @@ func ReadCurrent(ctx context.Context, r client.Reader, c *clusterv1.Cluster, cpT
 				cur.Names.ControlPlaneMachineInfrastructureName = mref.Name
 			}
 		case !apierrors.IsNotFound(err):
-			return nil, fmt.Errorf("reading ControlPlane %s: %w", ref.Name, err)
+			return nil, fmt.Errorf("reading ControlPlane %s: %w", cpName, err)
 		}
 	}
 	mds := &clusterv1.MachineDeploymentList{}
@@ -161,6 +181,49 @@ func ReadCurrent(ctx context.Context, r client.Reader, c *clusterv1.Cluster, cpT
 			BootstrapName: md.Spec.Template.Spec.Bootstrap.ConfigRef.Name, InfrastructureName: md.Spec.Template.Spec.InfrastructureRef.Name}
 	}
 	return cur, readMachinePools(ctx, r, c, cur)
+}
+
+// kindOfTemplate is the kind a template's objects have: the template's kind without "Template".
+func kindOfTemplate(tpl *unstructured.Unstructured) schema.GroupKind {
+	return schema.FromAPIVersionAndKind(tpl.GetAPIVersion(), strings.TrimSuffix(tpl.GetKind(), "Template")).GroupKind()
+}
+
+// createdFor is the name of the oldest object of gvk the topology created for c (its labels, and
+// c as an owner), not being deleted; empty when there is none.
+func createdFor(ctx context.Context, r client.Reader, c *clusterv1.Cluster, gvk schema.GroupVersionKind) (string, error) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err := r.List(ctx, list, client.InNamespace(c.Namespace), OwnedBy(c)); err != nil {
+		return "", fmt.Errorf("listing the %s objects the topology created for Cluster %s: %w", gvk.Kind, c.Name, err)
+	}
+	var found *unstructured.Unstructured
+	for i := range list.Items {
+		obj := &list.Items[i]
+		if obj.GetDeletionTimestamp() != nil || !ownedByUID(obj, c.UID) {
+			continue
+		}
+		if found == nil {
+			found = obj
+			continue
+		}
+		created, foundCreated := obj.GetCreationTimestamp(), found.GetCreationTimestamp()
+		if created.Before(&foundCreated) || (created.Equal(&foundCreated) && obj.GetName() < found.GetName()) {
+			found = obj
+		}
+	}
+	if found == nil {
+		return "", nil
+	}
+	return found.GetName(), nil
+}
+
+func ownedByUID(obj client.Object, uid types.UID) bool {
+	for _, ref := range obj.GetOwnerReferences() {
+		if ref.UID == uid {
+			return true
+		}
+	}
+	return false
 }
 
 // readMachinePools adds c's topology MachinePools (not being deleted) to cur, with the names of
