@@ -2,7 +2,8 @@
 // provider: an InfraCluster(+Template), InfraMachine(+Template), BootstrapConfig(+Template) and
 // ControlPlane (+Template) and an external remediation request (+Template) whose spec and status
 // accept any fields, all declaring contract v1beta2, plus GenericLegacyInfrastructureMachine (contract v1beta1 only) and
-// GenericMultiVersionInfrastructureMachine (two CRD versions under one label).
+// GenericMultiVersionInfrastructureMachine (two CRD versions under one label) and
+// GenericImmutableInfrastructureMachineTemplate (spec.template.spec immutable, as real providers').
 //
 // It owns only these manifests and their names. It must not grow provider logic or
 // typed Go structs: tests read and write these objects through
@@ -63,6 +64,9 @@ var (
 	// GenericMultiVersionInfrastructureMachineGVK is served at v1beta1 and v1beta2,
 	// labelled cluster.x-k8s.io/v1beta2: v1beta1_v1beta2.
 	GenericMultiVersionInfrastructureMachineGVK = InfrastructureGroupVersion.WithKind("GenericMultiVersionInfrastructureMachine")
+	// GenericImmutableInfrastructureMachineTemplateGVK is a machine template whose
+	// spec.template.spec cannot change once created (a CEL rule refuses it, dry runs too).
+	GenericImmutableInfrastructureMachineTemplateGVK = InfrastructureGroupVersion.WithKind("GenericImmutableInfrastructureMachineTemplate")
 )
 
 // New returns an empty object of a generic kind, named in namespace, ready for a

@@ -13,7 +13,7 @@ import (
 
 func TestAll_NamesMatchCalculateCRDName(t *testing.T) {
 	all := All()
-	require.Len(t, all, 12)
+	require.Len(t, all, 13)
 	for _, crd := range all {
 		require.Equal(t, contract.CalculateCRDName(crd.Spec.Group, crd.Spec.Names.Kind), crd.Name)
 	}
@@ -21,18 +21,19 @@ func TestAll_NamesMatchCalculateCRDName(t *testing.T) {
 
 func TestAll_EveryKindDeclaresAContractDiscoveryAccepts(t *testing.T) {
 	want := map[string]contract.Version{
-		"GenericInfrastructureCluster":             {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
-		"GenericInfrastructureMachine":             {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
-		"GenericInfrastructureMachineTemplate":     {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
-		"GenericBootstrapConfig":                   {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
-		"GenericBootstrapConfigTemplate":           {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
-		"GenericControlPlane":                      {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
-		"GenericControlPlaneTemplate":              {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
-		"GenericInfrastructureClusterTemplate":     {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
-		"GenericRemediation":                       {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
-		"GenericRemediationTemplate":               {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
-		"GenericLegacyInfrastructureMachine":       {Contract: contract.V1Beta1, APIVersion: "v1beta1"},
-		"GenericMultiVersionInfrastructureMachine": {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
+		"GenericInfrastructureCluster":                  {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
+		"GenericInfrastructureMachine":                  {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
+		"GenericInfrastructureMachineTemplate":          {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
+		"GenericBootstrapConfig":                        {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
+		"GenericBootstrapConfigTemplate":                {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
+		"GenericControlPlane":                           {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
+		"GenericControlPlaneTemplate":                   {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
+		"GenericInfrastructureClusterTemplate":          {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
+		"GenericRemediation":                            {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
+		"GenericRemediationTemplate":                    {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
+		"GenericLegacyInfrastructureMachine":            {Contract: contract.V1Beta1, APIVersion: "v1beta1"},
+		"GenericMultiVersionInfrastructureMachine":      {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
+		"GenericImmutableInfrastructureMachineTemplate": {Contract: contract.V1Beta2, APIVersion: "v1beta2"},
 	}
 	for _, crd := range All() {
 		v, err := contract.VersionFromLabels(crd.Name, crd.Labels)
@@ -48,7 +49,7 @@ func TestAll_GVKsAreServedByTheirCRDs(t *testing.T) {
 		GenericBootstrapConfigGVK, GenericBootstrapConfigTemplateGVK, GenericControlPlaneGVK,
 		GenericLegacyInfrastructureMachineGVK, GenericMultiVersionInfrastructureMachineGVK,
 		GenericRemediationTemplateGVK, GenericRemediationGVK,
-		GenericInfrastructureClusterTemplateGVK, GenericControlPlaneTemplateGVK,
+		GenericInfrastructureClusterTemplateGVK, GenericControlPlaneTemplateGVK, GenericImmutableInfrastructureMachineTemplateGVK,
 	}
 	byName := map[string]*apiextensionsv1.CustomResourceDefinition{}
 	for _, crd := range All() {

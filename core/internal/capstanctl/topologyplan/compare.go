@@ -95,6 +95,12 @@ func compare(ctx context.Context, c client.Client, p planned) (*ObjectChange, er
 		return nil, fmt.Errorf("reading %s %s: %w", p.obj.GetKind(), p.obj.GetName(), err)
 	}
 	dry, err := clusterstate.DryRunApply(ctx, c, p.obj)
+	if p.template && apierrors.IsInvalid(err) {
+		// A kind whose template spec is immutable refuses even the dry run of a change, and the
+		// controller rotates it: the diff is against the intent, without the server's defaults.
+		dry, err = cur.DeepCopy(), nil
+		dry.Object["spec"] = p.obj.Object["spec"]
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -166,3 +166,30 @@ func TestPlanCommand_PrintsTheChangesAsTextAndYAML(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "needs the topology Cluster's file: -f cluster.yaml")
 }
+
+// A change of the class's worker machine template reaches the DockerMachineTemplate copy, whose
+// spec the Docker provider's CRD keeps immutable (it refuses even the dry run the plan compares
+// with): the plan shows the change as a template rotation instead of failing.
+func TestPlan_AnImmutableTemplateChangeIsARotation(t *testing.T) {
+	startControllers(t)
+	ns := env.CreateNamespace(t, "plan")
+	class, cluster := quickStart(t, ns)
+	create(t, class...)
+	create(t, cluster)
+	waitTopologyReconciled(t, ns, cluster.GetName())
+
+	var workerTemplate *unstructured.Unstructured
+	for _, o := range class {
+		if o.GetKind() == "DockerMachineTemplate" && o.GetName() == "quick-start-default-worker-machinetemplate" {
+			workerTemplate = get(t, o.GetAPIVersion(), o.GetKind(), ns, o.GetName())
+		}
+	}
+	require.NotNil(t, workerTemplate)
+	require.NoError(t, unstructured.SetNestedSlice(workerTemplate.Object, []any{map[string]any{"containerPath": "/data", "hostPath": "/srv/data"}},
+		"spec", "template", "spec", "extraMounts"))
+	plans, err := topologyplan.Plan(context.Background(), env.Client, []*unstructured.Unstructured{workerTemplate, cluster})
+	require.NoError(t, err)
+	require.Equal(t, []string{"change DockerMachineTemplate"}, actions(plans[0]))
+	require.Contains(t, plans[0].Changes[0].Note, "template rotation")
+	require.Contains(t, plans[0].Changes[0].Diff, "/srv/data")
+}

@@ -21,11 +21,17 @@ import (
 // machine template, a worker health check), marks it reconciled, and returns it.
 func quickStart(t *testing.T, ns string) *clusterv1.ClusterClass {
 	t.Helper()
+	return quickStartWithWorkers(t, ns, crds.GenericInfrastructureMachineTemplateGVK)
+}
+
+// quickStartWithWorkers is quickStart whose workers' machine template is of kind workerInfra.
+func quickStartWithWorkers(t *testing.T, ns string, workerInfra schema.GroupVersionKind) *clusterv1.ClusterClass {
+	t.Helper()
 	newTemplate(t, crds.GenericInfrastructureClusterTemplateGVK, ns, "cluster", map[string]any{"network": "default"})
 	newTemplate(t, crds.GenericControlPlaneTemplateGVK, ns, "cp", map[string]any{"format": "cloud-config"})
 	newTemplate(t, crds.GenericInfrastructureMachineTemplateGVK, ns, "cp-machines", map[string]any{"image": "node:cp"})
 	newTemplate(t, crds.GenericBootstrapConfigTemplateGVK, ns, "workers", map[string]any{})
-	newTemplate(t, crds.GenericInfrastructureMachineTemplateGVK, ns, "workers", map[string]any{})
+	newTemplate(t, workerInfra, ns, "workers", map[string]any{})
 	cc := &clusterv1.ClusterClass{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "quick-start"},
 		Spec: clusterv1.ClusterClassSpec{
@@ -37,14 +43,14 @@ func quickStart(t *testing.T, ns string) *clusterv1.ClusterClass {
 			Workers: clusterv1.WorkersClass{MachineDeployments: []clusterv1.MachineDeploymentClass{{
 				Class:          "default-worker",
 				Bootstrap:      clusterv1.WorkerClassBootstrapTemplate{TemplateRef: classRef(crds.GenericBootstrapConfigTemplateGVK, "workers")},
-				Infrastructure: clusterv1.WorkerClassInfrastructureTemplate{TemplateRef: classRef(crds.GenericInfrastructureMachineTemplateGVK, "workers")},
+				Infrastructure: clusterv1.WorkerClassInfrastructureTemplate{TemplateRef: classRef(workerInfra, "workers")},
 				HealthCheck: clusterv1.MachineDeploymentClassHealthCheck{Checks: clusterv1.HealthCheckChecks{
 					UnhealthyNodeConditions: []clusterv1.UnhealthyNodeCondition{{Type: "Ready", Status: "False", TimeoutSeconds: ptr.To[int32](300)}}}},
 			}}},
 			Variables: []clusterv1.ClusterClassVariable{{Name: "image", Required: ptr.To(false),
 				Schema: schemaOf(t, `{"type":"string","default":"node:v1"}`)}},
 			Patches: []clusterv1.ClusterClassPatch{{Name: "worker-image", Definitions: []clusterv1.PatchDefinition{{
-				Selector: clusterv1.PatchSelector{APIVersion: crds.GenericInfrastructureMachineTemplateGVK.GroupVersion().String(), Kind: "GenericInfrastructureMachineTemplate",
+				Selector: clusterv1.PatchSelector{APIVersion: workerInfra.GroupVersion().String(), Kind: workerInfra.Kind,
 					MatchResources: clusterv1.PatchSelectorMatch{MachineDeploymentClass: &clusterv1.PatchSelectorMatchClasses{Names: []string{"default-*"}}}},
 				JSONPatches: []clusterv1.JSONPatch{{Op: "add", Path: "/spec/template/spec/image", ValueFrom: &clusterv1.JSONPatchValue{Variable: "image"}}},
 			}}}},
