@@ -4,6 +4,8 @@ SHELL := /usr/bin/env bash -o pipefail
 .DEFAULT_GOAL := help
 
 KUBERNETES_VERSION ?= v1.37.2
+# The minor before it, which make e2e-upgrade upgrades from (hack/k8s/previous/go.mod).
+KUBERNETES_PREVIOUS_VERSION := $(shell awk '$$1=="k8s.io/kubernetes" {print $$2}' hack/k8s/previous/go.mod)
 CAPSTAN_CACHE      ?= $(HOME)/.cache/capstan
 export CAPSTAN_CACHE
 K8S_BIN            := $(CAPSTAN_CACHE)/k8s/$(KUBERNETES_VERSION)/bin
@@ -152,6 +154,14 @@ e2e: docker-up k8s-binaries node-image lb-image images mgmt-up managers ## Real 
 	$(DEV_MANAGERS) --manager-args kubeadm=--bootstrap-token-ttl=1m $(MANAGER_ARGS)
 	$(GO) test -tags e2e -v -count=1 -timeout 60m -run '^(TestE2E|TestUpstreamManifests|TestTopologyCluster)$$' ./test/e2e/
 
+# make e2e-upgrade is not in CI: the previous minor's binaries and node image are a second
+# Kubernetes build, which a cold CI run has no time for (docs/status.md).
+.PHONY: e2e-upgrade
+e2e-upgrade: docker-up k8s-binaries node-image node-image-previous lb-image images mgmt-up managers ## A real Kubernetes minor upgrade ($(KUBERNETES_PREVIOUS_VERSION) → $(KUBERNETES_VERSION)) of a topology cluster through topology.version.
+	$(DEV_MANAGERS) $(MANAGER_ARGS)
+	CAPSTAN_E2E_PREVIOUS_VERSION=$(KUBERNETES_PREVIOUS_VERSION) CAPSTAN_E2E_VERSION=$(KUBERNETES_VERSION) \
+	  $(GO) test -tags e2e -v -count=1 -timeout 60m -run '^TestTopologyMinorUpgrade$$' ./test/e2e/
+
 # make chaos runs the chaos spec CHAOS_ROUNDS times in a row, each on a new cluster; CI runs
 # one round of the bounded form (CHAOS_ROUNDS=1 CHAOS_BOUNDED=1: no control plane rollout).
 CHAOS_ROUNDS ?= 3
@@ -213,6 +223,10 @@ docker-up: ## Install (Debian docker.io, needs root) and start a Docker Engine w
 .PHONY: node-image
 node-image: docker-up k8s-binaries ## Build capstan/node:$(KUBERNETES_VERSION) offline (cached by input hash).
 	bash hack/images/node-image.sh $(KUBERNETES_VERSION)
+
+.PHONY: node-image-previous
+node-image-previous: docker-up ## Build capstan/node:$(KUBERNETES_PREVIOUS_VERSION), the previous minor an upgrade starts from (hack/k8s/previous; cached).
+	K8S_MODULE=previous bash hack/images/node-image.sh $(KUBERNETES_PREVIOUS_VERSION)
 
 .PHONY: lb-image
 lb-image: docker-up ## Build capstan/haproxy offline (cached by input hash).

@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -44,6 +45,8 @@ type suite struct {
 	docker   *dockerclient.Client
 	repo     string
 	ns, name string
+
+	mgmtConfig *rest.Config
 
 	kubeconfig []byte
 	workload   client.Client
@@ -82,7 +85,7 @@ func newSuite(t *testing.T) *suite {
 	}
 	t.Cleanup(func() { _ = docker.Close() })
 	name := fmt.Sprintf("e2e-%05d", rand.IntN(100000))
-	s := &suite{t: t, ctx: context.Background(), mgmt: mgmt, docker: docker, repo: repo, ns: name, name: name}
+	s := &suite{t: t, ctx: context.Background(), mgmt: mgmt, mgmtConfig: cfg, docker: docker, repo: repo, ns: name, name: name}
 	require.NoError(t, mgmt.Create(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}}))
 	return s
 }
