@@ -64,12 +64,7 @@ func TestPlan_NewClusterListsWhatTheControllerWouldCreate(t *testing.T) {
 // variable and replica count show as changes with their diffs; a renamed MachineDeployment entry
 // creates the new MachineDeployment and deletes the old one with its health check.
 func TestPlan_ChangesAndDeletionsOfAGeneratedCluster(t *testing.T) {
-	startControllers(t)
-	ns := env.CreateNamespace(t, "plan")
-	class, cluster := quickStart(t, ns)
-	create(t, class...)
-	create(t, cluster)
-	waitTopologyReconciled(t, ns, cluster.GetName())
+	_, cluster := generatedQuickStart(t)
 	ctx := context.Background()
 
 	plans, err := topologyplan.Plan(ctx, env.Client, []*unstructured.Unstructured{cluster})
@@ -109,7 +104,7 @@ func TestPlan_ChangesAndDeletionsOfAGeneratedCluster(t *testing.T) {
 	require.Equal(t, []string{"create KubeadmConfigTemplate", "create DockerMachineTemplate", "create MachineDeployment",
 		"create MachineHealthCheck", "delete MachineHealthCheck", "delete MachineDeployment"}, actions(plans[0]))
 	old := &clusterv1.MachineDeploymentList{}
-	require.NoError(t, env.Client.List(ctx, old, client.InNamespace(ns)))
+	require.NoError(t, env.Client.List(ctx, old, client.InNamespace(cluster.GetNamespace())))
 	require.Len(t, old.Items, 1)
 	require.Equal(t, old.Items[0].Name, plans[0].Changes[5].Object.GetName())
 	require.Contains(t, plans[0].Changes[2].Object.GetName(), "md-1")
@@ -171,12 +166,8 @@ func TestPlanCommand_PrintsTheChangesAsTextAndYAML(t *testing.T) {
 // spec the Docker provider's CRD keeps immutable (it refuses even the dry run the plan compares
 // with): the plan shows the change as a template rotation instead of failing.
 func TestPlan_AnImmutableTemplateChangeIsARotation(t *testing.T) {
-	startControllers(t)
-	ns := env.CreateNamespace(t, "plan")
-	class, cluster := quickStart(t, ns)
-	create(t, class...)
-	create(t, cluster)
-	waitTopologyReconciled(t, ns, cluster.GetName())
+	class, cluster := generatedQuickStart(t)
+	ns := cluster.GetNamespace()
 
 	var workerTemplate *unstructured.Unstructured
 	for _, o := range class {
@@ -192,4 +183,16 @@ func TestPlan_AnImmutableTemplateChangeIsARotation(t *testing.T) {
 	require.Equal(t, []string{"change DockerMachineTemplate"}, actions(plans[0]))
 	require.Contains(t, plans[0].Changes[0].Note, "template rotation")
 	require.Contains(t, plans[0].Changes[0].Diff, "/srv/data")
+}
+
+// generatedQuickStart runs the controllers on the quick-start class and its development Cluster,
+// created in a new namespace, until the topology is reconciled.
+func generatedQuickStart(t *testing.T) (class []*unstructured.Unstructured, cluster *unstructured.Unstructured) {
+	t.Helper()
+	startControllers(t)
+	class, cluster = quickStart(t, env.CreateNamespace(t, "plan"))
+	create(t, class...)
+	create(t, cluster)
+	waitTopologyReconciled(t, cluster.GetNamespace(), cluster.GetName())
+	return class, cluster
 }
