@@ -22,6 +22,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/image"
+	"capstan.dev/test/framework"
 )
 
 // upgradeCoreDNSTag is the CoreDNS the upgraded cluster runs: kubeadm's for the version upgraded
@@ -102,24 +103,16 @@ func (s *suite) waitForNodesAt(version string, n int, timeout time.Duration) {
 		}
 		var seen []string
 		readyAt := 0
-		for _, node := range nodes.Items {
+		for i := range nodes.Items {
+			node := &nodes.Items[i]
 			seen = append(seen, node.Name+"="+node.Status.NodeInfo.KubeletVersion)
-			if node.Status.NodeInfo.KubeletVersion == version && nodeReady(node) {
+			if node.Status.NodeInfo.KubeletVersion == version && framework.NodeIsReady(node) {
 				readyAt++
 			}
 		}
 		return len(ms) == n && machinesAt == n && len(nodes.Items) == n && readyAt == n,
 			fmt.Sprintf("%d Machines, %d at %s with a Node; Nodes %s", len(ms), machinesAt, version, strings.Join(seen, " ")), nil
 	})
-}
-
-func nodeReady(n corev1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // waitForAddonsAt waits until kube-proxy runs the image of version on every Node and CoreDNS

@@ -130,8 +130,8 @@ func (r *Reconciler) reconcileCoreDNS(ctx context.Context, s *scope) (ctrl.Resul
 	if !s.machinesRead || plan(s.kcp, s.machines, s.isOutdated) != none {
 		return ctrl.Result{}, false, nil // Machines are still being added, replaced or removed
 	}
-	for _, m := range s.machines {
-		if deleting(m) || m.Spec.Version != s.kcp.Spec.Version {
+	for _, m := range s.machines { // plan covers the versions: a Machine of another one is outdated
+		if deleting(m) {
 			return ctrl.Result{}, false, nil
 		}
 	}
@@ -147,22 +147,24 @@ func (r *Reconciler) reconcileCoreDNS(ctx context.Context, s *scope) (ctrl.Resul
 // a Corefile of a newer version), kube-system/kubeadm-config's dns, then the Deployment's image
 // (mounting the migrated Corefile again). Each write is guarded by the resourceVersion read.
 func updateCoreDNS(ctx context.Context, wc client.Client, kcp *controlplanev1.KubeadmControlPlane) error {
-	deploy, cm := &appsv1.Deployment{}, &corev1.ConfigMap{}
-	for _, obj := range []client.Object{deploy, cm} {
-		if err := wc.Get(ctx, coreDNS, obj); err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil // not kubeadm's CoreDNS: nothing of ours to upgrade
-			}
-			return fmt.Errorf("reading %T %s of the workload cluster: %w", obj, coreDNS, err)
-		}
+	deploy := &appsv1.Deployment{}
+	if found, err := getCoreDNSObject(ctx, wc, deploy); !found {
+		return err
 	}
 	container := coreDNSContainerOf(deploy)
 	if container == nil {
 		return nil
 	}
-	u, err := planCoreDNSUpdate(container.Image, kcp)
-	if u == nil || err != nil {
+	u, planErr := planCoreDNSUpdate(container.Image, kcp)
+	if u == nil && planErr == nil {
+		return nil // the steady state: the ConfigMap, read live (never cached), is not read
+	}
+	cm := &corev1.ConfigMap{}
+	if found, err := getCoreDNSObject(ctx, wc, cm); !found {
 		return err
+	}
+	if planErr != nil {
+		return planErr
 	}
 	ctrl.LoggerFrom(ctx).Info("Upgrading CoreDNS in the workload cluster", "from", u.from.String(), "to", u.to.String())
 	if err := migrateCorefile(ctx, wc, deploy, cm, u); err != nil {
@@ -178,6 +180,19 @@ func updateCoreDNS(ctx context.Context, wc client.Client, kcp *controlplanev1.Ku
 		return fmt.Errorf("updating Deployment %s of the workload cluster: %w", coreDNS, err)
 	}
 	return nil
+}
+
+// getCoreDNSObject reads obj, CoreDNS's Deployment or ConfigMap; found is false when it is
+// missing (not kubeadm's CoreDNS: nothing of ours to upgrade) or cannot be read (err says why).
+func getCoreDNSObject(ctx context.Context, wc client.Client, obj client.Object) (found bool, _ error) {
+	err := wc.Get(ctx, coreDNS, obj)
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("reading %T %s of the workload cluster: %w", obj, coreDNS, err)
+	}
+	return true, nil
 }
 
 // migrateCorefile writes the Corefile migrated from u's version to u's, keeping the old one as
