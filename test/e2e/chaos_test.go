@@ -136,8 +136,10 @@ func (s *suite) chaosHealthChecks() []*clusterv1.MachineHealthCheck {
 	}
 }
 
-// rollOutControlPlane adds an API server flag to the KubeadmControlPlane's kubeadmConfigSpec
-// and waits until every control plane Machine has been replaced by one carrying it.
+// rollOutControlPlane adds an API server and a controller manager flag to the
+// KubeadmControlPlane's kubeadmConfigSpec, waits until every control plane Machine has been
+// replaced, then until every kube-apiserver and kube-controller-manager runs with the flags
+// (what the rollout is for: kubeadm join reads them from the workload cluster's kubeadm-config).
 func (s *suite) rollOutControlPlane() {
 	before, err := s.machines(client.MatchingLabels{clusterv1.MachineControlPlaneLabel: ""})
 	require.NoError(s.t, err)
@@ -145,14 +147,11 @@ func (s *suite) rollOutControlPlane() {
 	for _, m := range before {
 		old[m.Name] = true
 	}
-	kcp := &unstructured.Unstructured{}
-	kcp.SetGroupVersionKind(schema.GroupVersionKind{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmControlPlane"})
-	kcp.SetNamespace(s.ns)
-	kcp.SetName(s.kcpKey().Name)
-	patch := client.RawPatch("application/merge-patch+json",
-		[]byte(`{"spec":{"kubeadmConfigSpec":{"clusterConfiguration":{"apiServer":{"extraArgs":[{"name":"profiling","value":"false"}]}}}}}`))
-	s.eventually(time.Minute, "patching the KubeadmControlPlane", func() error { return s.mgmt.Patch(s.ctx, kcp, patch) })
-
+	want := componentFlags{
+		"kube-apiserver":          {"profiling": "false"},
+		"kube-controller-manager": {"node-monitor-grace-period": "45s"},
+	}
+	s.patchControlPlane(want, nil)
 	s.waitFor(30*time.Minute, "every control plane Machine replaced after the kubeadmConfigSpec change", func() (bool, string, error) {
 		ms, err := s.machines(client.MatchingLabels{clusterv1.MachineControlPlaneLabel: ""})
 		if err != nil {
@@ -171,6 +170,7 @@ func (s *suite) rollOutControlPlane() {
 		seen := fmt.Sprintf("Machines %v: %d new, %d of them with a Node", names, fresh, withNode)
 		return len(ms) == chaosShape.controlPlane && withNode == chaosShape.controlPlane, seen, nil
 	})
+	s.waitForControlPlaneFlags(chaosShape.controlPlane, want, 10*time.Minute)
 }
 
 // rollOutWorkers points the MachineDeployment at a copy of its infrastructure template and

@@ -49,7 +49,14 @@ func TestE2E(t *testing.T) {
 		s.t = t
 		s.timed("MachinePool 2→3 after its first join token expired", s.machinePoolTokenRotation)
 	})
-	t.Run("ControlPlaneScaleUp", func(t *testing.T) { s.t = t; s.timed("KubeadmControlPlane 1→3, one stopped", s.controlPlaneScaleUp) })
+	t.Run("ControlPlaneConfiguration", func(t *testing.T) {
+		s.t = t
+		s.timed("KubeadmControlPlane apiServer and controllerManager extraArgs on its one Machine", s.controlPlaneConfiguration)
+	})
+	t.Run("ControlPlaneScaleUp", func(t *testing.T) {
+		s.t = t
+		s.timed("KubeadmControlPlane 1→3 with new extraArgs, one stopped", s.controlPlaneScaleUp)
+	})
 	t.Run("SelfHosting", func(t *testing.T) {
 		s.t = t
 		s.timed("self-hosting: init in the workload cluster, move into it, scale there, move back", s.selfHosting)
@@ -256,13 +263,20 @@ func (s *suite) machineHealthCheck() {
 	s.waitForWorkers(1, 1, 8*time.Minute)
 }
 
-// controlPlaneScaleUp scales the KubeadmControlPlane to 3: three Machines with Ready Nodes and
-// three etcd members; then, with one control plane container stopped, the API server still
-// answers through the load balancer.
+// controlPlaneScaleUp scales the KubeadmControlPlane to 3 and changes its apiServer and
+// controllerManager extraArgs in the same write: the Machine of the old configuration is
+// replaced while two more join, and every kube-apiserver and kube-controller-manager of the
+// three Machines runs with the new flags; three etcd members. Then, with one control plane
+// container stopped, the API server still answers through the load balancer.
 func (s *suite) controlPlaneScaleUp() {
+	want := componentFlags{
+		"kube-apiserver":          {"event-ttl": "3h"},
+		"kube-controller-manager": {"node-monitor-grace-period": "45s"},
+	}
+	s.patchControlPlane(want, ptr.To(3))
+	s.waitForControlPlaneFlags(3, want, 15*time.Minute)
 	kcp := &unstructured.Unstructured{}
 	kcp.SetGroupVersionKind(schema.GroupVersionKind{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmControlPlane"})
-	s.patchReplicas(kcp, s.kcpKey(), 3)
 	s.waitFor(15*time.Minute, "three control plane Machines with Ready Nodes and three etcd members", func() (bool, string, error) {
 		if err := s.mgmt.Get(s.ctx, s.kcpKey(), kcp); err != nil {
 			return false, "", err

@@ -36,6 +36,7 @@ const (
 
 	oneReplicaMaxSurgeZeroMessage = "maxSurge 0 needs at least 3 replicas: with maxSurge 0 a Machine is deleted before its replacement exists, and with a single replica that leaves no control plane to join, so an upgrade could never proceed; set maxSurge to 1, or replicas to 3 or more"
 	certificatesDirMessage        = "certificatesDir cannot be changed"
+	etcdSwitchMessage             = "etcd cannot switch between local and external"
 )
 
 // TestAdmission_RejectsInvalidObjects sends one invalid object per admission rule to the real
@@ -315,6 +316,26 @@ func TestAdmission_RejectsForbiddenUpdates(t *testing.T) {
 				k.Spec.KubeadmConfigSpec.ClusterConfiguration.CertificatesDir = "/var/lib/pki"
 			},
 			[]string{"spec.kubeadmConfigSpec.clusterConfiguration.certificatesDir", certificatesDirMessage}},
+		{"EtcdLocalToExternal", nil,
+			func(k *controlplanev1.KubeadmControlPlane) {
+				k.Spec.KubeadmConfigSpec.ClusterConfiguration.Etcd = externalEtcd
+			},
+			[]string{"spec.kubeadmConfigSpec.clusterConfiguration.etcd: Invalid value", etcdSwitchMessage}},
+		{"EtcdExternalToLocal",
+			func(k *controlplanev1.KubeadmControlPlane) {
+				k.Spec.KubeadmConfigSpec.ClusterConfiguration.Etcd = externalEtcd
+			},
+			func(k *controlplanev1.KubeadmControlPlane) {
+				k.Spec.KubeadmConfigSpec.ClusterConfiguration.Etcd = bootstrapv1.Etcd{Local: bootstrapv1.LocalEtcd{DataDir: "/var/lib/etcd"}}
+			},
+			[]string{"spec.kubeadmConfigSpec.clusterConfiguration.etcd", etcdSwitchMessage}},
+		{"EtcdExternalEndpointsChanged",
+			func(k *controlplanev1.KubeadmControlPlane) {
+				k.Spec.KubeadmConfigSpec.ClusterConfiguration.Etcd = externalEtcd
+			},
+			func(k *controlplanev1.KubeadmControlPlane) {
+				k.Spec.KubeadmConfigSpec.ClusterConfiguration.Etcd.External.Endpoints = []string{"https://10.0.0.9:2379"}
+			}, nil},
 		{"ScaleToOneWithMaxSurgeZero",
 			func(k *controlplanev1.KubeadmControlPlane) {
 				k.Spec.Rollout.Strategy = rollingUpdate(intstr.FromInt32(0))
@@ -326,6 +347,14 @@ func TestAdmission_RejectsForbiddenUpdates(t *testing.T) {
 			k.Spec.KubeadmConfigSpec.ClusterConfiguration.APIServer.ExtraArgs = []bootstrapv1.Arg{{Name: "v", Value: ptr.To("4")}}
 			k.Spec.KubeadmConfigSpec.ClusterConfiguration.DNS.ImageTag = "v1.14.6"
 			k.Spec.KubeadmConfigSpec.ClusterConfiguration.ImageRepository = "registry.example"
+			// The ClusterConfiguration fields a rollout writes into the workload cluster's kubeadm-config.
+			cc := &k.Spec.KubeadmConfigSpec.ClusterConfiguration
+			cc.ControllerManager.ExtraArgs = []bootstrapv1.Arg{{Name: "v", Value: ptr.To("4")}}
+			cc.Scheduler.ExtraArgs = []bootstrapv1.Arg{{Name: "v", Value: ptr.To("4")}}
+			cc.Etcd.Local.ExtraArgs = []bootstrapv1.Arg{{Name: "quota-backend-bytes", Value: ptr.To("8589934592")}}
+			cc.FeatureGates = map[string]bool{"EtcdLearnerMode": true}
+			cc.CertificateValidityPeriodDays = 200
+			cc.EncryptionAlgorithm = "ECDSA-P256"
 			k.Spec.KubeadmConfigSpec.PreKubeadmCommands = []string{"echo hi"}
 			k.Spec.MachineTemplate.ObjectMeta.Labels = map[string]string{"env": "prod"}
 			k.Spec.MachineTemplate.Spec.InfrastructureRef.Name = "cp-2"

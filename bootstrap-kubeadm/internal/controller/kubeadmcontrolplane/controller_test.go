@@ -216,26 +216,8 @@ func TestCreateMachine_DeletesTheClonesWhenTheMachineCannotBeCreated(t *testing.
 	m := f.waitMachines(1)[0]
 	require.GreaterOrEqual(t, failures.Load(), int32(2), "the first Machine creation failed")
 
-	infras := &unstructured.UnstructuredList{}
-	infras.SetGroupVersionKind(crds.GenericInfrastructureMachineGVK.GroupVersion().WithKind("GenericInfrastructureMachineList"))
-	require.NoError(t, env.Client.List(context.Background(), infras, client.InNamespace(f.ns)))
-	configs := &bootstrapv1.KubeadmConfigList{}
-	require.NoError(t, env.Client.List(context.Background(), configs, client.InNamespace(f.ns)))
 	envtest.WaitFor(t, timeout, "only the clones of "+m.Name, func() (bool, error) {
-		require.NoError(t, env.Client.List(context.Background(), infras, client.InNamespace(f.ns)))
-		require.NoError(t, env.Client.List(context.Background(), configs, client.InNamespace(f.ns)))
-		var live []string
-		for _, i := range infras.Items {
-			if i.GetDeletionTimestamp() == nil {
-				live = append(live, "infra "+i.GetName())
-			}
-		}
-		for _, c := range configs.Items {
-			if c.DeletionTimestamp.IsZero() {
-				live = append(live, "config "+c.Name)
-			}
-		}
-		if !slices.Equal(live, []string{"infra " + m.Name, "config " + m.Name}) {
+		if live := liveClones(t, f.ns); !slices.Equal(live, []string{"config " + m.Name, "infra " + m.Name}) {
 			return false, fmt.Errorf("left: %v", live)
 		}
 		return true, nil

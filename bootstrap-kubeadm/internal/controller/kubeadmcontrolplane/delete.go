@@ -20,23 +20,41 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 )
 
 // reconcileDelete deletes every Machine of the KubeadmControlPlane and removes the finalizer once
 // they are all gone. The core's Machine controller drains each Machine's Node and deletes its
 // infrastructure; the kubeconfig Secret goes with the KubeadmControlPlane through garbage
-// collection, the certificates with the Cluster.
+// collection, the certificates with the Cluster. As upstream, nothing of the control plane goes
+// while the Cluster still has worker Machines or MachinePools: their drain and Node deletion
+// need the workload API server.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	if !controllerutil.ContainsFinalizer(s.kcp, controlplanev1.KubeadmControlPlaneFinalizer) {
 		return ctrl.Result{}, nil
+	}
+	if s.cluster != nil {
+		workers, err := r.workersOf(ctx, s)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if workers != "" {
+			s.workersWait = workers
+			// Worker deletions are not watched (nor is every Machine of the Cluster mapped to
+			// its control plane): check again after WaitRequeue.
+			return ctrl.Result{RequeueAfter: r.WaitRequeue}, nil
+		}
 	}
 	if len(s.machines) == 0 {
 		// The cache may not have seen a Machine created just before the deletion started: ask the
@@ -65,4 +83,38 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	}
 	// Machine deletions bring the next reconcile through the Machine watch; their hooks go then.
 	return ctrl.Result{}, errors.Join(errs...)
+}
+
+// workersOf names the Cluster's Machines that are not this control plane's and its MachinePools,
+// a few of each with a count; empty when there are none.
+func (r *Reconciler) workersOf(ctx context.Context, s *scope) (string, error) {
+	inCluster := []client.ListOption{client.InNamespace(s.cluster.Namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: s.cluster.Name}}
+	machines := &clusterv1.MachineList{}
+	if err := r.Client.List(ctx, machines, inCluster...); err != nil {
+		return "", fmt.Errorf("listing the Machines of Cluster %s: %w", s.cluster.Name, err)
+	}
+	var workers []*clusterv1.Machine
+	for i := range machines.Items {
+		if !metav1.IsControlledBy(&machines.Items[i], s.kcp) {
+			workers = append(workers, &machines.Items[i])
+		}
+	}
+	// MachinePools are read live: they are looked at only while the control plane is deleted, so
+	// an informer would cache every MachinePool for nothing the rest of the time.
+	pools := &clusterv1.MachinePoolList{}
+	if err := r.APIReader.List(ctx, pools, inCluster...); err != nil {
+		return "", fmt.Errorf("listing the MachinePools of Cluster %s: %w", s.cluster.Name, err)
+	}
+	var parts []string
+	if len(workers) > 0 {
+		parts = append(parts, "worker "+machineNames(workers))
+	}
+	if n := len(pools.Items); n > 0 {
+		names := make([]string, 0, n)
+		for _, p := range pools.Items {
+			names = append(names, p.Name)
+		}
+		parts = append(parts, "MachinePools "+listNames(names))
+	}
+	return strings.Join(parts, " and "), nil
 }

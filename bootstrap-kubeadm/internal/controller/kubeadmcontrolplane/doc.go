@@ -81,23 +81,32 @@ limitations under the License.
 //
 // Remediation: a Machine a MachineHealthCheck marked (HealthCheckSucceeded=False and
 // OwnerRemediated=False) is deleted, oldest first and one at a time (its etcd member goes at its
-// pre-terminate hook), and the scale up that follows replaces it. It is never done to the only
-// Machine, while another Machine is deleting, or when the healthy members left would be below
-// quorum; the Remediating condition says which. A remediation annotation that is not the JSON
+// pre-terminate hook), and the scale up that follows replaces it. Once the control plane is
+// initialized it is never done to the only Machine, while another Machine is deleting, or when
+// the healthy members left would be below quorum; the Remediating condition says which. Before
+// it is initialized, a failed first Machine is deleted and created again (kubeadm init anew), as
+// upstream. A remediation annotation that is not the JSON
 // record stops remediation with a Remediating message naming it (never read as "no record"). The
 // remediation is recorded on the KubeadmControlPlane (remediation-in-progress, written before the
 // deletion) and carried by the replacement (remediation-for): a replacement that fails within
 // minHealthyPeriodSeconds is a retry, retries are spaced by retryPeriodSeconds and stop past
 // maxRetry.
 //
-// Not in this package yet: the kubeadm-config ClusterStatus cleanup of removed members, adoption of
-// orphan Machines, and waiting for worker
-// Machines before the control plane is deleted.
+// Deleting the KubeadmControlPlane deletes nothing while the Cluster still has worker Machines or
+// MachinePools (Deleting reason WaitingForWorkersDeletion, as upstream): their drain and Node
+// deletion need the control plane. An InfraMachine or KubeadmConfig created for a Machine that was
+// never created (the controller stopped in between) is deleted (orphans.go).
 //
-// In the workload cluster it writes two objects only, as upstream does for upgrades: the
-// kubernetesVersion (and imageRepository) of kube-system/kubeadm-config's ClusterConfiguration
-// before a Machine of a new version joins, and the kube-proxy DaemonSet's image tag once every
-// Machine runs spec.version (workloadversion.go). It must not write a Machine beyond its own
+// Not in this package yet: the kubeadm-config ClusterStatus cleanup of removed members, adoption of
+// orphan Machines, in-place updates.
+//
+// In the workload cluster it writes, as upstream does: kube-system/kubeadm-config's
+// ClusterConfiguration (kubernetesVersion, imageRepository, featureGates, apiServer,
+// controllerManager, scheduler, etcd, certificateValidityPeriod, encryptionAlgorithm: the
+// spec's) before a Machine of a rollout joins, whatever made the Machines outdated: kubeadm join
+// builds the joining node's static Pods from it (clusterconfiguration.go); the kube-proxy
+// DaemonSet's image tag once no Machine is outdated (workloadversion.go); CoreDNS (coredns.go).
+// It must not write a Machine beyond its own
 // status conditions and its pre-terminate hook annotation, must not modify a <cluster>-kubeconfig Secret it does not control
 // (a user-supplied one is left alone), and never caches Secrets or ConfigMaps: it reads them
 // through the manager's uncached APIReader.

@@ -216,23 +216,28 @@ func kubeadmConfigSpec(kcp *controlplanev1.KubeadmControlPlane, init bool) boots
 	return *spec
 }
 
-// machineNames lists names for messages: "Machine a", "Machines a, b, c", or the first three and
-// a count of the rest.
+// machineNames lists Machine names for messages: "Machine a", "Machines a, b, c", or the first
+// three and a count of the rest.
 func machineNames(machines []*clusterv1.Machine) string {
 	names := make([]string, 0, len(machines))
 	for _, m := range machines {
 		names = append(names, m.Name)
 	}
+	if len(names) == 1 {
+		return "Machine " + names[0]
+	}
+	return "Machines " + listNames(names)
+}
+
+// listNames sorts names and lists them for a message: all of them up to three, else the first
+// three and a count of the rest.
+func listNames(names []string) string {
 	sort.Strings(names)
 	const shown = 3
-	switch {
-	case len(names) == 1:
-		return "Machine " + names[0]
-	case len(names) <= shown:
-		return "Machines " + strings.Join(names, ", ")
-	default:
-		return fmt.Sprintf("Machines %s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
+	if len(names) <= shown {
+		return strings.Join(names, ", ")
 	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
 }
 
 // machineReadinessGates are the readiness gates of a control plane Machine, as upstream's

@@ -44,13 +44,13 @@ var kubeadmConfigMap = client.ObjectKey{Namespace: metav1.NamespaceSystem, Name:
 // reason is recorded in the scope for the status).
 type step func(ctx context.Context, s *scope) (res ctrl.Result, stop bool, err error)
 
-// reconcileNormal runs the steps in order, upstream's: the Cluster, the certificates, the
-// kubeconfig, initialization, the health of the Machines and the etcd members, the etcd member of
+// reconcileNormal runs the steps in order, upstream's: the Cluster, the Machines' metadata and
+// the clones of Machines never created, the certificates, the kubeconfig, initialization, the health of the Machines and the etcd members, the etcd member of
 // a deleting Machine (its pre-terminate hook), remediation, the version kubeadm and kube-proxy
 // read in the workload cluster, the Machines, then CoreDNS.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
 	var result ctrl.Result
-	for _, st := range []step{r.waitForCluster, r.syncMachines, r.reconcileCertificates, r.reconcileKubeconfig, r.reconcileInitialized, r.reconcileHealth,
+	for _, st := range []step{r.waitForCluster, r.syncMachines, r.sweepOrphanedClones, r.reconcileCertificates, r.reconcileKubeconfig, r.reconcileInitialized, r.reconcileHealth,
 		r.reconcileCertificatesExpiry, r.reconcilePreTerminateHook, r.reconcileRemediation, r.reconcileWorkloadVersion, r.reconcileReplicas, r.reconcileCoreDNS} {
 		res, stop, err := st(ctx, s)
 		result = sooner(result, res)

@@ -71,10 +71,13 @@ func remediationCandidate(machines []*clusterv1.Machine) *clusterv1.Machine {
 }
 
 // remediationBlocked says why the candidate may not be deleted now; empty when it may. A
-// control plane is remediated one Machine at a time, never its only Machine, and only when the
-// healthy etcd members of the other healthy Machines keep the quorum of the cluster without the
-// candidate's member (upstream's canSafelyRemoveEtcdMember): deleting a Machine whose loss breaks
-// quorum would take the control plane down, which is worse than an unhealthy Machine.
+// control plane is remediated one Machine at a time. Once it is initialized, never its only
+// Machine, and only when the healthy etcd members of the other healthy Machines keep the quorum
+// of the cluster without the candidate's member (upstream's canSafelyRemoveEtcdMember): deleting
+// a Machine whose loss breaks quorum would take the control plane down, which is worse than an
+// unhealthy Machine. Before it is initialized there is no cluster to keep: a first Machine that
+// failed (kubeadm init never finished) is deleted, and the scale up creates a new first Machine,
+// within spec.remediation's retries, as upstream does.
 func remediationBlocked(s *scope, candidate *clusterv1.Machine) string {
 	var deletingOthers []*clusterv1.Machine
 	for _, m := range s.machines {
@@ -86,6 +89,8 @@ func remediationBlocked(s *scope, candidate *clusterv1.Machine) string {
 	case len(deletingOthers) > 0:
 		return fmt.Sprintf("Waiting for %s to be deleted before remediating Machine %s: the control plane changes one Machine at a time%s",
 			machineNames(deletingOthers), candidate.Name, prefixed("; ", s.preTerminateWait))
+	case !initialized(s) && !clusterInitialized(s.cluster):
+		return ""
 	case len(s.machines) <= 1:
 		return fmt.Sprintf("Machine %s is the only control plane Machine: remediating it would delete the control plane; fix or replace it by hand", candidate.Name)
 	}

@@ -125,6 +125,52 @@ func TestRemediation_NeverDeletesTheOnlyMachine(t *testing.T) {
 	require.False(t, deleting(f.machines()[0]))
 }
 
+// TestRemediation_RecreatesAFailedFirstMachineBeforeInitialization: a first Machine whose
+// kubeadm init never finished is remediated like any other (upstream): deleted and created again
+// as the first Machine, each replacement counted as a retry, until spec.remediation.maxRetry
+// stops it with a message naming the field.
+func TestRemediation_RecreatesAFailedFirstMachineBeforeInitialization(t *testing.T) {
+	startController(t)
+	f := newFixture(t, func(o *fixtureOptions) {
+		o.kcp = func(k *controlplanev1.KubeadmControlPlane) { k.Spec.Remediation.MaxRetry = ptr.To[int32](1) }
+	})
+	first := f.waitMachines(1)[0]
+	second := replaceUninitialized(t, f, first, 0)
+	third := replaceUninitialized(t, f, second, 1)
+
+	markUnhealthy(t, f, third)
+	f.waitCondition(controlplanev1.KubeadmControlPlaneRemediatingCondition, metav1.ConditionTrue, "spec.remediation.maxRetry (1) is reached")
+	ms := f.machines()
+	require.Len(t, ms, 1)
+	require.Equal(t, third.Name, ms[0].Name)
+	require.False(t, deleting(ms[0]))
+	require.False(t, kubeadmInitDone(), "no kubeadm init was simulated: the control plane never initialized")
+}
+
+// replaceUninitialized marks the only Machine of a control plane that never initialized and
+// returns the first Machine created in its place, which carries the remediation with retry.
+func replaceUninitialized(t *testing.T, f *fixture, m *clusterv1.Machine, retry int) *clusterv1.Machine {
+	t.Helper()
+	markUnhealthy(t, f, m)
+	var next *clusterv1.Machine
+	envtest.WaitFor(t, timeout, "a new first Machine in place of "+m.Name, func() (bool, error) {
+		ms := f.machines()
+		if len(ms) != 1 || ms[0].Name == m.Name {
+			return false, fmt.Errorf("Machines: %s", names(ms))
+		}
+		next = ms[0]
+		return true, nil
+	})
+	d, err := readRemediationData(next.Annotations, controlplanev1.RemediationForAnnotation)
+	require.NoError(t, err)
+	require.NotNil(t, d, "Machine %s carries no remediation-for annotation", next.Name)
+	require.Equal(t, m.Name, d.Machine)
+	require.Equal(t, retry, d.RetryCount)
+	cfg := kubeadmConfigOf(t, next)
+	require.True(t, isInitConfig(cfg), "Machine %s must run kubeadm init, not join", next.Name)
+	return next
+}
+
 // replaceMarked marks m, waits for it to be deleted and for a new Machine to take its place, joins
 // the new Machine's Node and returns it.
 func replaceMarked(t *testing.T, f *fixture, m *clusterv1.Machine) *clusterv1.Machine {

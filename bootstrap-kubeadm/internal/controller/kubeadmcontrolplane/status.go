@@ -213,6 +213,9 @@ func setDeleting(s *scope) {
 	switch {
 	case kcp.DeletionTimestamp.IsZero():
 		conditions.Set(kcp, conditions.False(t, clusterv1.NotDeletingReason, ""))
+	case s.workersWait != "":
+		conditions.Set(kcp, conditions.True(t, controlplanev1.KubeadmControlPlaneDeletingWaitingForWorkersDeletionReason,
+			fmt.Sprintf("Waiting for %s of Cluster %s to be deleted first: the control plane goes last, as their drain and Node deletion need its API server", s.workersWait, s.cluster.Name)))
 	case len(s.machines) > 0:
 		conditions.Set(kcp, conditions.True(t, controlplanev1.KubeadmControlPlaneDeletingWaitingForMachineDeletionReason,
 			fmt.Sprintf("Waiting for %d control plane Machine(s) to be deleted: %s", len(s.machines), machineNames(s.machines))))

@@ -591,8 +591,10 @@ type ClusterClassUpgrade struct {
 // +kubebuilder:validation:MinProperties=1
 type ClusterClassUpgradeExternal struct {
 	// generateUpgradePlanExtension names the extension that computes multi-step upgrade plans.
-	// Capstan has no Runtime SDK yet: a class setting it is accepted and the field is ignored.
+	// Capstan has no Runtime SDK yet, so a class setting it is refused rather than having the
+	// extension silently not called; upgrade plans come from spec.kubernetesVersions.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="false",message="generateUpgradePlanExtension is not supported: Capstan does not call Runtime Extensions yet, so the plan would silently not come from it; leave it out (multi-step upgrade plans come from spec.kubernetesVersions)"
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	GenerateUpgradePlanExtension string `json:"generateUpgradePlanExtension,omitempty"`

@@ -49,12 +49,14 @@ const (
 	MachineSetPreflightCheckKubernetesVersionSkew MachineSetPreflightCheck = "KubernetesVersionSkew"
 
 	// MachineSetPreflightCheckControlPlaneIsStable: the control plane is neither provisioning (no
-	// status.version yet) nor upgrading (spec.version newer than status.version).
+	// status.version yet) nor upgrading (spec.version newer than status.version), and, for
+	// Clusters with a managed topology, has no upgrade pending (spec.topology.version is its
+	// spec.version).
 	MachineSetPreflightCheckControlPlaneIsStable MachineSetPreflightCheck = "ControlPlaneIsStable"
 
 	// MachineSetPreflightCheckControlPlaneVersionSkew: for Clusters with a managed topology, the
-	// Machine's version equals the control plane's. Capstan serves no topology yet, so this check
-	// never fails; it is accepted so that upstream's annotation values and flags keep working.
+	// Machine's version equals the control plane's spec.version (a Machine of another version
+	// would be replaced as soon as the topology moves its MachineSet).
 	MachineSetPreflightCheckControlPlaneVersionSkew MachineSetPreflightCheck = "ControlPlaneVersionSkew"
 )
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,8 +60,7 @@ func (r *Reconciler) runPreflightChecks(ctx context.Context, s *scope) ([]string
 		return enabled && !skipped.Has(clusterv1.MachineSetPreflightCheckAll) && !skipped.Has(c)
 	}
 	ref := s.cluster.Spec.ControlPlaneRef
-	if !ref.IsDefined() || !(run(clusterv1.MachineSetPreflightCheckControlPlaneIsStable) ||
-		run(clusterv1.MachineSetPreflightCheckKubernetesVersionSkew) || run(clusterv1.MachineSetPreflightCheckKubeadmVersionSkew)) {
+	if !ref.IsDefined() || !slices.ContainsFunc(clusterv1.MachineSetPreflightChecks, run) {
 		return nil, nil
 	}
 	cp, _, err := external.Get(ctx, r.Client, ref, s.cluster.Namespace)
@@ -83,7 +83,7 @@ func (r *Reconciler) runPreflightChecks(ctx context.Context, s *scope) ([]string
 	}
 	var failed []string
 	if run(clusterv1.MachineSetPreflightCheckControlPlaneIsStable) {
-		msg, err := controlPlaneStableCheck(cp)
+		msg, err := controlPlaneStableCheck(cp, s.cluster, *cpVersionStr)
 		if err != nil {
 			return nil, err
 		}
@@ -100,6 +100,9 @@ func (r *Reconciler) runPreflightChecks(ctx context.Context, s *scope) ([]string
 		if run(clusterv1.MachineSetPreflightCheckKubeadmVersionSkew) {
 			failed = appendIf(failed, kubeadmVersionSkewCheck(cpVersion, msVersion, s.ms))
 		}
+		if run(clusterv1.MachineSetPreflightCheckControlPlaneVersionSkew) {
+			failed = appendIf(failed, controlPlaneVersionSkewCheck(s.cluster, *cpVersionStr, msVersionStr))
+		}
 	}
 	return failed, nil
 }
@@ -111,8 +114,16 @@ func appendIf(list []string, msg string) []string {
 	return append(list, msg)
 }
 
-func controlPlaneStableCheck(cp *unstructured.Unstructured) (string, error) {
+// controlPlaneStableCheck fails while the control plane is provisioning or upgrading, and, for
+// a Cluster with a managed topology, while spec.topology.version is not yet the control plane's
+// spec.version (the topology controller has an upgrade of it pending), as upstream: a Machine
+// created then would be replaced as soon as the upgrade reaches its MachineSet.
+func controlPlaneStableCheck(cp *unstructured.Unstructured, cluster *clusterv1.Cluster, cpVersion string) (string, error) {
 	name := fmt.Sprintf("%s %s/%s", cp.GetKind(), cp.GetNamespace(), cp.GetName())
+	if cluster.Spec.Topology.IsDefined() && cluster.Spec.Topology.Version != cpVersion {
+		return fmt.Sprintf("%s has a pending version upgrade to %s (spec.topology.version of Cluster %s) (%q preflight check failed)",
+			name, cluster.Spec.Topology.Version, cluster.Name, clusterv1.MachineSetPreflightCheckControlPlaneIsStable), nil
+	}
 	provisioning, err := contract.ControlPlane().IsProvisioning(cp)
 	if err != nil {
 		return "", err
@@ -151,6 +162,17 @@ func kubeadmVersionSkewCheck(cp, ms *version.Version, set *clusterv1.MachineSet)
 	}
 	return fmt.Sprintf("MachineSet version (%s) and control plane version (%s) differ in their minor version, and kubeadm joins only at the control plane's minor version (%q preflight check failed)",
 		ms, cp, clusterv1.MachineSetPreflightCheckKubeadmVersionSkew)
+}
+
+// controlPlaneVersionSkewCheck applies only to Clusters with a managed topology, whose
+// MachineSets follow the control plane's version: a Machine of another version than the
+// control plane's would be replaced as soon as the topology moves its MachineSet (upstream).
+func controlPlaneVersionSkewCheck(cluster *clusterv1.Cluster, cpVersion, msVersion string) string {
+	if !cluster.Spec.Topology.IsDefined() || cpVersion == msVersion {
+		return ""
+	}
+	return fmt.Sprintf("MachineSet version (%s) is not yet the control plane version (%s): waiting for the topology to move the MachineSet to it (%q preflight check failed)",
+		msVersion, cpVersion, clusterv1.MachineSetPreflightCheckControlPlaneVersionSkew)
 }
 
 // skippedPreflightChecks reads the skip annotation of the MachineSet and of its

@@ -57,6 +57,37 @@ func TestVersionSkewChecks_FollowUpstreamsPolicy(t *testing.T) {
 	}
 }
 
+// TestTopologyChecks_FollowUpstream: for a Cluster with a managed topology, ControlPlaneIsStable
+// fails while spec.topology.version is ahead of the control plane's spec.version (an upgrade is
+// pending), and ControlPlaneVersionSkew while the MachineSet's version is not the control
+// plane's; without a topology neither applies.
+func TestTopologyChecks_FollowUpstream(t *testing.T) {
+	cp := crds.New(crds.GenericControlPlaneGVK, "ns", "cp")
+	require.NoError(t, unstructured.SetNestedField(cp.Object, "v1.37.2", "spec", "version"))
+	require.NoError(t, unstructured.SetNestedField(cp.Object, "v1.37.2", "status", "version"))
+	withTopology := func(version string) *clusterv1.Cluster {
+		c := &clusterv1.Cluster{}
+		c.Name = "c1"
+		c.Spec.Topology = clusterv1.Topology{ClassRef: clusterv1.ClusterClassRef{Name: "quick-start"}, Version: version}
+		return c
+	}
+	plain := &clusterv1.Cluster{}
+
+	msg, err := controlPlaneStableCheck(cp, withTopology("v1.38.0"), "v1.37.2")
+	require.NoError(t, err)
+	require.Equal(t, `GenericControlPlane ns/cp has a pending version upgrade to v1.38.0 (spec.topology.version of Cluster c1) ("ControlPlaneIsStable" preflight check failed)`, msg)
+	for _, c := range []*clusterv1.Cluster{withTopology("v1.37.2"), plain} {
+		msg, err := controlPlaneStableCheck(cp, c, "v1.37.2")
+		require.NoError(t, err)
+		require.Empty(t, msg)
+	}
+
+	require.Equal(t, `MachineSet version (v1.36.4) is not yet the control plane version (v1.37.2): waiting for the topology to move the MachineSet to it ("ControlPlaneVersionSkew" preflight check failed)`,
+		controlPlaneVersionSkewCheck(withTopology("v1.37.2"), "v1.37.2", "v1.36.4"))
+	require.Empty(t, controlPlaneVersionSkewCheck(withTopology("v1.37.2"), "v1.37.2", "v1.37.2"))
+	require.Empty(t, controlPlaneVersionSkewCheck(plain, "v1.37.2", "v1.36.4"), "without a topology the MachineSet's version is the user's")
+}
+
 // newPreflightFixture is a fixture whose Cluster has a GenericControlPlane at spec.version
 // v1.37.2 and status.version statusVersion, with the controller running every check.
 func newPreflightFixture(t *testing.T, statusVersion string) (*fixture, *unstructured.Unstructured) {
