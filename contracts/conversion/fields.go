@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -138,6 +139,21 @@ func Deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// Copy returns a pointer to a copy of *p, or nil for nil: a converted object never shares a
+// pointer field with its source.
+func Copy[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// IsZero reports whether v is its type's zero value (every field unset, nil lists and maps).
+func IsZero[T any](v T) bool {
+	return reflect.ValueOf(&v).Elem().IsZero()
 }
 
 // NonZero returns a pointer to v, or nil for the zero value.

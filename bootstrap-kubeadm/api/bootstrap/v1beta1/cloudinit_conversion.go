@@ -54,8 +54,8 @@ func usersUp(in []User) []bootstrapv1.User {
 	var out []bootstrapv1.User
 	for _, u := range in {
 		user := bootstrapv1.User{Name: u.Name, Gecos: deref(u.Gecos), Groups: deref(u.Groups), HomeDir: deref(u.HomeDir),
-			Inactive: copyPtr(u.Inactive), Shell: deref(u.Shell), Passwd: deref(u.Passwd), PrimaryGroup: deref(u.PrimaryGroup),
-			LockPassword: copyPtr(u.LockPassword), Sudo: deref(u.Sudo), SSHAuthorizedKeys: stringsCopy(u.SSHAuthorizedKeys)}
+			Inactive: conversion.Copy(u.Inactive), Shell: deref(u.Shell), Passwd: deref(u.Passwd), PrimaryGroup: deref(u.PrimaryGroup),
+			LockPassword: conversion.Copy(u.LockPassword), Sudo: deref(u.Sudo), SSHAuthorizedKeys: stringsCopy(u.SSHAuthorizedKeys)}
 		if u.PasswdFrom != nil {
 			user.PasswdFrom = bootstrapv1.PasswdSource{Secret: bootstrapv1.SecretPasswdSource(u.PasswdFrom.Secret)}
 		}
@@ -84,7 +84,7 @@ func diskSetupUp(in *DiskSetup) bootstrapv1.DiskSetup {
 		return out
 	}
 	for _, p := range in.Partitions {
-		partition := bootstrapv1.Partition{Device: p.Device, Overwrite: copyPtr(p.Overwrite), TableType: deref(p.TableType),
+		partition := bootstrapv1.Partition{Device: p.Device, Overwrite: conversion.Copy(p.Overwrite), TableType: deref(p.TableType),
 			DiskLayout: slices.Clone(p.DiskLayout)}
 		// v1beta2 holds exactly one of layout and diskLayout; v1beta1 always has layout (a
 		// false one means "leave the device as it is") and lets diskLayout override it.
@@ -95,7 +95,7 @@ func diskSetupUp(in *DiskSetup) bootstrapv1.DiskSetup {
 	}
 	for _, f := range in.Filesystems {
 		out.Filesystems = append(out.Filesystems, bootstrapv1.Filesystem{Device: f.Device, Filesystem: f.Filesystem, Label: f.Label,
-			Partition: deref(f.Partition), Overwrite: copyPtr(f.Overwrite), ReplaceFS: deref(f.ReplaceFS), ExtraOpts: stringsCopy(f.ExtraOpts)})
+			Partition: deref(f.Partition), Overwrite: conversion.Copy(f.Overwrite), ReplaceFS: deref(f.ReplaceFS), ExtraOpts: stringsCopy(f.ExtraOpts)})
 	}
 	return out
 }
@@ -119,7 +119,7 @@ func ntpUp(in *NTP) bootstrapv1.NTP {
 	if in == nil {
 		return bootstrapv1.NTP{}
 	}
-	return bootstrapv1.NTP{Servers: stringsCopy(in.Servers), Enabled: copyPtr(in.Enabled)}
+	return bootstrapv1.NTP{Servers: stringsCopy(in.Servers), Enabled: conversion.Copy(in.Enabled)}
 }
 
 func mountsUp(in []MountPoints) []bootstrapv1.MountPoints {

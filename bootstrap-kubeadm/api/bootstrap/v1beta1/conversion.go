@@ -51,9 +51,9 @@ func keep[S, H any](in S, restored H, down func(H, S) S, mapped func() H) H {
 	return m
 }
 
-// isZero reports whether v reads at v1beta1 as its type's zero value does (so an empty list
+// readsAsZero reports whether v reads at v1beta1 as its type's zero value does (so an empty list
 // that is sent, such as taints: [], is not zero).
-func isZero[T any](v T) bool {
+func readsAsZero[T any](v T) bool {
 	var zero T
 	a, errA := json.Marshal(v)
 	b, errB := json.Marshal(zero)
@@ -62,7 +62,7 @@ func isZero[T any](v T) bool {
 
 // ptrUnlessZero returns &v, or nil for a zero v (v1beta1's optional sub-structs).
 func ptrUnlessZero[T any](v T) *T {
-	if isZero(v) {
+	if readsAsZero(v) {
 		return nil
 	}
 	return &v

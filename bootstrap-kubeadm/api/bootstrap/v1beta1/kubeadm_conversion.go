@@ -112,7 +112,7 @@ func nodeRegistrationUp(in *NodeRegistrationOptions) bootstrapv1.NodeRegistratio
 	out := bootstrapv1.NodeRegistrationOptions{
 		Name: in.Name, CRISocket: in.CRISocket, KubeletExtraArgs: argsUp(in.KubeletExtraArgs),
 		IgnorePreflightErrors: stringsCopy(in.IgnorePreflightErrors), ImagePullPolicy: corev1.PullPolicy(in.ImagePullPolicy),
-		ImagePullSerial: copyPtr(in.ImagePullSerial),
+		ImagePullSerial: conversion.Copy(in.ImagePullSerial),
 	}
 	// An empty list (no taints at all) differs from none given (kubeadm's default taint).
 	if in.Taints != nil {

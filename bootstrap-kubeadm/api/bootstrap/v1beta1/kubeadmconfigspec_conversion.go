@@ -38,7 +38,7 @@ func KubeadmConfigSpecUp(in *KubeadmConfigSpec, restored *bootstrapv1.KubeadmCon
 		Users:                keep(in.Users, restored.Users, usersDownFor, func() []bootstrapv1.User { return usersUp(in.Users) }),
 		NTP:                  ntpUp(in.NTP),
 		Format:               in.Format,
-		Verbosity:            copyPtr(in.Verbosity),
+		Verbosity:            conversion.Copy(in.Verbosity),
 	}
 	// v1beta1 has two of the kubeadm timeouts: timeoutForControlPlane (for init and join alike)
 	// and discovery.timeout; the others come from the annotation.
@@ -46,7 +46,7 @@ func KubeadmConfigSpecUp(in *KubeadmConfigSpec, restored *bootstrapv1.KubeadmCon
 	out.JoinConfiguration.Timeouts = restored.JoinConfiguration.Timeouts
 	if cp := conversion.DurationToSeconds(cc.APIServer.TimeoutForControlPlane); !equalPtr(cp, restored.InitConfiguration.Timeouts.ControlPlaneComponentHealthCheckSeconds) {
 		out.InitConfiguration.Timeouts.ControlPlaneComponentHealthCheckSeconds = cp
-		out.JoinConfiguration.Timeouts.ControlPlaneComponentHealthCheckSeconds = copyPtr(cp)
+		out.JoinConfiguration.Timeouts.ControlPlaneComponentHealthCheckSeconds = conversion.Copy(cp)
 	}
 	out.JoinConfiguration.Timeouts.TLSBootstrapSeconds = conversion.DurationToSeconds(join.Discovery.Timeout)
 	return *out.DeepCopy()
@@ -200,12 +200,4 @@ func etcdDown(in *bootstrapv1.Etcd) Etcd {
 
 func equalPtr[T comparable](a, b *T) bool {
 	return (a == nil) == (b == nil) && (a == nil || *a == *b)
-}
-
-func copyPtr[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
 }

@@ -63,7 +63,7 @@ const infraRefPath = "spec.machineTemplate.infrastructureRef"
 func kcpSpecUp(in *KubeadmControlPlaneSpec, restored *controlplanev1.KubeadmControlPlaneSpec) (controlplanev1.KubeadmControlPlaneSpec, error) {
 	mt := &in.MachineTemplate
 	out := controlplanev1.KubeadmControlPlaneSpec{
-		Replicas: copyPtr(in.Replicas),
+		Replicas: conversion.Copy(in.Replicas),
 		Version:  in.Version,
 		MachineTemplate: controlplanev1.KubeadmControlPlaneMachineTemplate{
 			ObjectMeta: bootstrapv1beta1.TemplateMetaUp(mt.ObjectMeta),
@@ -90,7 +90,7 @@ func kcpSpecDown(ctx context.Context, in *controlplanev1.KubeadmControlPlaneSpec
 	}
 	mt := &in.MachineTemplate
 	out := KubeadmControlPlaneSpec{
-		Replicas: copyPtr(in.Replicas),
+		Replicas: conversion.Copy(in.Replicas),
 		Version:  in.Version,
 		MachineTemplate: KubeadmControlPlaneMachineTemplate{
 			ObjectMeta:      bootstrapv1beta1.TemplateMetaDown(mt.ObjectMeta),
@@ -120,7 +120,7 @@ func kcpStatusUp(in *KubeadmControlPlaneStatus, restored *controlplanev1.Kubeadm
 	}
 	if v := in.V1Beta2; v != nil {
 		out.Conditions = v.Conditions
-		out.ReadyReplicas, out.AvailableReplicas, out.UpToDateReplicas = copyPtr(v.ReadyReplicas), copyPtr(v.AvailableReplicas), copyPtr(v.UpToDateReplicas)
+		out.ReadyReplicas, out.AvailableReplicas, out.UpToDateReplicas = conversion.Copy(v.ReadyReplicas), conversion.Copy(v.AvailableReplicas), conversion.Copy(v.UpToDateReplicas)
 	}
 	return out
 }
@@ -142,7 +142,7 @@ func kcpStatusDown(in *controlplanev1.KubeadmControlPlaneStatus) KubeadmControlP
 	out.Ready = out.ReadyReplicas > 0
 	if len(in.Conditions) > 0 || in.ReadyReplicas != nil || in.AvailableReplicas != nil || in.UpToDateReplicas != nil {
 		out.V1Beta2 = &KubeadmControlPlaneV1Beta2Status{Conditions: in.Conditions,
-			ReadyReplicas: copyPtr(in.ReadyReplicas), AvailableReplicas: copyPtr(in.AvailableReplicas), UpToDateReplicas: copyPtr(in.UpToDateReplicas)}
+			ReadyReplicas: conversion.Copy(in.ReadyReplicas), AvailableReplicas: conversion.Copy(in.AvailableReplicas), UpToDateReplicas: conversion.Copy(in.UpToDateReplicas)}
 	}
 	return out
 }
@@ -194,7 +194,7 @@ func rolloutUp(in *RolloutFields) controlplanev1.KubeadmControlPlaneRolloutSpec 
 	if s := in.RolloutStrategy; s != nil {
 		out.Strategy.Type = s.Type
 		if s.RollingUpdate != nil {
-			out.Strategy.RollingUpdate.MaxSurge = copyPtr(s.RollingUpdate.MaxSurge)
+			out.Strategy.RollingUpdate.MaxSurge = conversion.Copy(s.RollingUpdate.MaxSurge)
 		}
 	}
 	return out
@@ -204,7 +204,7 @@ func rolloutUp(in *RolloutFields) controlplanev1.KubeadmControlPlaneRolloutSpec 
 func remediationUp(in *RemediationStrategy, restored *controlplanev1.KubeadmControlPlaneRemediationSpec) controlplanev1.KubeadmControlPlaneRemediationSpec {
 	r := conversion.Deref(in)
 	return controlplanev1.KubeadmControlPlaneRemediationSpec{
-		MaxRetry:                copyPtr(r.MaxRetry),
+		MaxRetry:                conversion.Copy(r.MaxRetry),
 		RetryPeriodSeconds:      conversion.Int32Intent(conversion.Deref(conversion.DurationToSeconds(&r.RetryPeriod)), restored.RetryPeriodSeconds),
 		MinHealthyPeriodSeconds: conversion.DurationToSeconds(r.MinHealthyPeriod),
 	}
@@ -223,13 +223,13 @@ func rolloutFieldsDown(rollout *controlplanev1.KubeadmControlPlaneRolloutSpec, r
 	if s := rollout.Strategy; s.Type != "" || s.RollingUpdate.MaxSurge != nil {
 		out.RolloutStrategy = &RolloutStrategy{Type: s.Type}
 		if s.RollingUpdate.MaxSurge != nil {
-			out.RolloutStrategy.RollingUpdate = &RollingUpdate{MaxSurge: copyPtr(s.RollingUpdate.MaxSurge)}
+			out.RolloutStrategy.RollingUpdate = &RollingUpdate{MaxSurge: conversion.Copy(s.RollingUpdate.MaxSurge)}
 		}
 	}
 	if r := remediation; r.MaxRetry != nil || r.RetryPeriodSeconds != nil || r.MinHealthyPeriodSeconds != nil {
 		storedR := conversion.Deref(stored.RemediationStrategy)
 		out.RemediationStrategy = &RemediationStrategy{
-			MaxRetry:         copyPtr(r.MaxRetry),
+			MaxRetry:         conversion.Copy(r.MaxRetry),
 			RetryPeriod:      conversion.Deref(conversion.SecondsToDuration(r.RetryPeriodSeconds, &storedR.RetryPeriod)),
 			MinHealthyPeriod: conversion.SecondsToDuration(r.MinHealthyPeriodSeconds, storedR.MinHealthyPeriod),
 		}
@@ -238,12 +238,4 @@ func rolloutFieldsDown(rollout *controlplanev1.KubeadmControlPlaneRolloutSpec, r
 		out.MachineNamingStrategy = &MachineNamingStrategy{Template: naming.Template}
 	}
 	return out
-}
-
-func copyPtr[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
 }

@@ -24,7 +24,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,13 +33,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"k8s.io/client-go/rest"
+
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
 	"capstan.dev/bootstrap-kubeadm/internal/etcd"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 	"capstan.dev/contracts/remote"
-	"k8s.io/client-go/rest"
 )
 
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=kubeadmcontrolplanes,verbs=get;list;watch;patch
@@ -246,33 +247,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 // control plane its spec.controlPlaneRef names. What is missing becomes a wait.
 func (r *Reconciler) readCluster(ctx context.Context, s *scope) error {
 	kcp := s.kcp
-	var ref *metav1.OwnerReference
-	for i := range kcp.OwnerReferences {
-		if isClusterRef(kcp.OwnerReferences[i]) {
-			ref = &kcp.OwnerReferences[i]
-			break
-		}
-	}
-	if ref == nil {
+	name := owner.NameOf(kcp, clusterv1.GroupVersion.WithKind("Cluster").GroupKind())
+	if name == "" {
 		s.clusterWait = "Waiting for a Cluster to own this KubeadmControlPlane: the Cluster controller sets the owner reference on the control plane its spec.controlPlaneRef names"
 		return nil
 	}
 	c := &clusterv1.Cluster{}
-	err := r.Client.Get(ctx, client.ObjectKey{Namespace: kcp.Namespace, Name: ref.Name}, c)
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: kcp.Namespace, Name: name}, c)
 	switch {
 	case apierrors.IsNotFound(err):
-		s.clusterWait = fmt.Sprintf("Waiting for Cluster %s, the owner of this KubeadmControlPlane, to exist", ref.Name)
+		s.clusterWait = fmt.Sprintf("Waiting for Cluster %s, the owner of this KubeadmControlPlane, to exist", name)
 	case err != nil:
-		return fmt.Errorf("reading Cluster %s: %w", ref.Name, err)
+		return fmt.Errorf("reading Cluster %s: %w", name, err)
 	default:
 		s.cluster = c
 	}
 	return nil
-}
-
-func isClusterRef(ref metav1.OwnerReference) bool {
-	gv, err := schema.ParseGroupVersion(ref.APIVersion)
-	return err == nil && gv.Group == clusterv1.GroupVersion.Group && ref.Kind == "Cluster"
 }
 
 // clusterToControlPlane enqueues the KubeadmControlPlane a Cluster's spec.controlPlaneRef names.

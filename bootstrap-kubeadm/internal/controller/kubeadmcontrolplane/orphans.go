@@ -31,6 +31,7 @@ import (
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/contract"
+	"capstan.dev/contracts/owner"
 )
 
 // sweepOrphanedClones deletes the InfraMachines and KubeadmConfigs createMachine made for a
@@ -76,15 +77,7 @@ func (r *Reconciler) clonesWithoutMachine(ctx context.Context, s *scope) ([]clie
 		machines[m.Name] = true
 	}
 	orphaned := func(o client.Object) bool {
-		if machines[o.GetName()] || !o.GetDeletionTimestamp().IsZero() {
-			return false
-		}
-		for _, ref := range o.GetOwnerReferences() {
-			if ref.UID == s.kcp.UID {
-				return true
-			}
-		}
-		return false
+		return !machines[o.GetName()] && o.GetDeletionTimestamp().IsZero() && owner.HasUID(o, s.kcp.UID)
 	}
 	var out []client.Object
 	configs := &bootstrapv1.KubeadmConfigList{}

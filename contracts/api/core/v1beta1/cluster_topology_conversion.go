@@ -17,8 +17,6 @@ limitations under the License.
 package v1beta1
 
 import (
-	"reflect"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -95,7 +93,7 @@ func topologyDown(in *clusterv1.Topology, namespace string, stored *Topology) *T
 func controlPlaneTopologyUp(in *ControlPlaneTopology, restored *clusterv1.ControlPlaneTopology) clusterv1.ControlPlaneTopology {
 	out := clusterv1.ControlPlaneTopology{
 		Metadata:       templateMetaUp(in.Metadata),
-		Replicas:       copyPtr(in.Replicas),
+		Replicas:       conversion.Copy(in.Replicas),
 		Rollout:        in.Rollout,
 		Deletion:       deletionUp(in.NodeDrainTimeout, in.NodeVolumeDetachTimeout, in.NodeDeletionTimeout),
 		Taints:         append([]clusterv1.MachineTaint(nil), in.Taints...),
@@ -106,7 +104,7 @@ func controlPlaneTopologyUp(in *ControlPlaneTopology, restored *clusterv1.Contro
 	}
 	if hc := in.MachineHealthCheck; hc != nil {
 		out.HealthCheck = clusterv1.ControlPlaneTopologyHealthCheck{
-			Enabled: copyPtr(hc.Enable),
+			Enabled: conversion.Copy(hc.Enable),
 			Checks:  healthCheckChecksUp(&hc.MachineHealthCheckClass, restored.HealthCheck.Checks),
 			Remediation: clusterv1.HealthCheckRemediation{
 				TriggerIf:   triggerIfUp(&hc.MachineHealthCheckClass),
@@ -120,7 +118,7 @@ func controlPlaneTopologyUp(in *ControlPlaneTopology, restored *clusterv1.Contro
 func controlPlaneTopologyDown(in *clusterv1.ControlPlaneTopology, namespace string, stored *ControlPlaneTopology) ControlPlaneTopology {
 	out := ControlPlaneTopology{
 		Metadata:       templateMetaDown(in.Metadata),
-		Replicas:       copyPtr(in.Replicas),
+		Replicas:       conversion.Copy(in.Replicas),
 		Rollout:        in.Rollout,
 		Taints:         append([]clusterv1.MachineTaint(nil), in.Taints...),
 		ReadinessGates: append([]clusterv1.MachineReadinessGate(nil), in.ReadinessGates...),
@@ -130,7 +128,7 @@ func controlPlaneTopologyDown(in *clusterv1.ControlPlaneTopology, namespace stri
 	if len(in.Variables.Overrides) > 0 {
 		out.Variables = &ControlPlaneVariables{Overrides: clusterVariablesDown(in.Variables.Overrides, storedOverrides(stored.Variables))}
 	}
-	if hc := in.HealthCheck; hc.Enabled != nil || !isZero(hc.Checks) || !isZero(hc.Remediation) {
+	if hc := in.HealthCheck; hc.Enabled != nil || !conversion.IsZero(hc.Checks) || !conversion.IsZero(hc.Remediation) {
 		out.MachineHealthCheck = topologyHealthCheckDown(hc.Enabled, hc.Checks, hc.Remediation, namespace, stored.MachineHealthCheck)
 	}
 	return out
@@ -142,9 +140,9 @@ func machineDeploymentTopologyUp(in *MachineDeploymentTopology, restored *cluste
 		Class:           in.Class,
 		Name:            in.Name,
 		FailureDomain:   conversion.Deref(in.FailureDomain),
-		Replicas:        copyPtr(in.Replicas),
+		Replicas:        conversion.Copy(in.Replicas),
 		Taints:          append([]clusterv1.MachineTaint(nil), in.Taints...),
-		MinReadySeconds: copyPtr(in.MinReadySeconds),
+		MinReadySeconds: conversion.Copy(in.MinReadySeconds),
 		ReadinessGates:  append([]clusterv1.MachineReadinessGate(nil), in.ReadinessGates...),
 		Rollout:         clusterv1.MachineDeploymentTopologyRolloutSpec{After: in.Rollout.After},
 	}
@@ -156,7 +154,7 @@ func machineDeploymentTopologyUp(in *MachineDeploymentTopology, restored *cluste
 		out.Variables.Overrides = clusterVariablesUp(in.Variables.Overrides)
 	}
 	if hc := in.MachineHealthCheck; hc != nil {
-		out.HealthCheck.Enabled = copyPtr(hc.Enable)
+		out.HealthCheck.Enabled = conversion.Copy(hc.Enable)
 		out.HealthCheck.Checks = healthCheckChecksUp(&hc.MachineHealthCheckClass, restored.HealthCheck.Checks)
 		out.HealthCheck.Remediation.TriggerIf = triggerIfUp(&hc.MachineHealthCheckClass)
 		out.HealthCheck.Remediation.TemplateRef = remediationTemplateUp(hc.RemediationTemplate)
@@ -173,9 +171,9 @@ func machineDeploymentTopologyDown(in *clusterv1.MachineDeploymentTopology, name
 		Class:           in.Class,
 		Name:            in.Name,
 		FailureDomain:   conversion.NonZero(in.FailureDomain),
-		Replicas:        copyPtr(in.Replicas),
+		Replicas:        conversion.Copy(in.Replicas),
 		Taints:          append([]clusterv1.MachineTaint(nil), in.Taints...),
-		MinReadySeconds: copyPtr(in.MinReadySeconds),
+		MinReadySeconds: conversion.Copy(in.MinReadySeconds),
 		ReadinessGates:  append([]clusterv1.MachineReadinessGate(nil), in.ReadinessGates...),
 		Rollout:         MachineDeploymentTopologyRolloutSpec{After: in.Rollout.After},
 		Strategy:        workerStrategyDown(in.Rollout.Strategy, in.Deletion.Order, in.HealthCheck.Remediation.MaxInFlight),
@@ -191,7 +189,7 @@ func machineDeploymentTopologyDown(in *clusterv1.MachineDeploymentTopology, name
 	// something else is set, as upstream.
 	hc := in.HealthCheck
 	if remediation := (clusterv1.HealthCheckRemediation{TriggerIf: hc.Remediation.TriggerIf, TemplateRef: hc.Remediation.TemplateRef}); hc.Enabled != nil ||
-		!isZero(hc.Checks) || !isZero(remediation) {
+		!conversion.IsZero(hc.Checks) || !conversion.IsZero(remediation) {
 		out.MachineHealthCheck = topologyHealthCheckDown(hc.Enabled, hc.Checks, remediation, namespace, stored.MachineHealthCheck)
 	}
 	return out
@@ -205,8 +203,8 @@ func machinePoolTopologyUp(in *MachinePoolTopology) clusterv1.MachinePoolTopolog
 		FailureDomains:  append([]string(nil), in.FailureDomains...),
 		Deletion:        deletionUp(in.NodeDrainTimeout, in.NodeVolumeDetachTimeout, in.NodeDeletionTimeout),
 		Taints:          append([]clusterv1.MachineTaint(nil), in.Taints...),
-		MinReadySeconds: copyPtr(in.MinReadySeconds),
-		Replicas:        copyPtr(in.Replicas),
+		MinReadySeconds: conversion.Copy(in.MinReadySeconds),
+		Replicas:        conversion.Copy(in.Replicas),
 	}
 	if in.Variables != nil {
 		out.Variables.Overrides = clusterVariablesUp(in.Variables.Overrides)
@@ -224,8 +222,8 @@ func machinePoolTopologyDown(in *clusterv1.MachinePoolTopology, stored *MachineP
 		Name:            in.Name,
 		FailureDomains:  append([]string(nil), in.FailureDomains...),
 		Taints:          append([]clusterv1.MachineTaint(nil), in.Taints...),
-		MinReadySeconds: copyPtr(in.MinReadySeconds),
-		Replicas:        copyPtr(in.Replicas),
+		MinReadySeconds: conversion.Copy(in.MinReadySeconds),
+		Replicas:        conversion.Copy(in.Replicas),
 	}
 	out.NodeDrainTimeout, out.NodeVolumeDetachTimeout, out.NodeDeletionTimeout = deletionDown(in.Deletion,
 		stored.NodeDrainTimeout, stored.NodeVolumeDetachTimeout, stored.NodeDeletionTimeout)
@@ -240,7 +238,7 @@ func machinePoolTopologyDown(in *clusterv1.MachinePoolTopology, stored *MachineP
 func topologyHealthCheckDown(enabled *bool, checks clusterv1.HealthCheckChecks, remediation clusterv1.HealthCheckRemediation,
 	namespace string, stored *MachineHealthCheckTopology) *MachineHealthCheckTopology {
 	hc := healthCheckClassDown(checks, remediation.TriggerIf, remediation.TemplateRef, namespace, storedHealthCheck(stored))
-	return &MachineHealthCheckTopology{Enable: copyPtr(enabled), MachineHealthCheckClass: *hc}
+	return &MachineHealthCheckTopology{Enable: conversion.Copy(enabled), MachineHealthCheckClass: *hc}
 }
 
 // storedOverrides are the variable overrides a v1beta1 client last wrote, nil when none.
@@ -293,32 +291,28 @@ func workerStrategyUp(in *MachineDeploymentStrategy) (clusterv1.MachineDeploymen
 	strategy.Type = clusterv1.MachineDeploymentRolloutStrategyType(in.Type)
 	var order clusterv1.MachineSetDeletionOrder
 	if ru := in.RollingUpdate; ru != nil {
-		strategy.RollingUpdate = clusterv1.MachineDeploymentClassRolloutStrategyRollingUpdate{MaxUnavailable: copyPtr(ru.MaxUnavailable), MaxSurge: copyPtr(ru.MaxSurge)}
+		strategy.RollingUpdate = clusterv1.MachineDeploymentClassRolloutStrategyRollingUpdate{MaxUnavailable: conversion.Copy(ru.MaxUnavailable), MaxSurge: conversion.Copy(ru.MaxSurge)}
 		order = clusterv1.MachineSetDeletionOrder(conversion.Deref(ru.DeletePolicy))
 	}
 	var maxInFlight *intstr.IntOrString
 	if in.Remediation != nil {
-		maxInFlight = copyPtr(in.Remediation.MaxInFlight)
+		maxInFlight = conversion.Copy(in.Remediation.MaxInFlight)
 	}
 	return strategy, order, maxInFlight
 }
 
 // workerStrategyDown writes a strategy stanza when any of its v1beta2 homes says something.
 func workerStrategyDown(in clusterv1.MachineDeploymentClassRolloutStrategy, order clusterv1.MachineSetDeletionOrder, maxInFlight *intstr.IntOrString) *MachineDeploymentStrategy {
-	if isZero(in) && order == "" && maxInFlight == nil {
+	if conversion.IsZero(in) && order == "" && maxInFlight == nil {
 		return nil
 	}
 	out := &MachineDeploymentStrategy{Type: string(in.Type)}
-	if ru := in.RollingUpdate; !isZero(ru) || order != "" {
-		out.RollingUpdate = &MachineRollingUpdateDeployment{MaxUnavailable: copyPtr(ru.MaxUnavailable), MaxSurge: copyPtr(ru.MaxSurge),
+	if ru := in.RollingUpdate; !conversion.IsZero(ru) || order != "" {
+		out.RollingUpdate = &MachineRollingUpdateDeployment{MaxUnavailable: conversion.Copy(ru.MaxUnavailable), MaxSurge: conversion.Copy(ru.MaxSurge),
 			DeletePolicy: conversion.NonZero(string(order))}
 	}
 	if maxInFlight != nil {
-		out.Remediation = &RemediationStrategy{MaxInFlight: copyPtr(maxInFlight)}
+		out.Remediation = &RemediationStrategy{MaxInFlight: conversion.Copy(maxInFlight)}
 	}
 	return out
-}
-
-func isZero[T any](v T) bool {
-	return reflect.ValueOf(v).IsZero()
 }

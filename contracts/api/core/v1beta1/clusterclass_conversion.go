@@ -165,7 +165,7 @@ func controlPlaneClassDown(in *clusterv1.ControlPlaneClass, namespace string, st
 	}
 	out.NodeDrainTimeout, out.NodeVolumeDetachTimeout, out.NodeDeletionTimeout = deletionDown(in.Deletion,
 		stored.NodeDrainTimeout, stored.NodeVolumeDetachTimeout, stored.NodeDeletionTimeout)
-	if hc := in.HealthCheck; !isZero(hc) {
+	if hc := in.HealthCheck; !conversion.IsZero(hc) {
 		out.MachineHealthCheck = healthCheckClassDown(hc.Checks, hc.Remediation.TriggerIf, hc.Remediation.TemplateRef, namespace, stored.MachineHealthCheck)
 	}
 	return out
@@ -179,7 +179,7 @@ func machineDeploymentClassUp(in *MachineDeploymentClass, restored *clusterv1.Ma
 		Infrastructure:  clusterv1.WorkerClassInfrastructureTemplate{TemplateRef: templateRefUp(in.Template.Infrastructure.Ref)},
 		FailureDomain:   conversion.Deref(in.FailureDomain),
 		Taints:          append([]clusterv1.MachineTaint(nil), in.Taints...),
-		MinReadySeconds: copyPtr(in.MinReadySeconds),
+		MinReadySeconds: conversion.Copy(in.MinReadySeconds),
 		ReadinessGates:  append([]clusterv1.MachineReadinessGate(nil), in.ReadinessGates...),
 	}
 	if s := in.NamingStrategy; s != nil {
@@ -207,7 +207,7 @@ func machineDeploymentClassDown(in *clusterv1.MachineDeploymentClass, namespace 
 		},
 		FailureDomain:   conversion.NonZero(in.FailureDomain),
 		Taints:          append([]clusterv1.MachineTaint(nil), in.Taints...),
-		MinReadySeconds: copyPtr(in.MinReadySeconds),
+		MinReadySeconds: conversion.Copy(in.MinReadySeconds),
 		ReadinessGates:  append([]clusterv1.MachineReadinessGate(nil), in.ReadinessGates...),
 		Strategy:        workerStrategyDown(in.Rollout.Strategy, in.Deletion.Order, in.HealthCheck.Remediation.MaxInFlight),
 	}
@@ -220,7 +220,7 @@ func machineDeploymentClassDown(in *clusterv1.MachineDeploymentClass, namespace 
 	}, stored.NodeDrainTimeout, stored.NodeVolumeDetachTimeout, stored.NodeDeletionTimeout)
 	// maxInFlight went to strategy.remediation: the health-check stanza is written only when
 	// something else is set, as upstream.
-	if hc := in.HealthCheck; !isZero(hc.Checks) || !isZero(hc.Remediation.TriggerIf) || !isZero(hc.Remediation.TemplateRef) {
+	if hc := in.HealthCheck; !conversion.IsZero(hc.Checks) || !conversion.IsZero(hc.Remediation.TriggerIf) || !conversion.IsZero(hc.Remediation.TemplateRef) {
 		out.MachineHealthCheck = healthCheckClassDown(hc.Checks, hc.Remediation.TriggerIf, hc.Remediation.TemplateRef, namespace, stored.MachineHealthCheck)
 	}
 	return out
@@ -235,7 +235,7 @@ func machinePoolClassUp(in *MachinePoolClass) clusterv1.MachinePoolClass {
 		FailureDomains:  append([]string(nil), in.FailureDomains...),
 		Deletion:        deletionUp(in.NodeDrainTimeout, in.NodeVolumeDetachTimeout, in.NodeDeletionTimeout),
 		Taints:          append([]clusterv1.MachineTaint(nil), in.Taints...),
-		MinReadySeconds: copyPtr(in.MinReadySeconds),
+		MinReadySeconds: conversion.Copy(in.MinReadySeconds),
 	}
 	if s := in.NamingStrategy; s != nil {
 		out.Naming.Template = conversion.Deref(s.Template)
@@ -253,7 +253,7 @@ func machinePoolClassDown(in *clusterv1.MachinePoolClass, namespace string, stor
 		},
 		FailureDomains:  append([]string(nil), in.FailureDomains...),
 		Taints:          append([]clusterv1.MachineTaint(nil), in.Taints...),
-		MinReadySeconds: copyPtr(in.MinReadySeconds),
+		MinReadySeconds: conversion.Copy(in.MinReadySeconds),
 	}
 	if t := conversion.NonZero(in.Naming.Template); t != nil {
 		out.NamingStrategy = &MachinePoolClassNamingStrategy{Template: t}

@@ -17,6 +17,8 @@ limitations under the License.
 package v1beta1
 
 import (
+	"maps"
+
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -34,7 +36,7 @@ func clusterClassVariableUp(in *ClusterClassVariable, restored *clusterv1.Cluste
 	return clusterv1.ClusterClassVariable{
 		Name:                      in.Name,
 		Required:                  requiredUp(in.Required, restored.Required, recorded),
-		DeprecatedV1Beta1Metadata: clusterv1.ClusterClassVariableMetadata{Labels: copyMap(in.Metadata.Labels), Annotations: copyMap(in.Metadata.Annotations)},
+		DeprecatedV1Beta1Metadata: clusterv1.ClusterClassVariableMetadata{Labels: maps.Clone(in.Metadata.Labels), Annotations: maps.Clone(in.Metadata.Annotations)},
 		Schema:                    clusterv1.VariableSchema{OpenAPIV3Schema: schemaUp(&in.Schema.OpenAPIV3Schema, &restored.Schema.OpenAPIV3Schema)},
 	}
 }
@@ -43,7 +45,7 @@ func clusterClassVariableDown(in *clusterv1.ClusterClassVariable) ClusterClassVa
 	return ClusterClassVariable{
 		Name:     in.Name,
 		Required: conversion.Deref(in.Required),
-		Metadata: ClusterClassVariableMetadata{Labels: copyMap(in.DeprecatedV1Beta1Metadata.Labels), Annotations: copyMap(in.DeprecatedV1Beta1Metadata.Annotations)},
+		Metadata: ClusterClassVariableMetadata{Labels: maps.Clone(in.DeprecatedV1Beta1Metadata.Labels), Annotations: maps.Clone(in.DeprecatedV1Beta1Metadata.Annotations)},
 		Schema:   VariableSchema{OpenAPIV3Schema: schemaDown(&in.Schema.OpenAPIV3Schema)},
 	}
 }
@@ -59,7 +61,7 @@ func statusVariableUp(in *ClusterClassStatusVariable, restored *clusterv1.Cluste
 		out.Definitions = append(out.Definitions, clusterv1.ClusterClassStatusVariableDefinition{
 			From:                      d.From,
 			Required:                  requiredUp(d.Required, was.Required, recorded),
-			DeprecatedV1Beta1Metadata: clusterv1.ClusterClassVariableMetadata{Labels: copyMap(d.Metadata.Labels), Annotations: copyMap(d.Metadata.Annotations)},
+			DeprecatedV1Beta1Metadata: clusterv1.ClusterClassVariableMetadata{Labels: maps.Clone(d.Metadata.Labels), Annotations: maps.Clone(d.Metadata.Annotations)},
 			Schema:                    clusterv1.VariableSchema{OpenAPIV3Schema: schemaUp(&d.Schema.OpenAPIV3Schema, &was.Schema.OpenAPIV3Schema)},
 		})
 	}
@@ -72,7 +74,7 @@ func statusVariableDown(in *clusterv1.ClusterClassStatusVariable) ClusterClassSt
 		out.Definitions = append(out.Definitions, ClusterClassStatusVariableDefinition{
 			From:     d.From,
 			Required: conversion.Deref(d.Required),
-			Metadata: ClusterClassVariableMetadata{Labels: copyMap(d.DeprecatedV1Beta1Metadata.Labels), Annotations: copyMap(d.DeprecatedV1Beta1Metadata.Annotations)},
+			Metadata: ClusterClassVariableMetadata{Labels: maps.Clone(d.DeprecatedV1Beta1Metadata.Labels), Annotations: maps.Clone(d.DeprecatedV1Beta1Metadata.Annotations)},
 			Schema:   VariableSchema{OpenAPIV3Schema: schemaDown(&d.Schema.OpenAPIV3Schema)},
 		})
 	}
@@ -94,11 +96,11 @@ func schemaUp(in *JSONSchemaProps, restored *clusterv1.JSONSchemaProps) clusterv
 	}
 	out := clusterv1.JSONSchemaProps{
 		Description: in.Description, Example: in.Example.DeepCopy(), Type: in.Type,
-		MaxProperties: copyPtr(in.MaxProperties), MinProperties: copyPtr(in.MinProperties), Required: append([]string(nil), in.Required...),
-		MaxItems: copyPtr(in.MaxItems), MinItems: copyPtr(in.MinItems), UniqueItems: conversion.BoolIntent(in.UniqueItems, restored.UniqueItems),
-		Format: in.Format, MaxLength: copyPtr(in.MaxLength), MinLength: copyPtr(in.MinLength), Pattern: in.Pattern,
-		Maximum: copyPtr(in.Maximum), ExclusiveMaximum: conversion.BoolIntent(in.ExclusiveMaximum, restored.ExclusiveMaximum),
-		Minimum: copyPtr(in.Minimum), ExclusiveMinimum: conversion.BoolIntent(in.ExclusiveMinimum, restored.ExclusiveMinimum),
+		MaxProperties: conversion.Copy(in.MaxProperties), MinProperties: conversion.Copy(in.MinProperties), Required: append([]string(nil), in.Required...),
+		MaxItems: conversion.Copy(in.MaxItems), MinItems: conversion.Copy(in.MinItems), UniqueItems: conversion.BoolIntent(in.UniqueItems, restored.UniqueItems),
+		Format: in.Format, MaxLength: conversion.Copy(in.MaxLength), MinLength: conversion.Copy(in.MinLength), Pattern: in.Pattern,
+		Maximum: conversion.Copy(in.Maximum), ExclusiveMaximum: conversion.BoolIntent(in.ExclusiveMaximum, restored.ExclusiveMaximum),
+		Minimum: conversion.Copy(in.Minimum), ExclusiveMinimum: conversion.BoolIntent(in.ExclusiveMinimum, restored.ExclusiveMinimum),
 		XPreserveUnknownFields: conversion.BoolIntent(in.XPreserveUnknownFields, restored.XPreserveUnknownFields),
 		Enum:                   copyJSONs(in.Enum), Default: in.Default.DeepCopy(),
 		XValidations: append([]clusterv1.ValidationRule(nil), in.XValidations...),
@@ -108,7 +110,7 @@ func schemaUp(in *JSONSchemaProps, restored *clusterv1.JSONSchemaProps) clusterv
 		Items:                schemaPtrUp(in.Items, restored.Items), Not: schemaPtrUp(in.Not, restored.Not),
 	}
 	if m := in.XMetadata; m != nil {
-		out.XMetadata = clusterv1.VariableSchemaMetadata{Labels: copyMap(m.Labels), Annotations: copyMap(m.Annotations)}
+		out.XMetadata = clusterv1.VariableSchemaMetadata{Labels: maps.Clone(m.Labels), Annotations: maps.Clone(m.Annotations)}
 	}
 	if in.Properties != nil {
 		out.Properties = map[string]clusterv1.JSONSchemaProps{}
@@ -143,11 +145,11 @@ func schemasUp(in []JSONSchemaProps, restored []clusterv1.JSONSchemaProps) []clu
 func schemaDown(in *clusterv1.JSONSchemaProps) JSONSchemaProps {
 	out := JSONSchemaProps{
 		Description: in.Description, Example: in.Example.DeepCopy(), Type: in.Type,
-		MaxProperties: copyPtr(in.MaxProperties), MinProperties: copyPtr(in.MinProperties), Required: append([]string(nil), in.Required...),
-		MaxItems: copyPtr(in.MaxItems), MinItems: copyPtr(in.MinItems), UniqueItems: conversion.Deref(in.UniqueItems),
-		Format: in.Format, MaxLength: copyPtr(in.MaxLength), MinLength: copyPtr(in.MinLength), Pattern: in.Pattern,
-		Maximum: copyPtr(in.Maximum), ExclusiveMaximum: conversion.Deref(in.ExclusiveMaximum),
-		Minimum: copyPtr(in.Minimum), ExclusiveMinimum: conversion.Deref(in.ExclusiveMinimum),
+		MaxProperties: conversion.Copy(in.MaxProperties), MinProperties: conversion.Copy(in.MinProperties), Required: append([]string(nil), in.Required...),
+		MaxItems: conversion.Copy(in.MaxItems), MinItems: conversion.Copy(in.MinItems), UniqueItems: conversion.Deref(in.UniqueItems),
+		Format: in.Format, MaxLength: conversion.Copy(in.MaxLength), MinLength: conversion.Copy(in.MinLength), Pattern: in.Pattern,
+		Maximum: conversion.Copy(in.Maximum), ExclusiveMaximum: conversion.Deref(in.ExclusiveMaximum),
+		Minimum: conversion.Copy(in.Minimum), ExclusiveMinimum: conversion.Deref(in.ExclusiveMinimum),
 		XPreserveUnknownFields: conversion.Deref(in.XPreserveUnknownFields),
 		Enum:                   copyJSONs(in.Enum), Default: in.Default.DeepCopy(),
 		XValidations: append([]clusterv1.ValidationRule(nil), in.XValidations...),
@@ -156,7 +158,7 @@ func schemaDown(in *clusterv1.JSONSchemaProps) JSONSchemaProps {
 		AdditionalProperties: schemaPtrDown(in.AdditionalProperties), Items: schemaPtrDown(in.Items), Not: schemaPtrDown(in.Not),
 	}
 	if m := in.XMetadata; len(m.Labels) > 0 || len(m.Annotations) > 0 {
-		out.XMetadata = &VariableSchemaMetadata{Labels: copyMap(m.Labels), Annotations: copyMap(m.Annotations)}
+		out.XMetadata = &VariableSchemaMetadata{Labels: maps.Clone(m.Labels), Annotations: maps.Clone(m.Annotations)}
 	}
 	if in.Properties != nil {
 		out.Properties = map[string]JSONSchemaProps{}
@@ -225,7 +227,7 @@ func patchUp(in *ClusterClassPatch, restored *clusterv1.ClusterClassPatch) clust
 	if e := in.External; e != nil {
 		out.External = &clusterv1.ExternalPatchDefinition{
 			GeneratePatchesExtension: conversion.Deref(e.GenerateExtension), ValidateTopologyExtension: conversion.Deref(e.ValidateExtension),
-			DiscoverVariablesExtension: conversion.Deref(e.DiscoverVariablesExtension), Settings: copyMap(e.Settings),
+			DiscoverVariablesExtension: conversion.Deref(e.DiscoverVariablesExtension), Settings: maps.Clone(e.Settings),
 		}
 	}
 	return out
@@ -257,7 +259,7 @@ func patchDown(in *clusterv1.ClusterClassPatch) ClusterClassPatch {
 	if e := in.External; e != nil {
 		out.External = &ExternalPatchDefinition{
 			GenerateExtension: conversion.NonZero(e.GeneratePatchesExtension), ValidateExtension: conversion.NonZero(e.ValidateTopologyExtension),
-			DiscoverVariablesExtension: conversion.NonZero(e.DiscoverVariablesExtension), Settings: copyMap(e.Settings),
+			DiscoverVariablesExtension: conversion.NonZero(e.DiscoverVariablesExtension), Settings: maps.Clone(e.Settings),
 		}
 	}
 	return out

@@ -17,6 +17,8 @@ limitations under the License.
 package v1beta1
 
 import (
+	"maps"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -27,22 +29,11 @@ import (
 // annotation, preferring what a v1beta1 client wrote) are conversion.KindConversion.
 
 func templateMetaUp(in ObjectMeta) clusterv1.ObjectMeta {
-	return clusterv1.ObjectMeta{Labels: copyMap(in.Labels), Annotations: copyMap(in.Annotations)}
+	return clusterv1.ObjectMeta{Labels: maps.Clone(in.Labels), Annotations: maps.Clone(in.Annotations)}
 }
 
 func templateMetaDown(in clusterv1.ObjectMeta) ObjectMeta {
-	return ObjectMeta{Labels: copyMap(in.Labels), Annotations: copyMap(in.Annotations)}
-}
-
-func copyMap(in map[string]string) map[string]string {
-	if in == nil {
-		return nil
-	}
-	out := make(map[string]string, len(in))
-	for k, v := range in {
-		out[k] = v
-	}
-	return out
+	return ObjectMeta{Labels: maps.Clone(in.Labels), Annotations: maps.Clone(in.Annotations)}
 }
 
 func selectorUp(in metav1.LabelSelector) clusterv1.LabelSelector {

@@ -86,11 +86,11 @@ func timeoutDown(s *int32) metav1.Duration {
 }
 
 func triggerIfUp(in *MachineHealthCheckClass) clusterv1.HealthCheckRemediationTriggerIf {
-	return clusterv1.HealthCheckRemediationTriggerIf{UnhealthyLessThanOrEqualTo: copyPtr(in.MaxUnhealthy), UnhealthyInRange: conversion.Deref(in.UnhealthyRange)}
+	return clusterv1.HealthCheckRemediationTriggerIf{UnhealthyLessThanOrEqualTo: conversion.Copy(in.MaxUnhealthy), UnhealthyInRange: conversion.Deref(in.UnhealthyRange)}
 }
 
 func triggerIfDown(in clusterv1.HealthCheckRemediationTriggerIf, out *MachineHealthCheckClass) {
-	out.MaxUnhealthy = copyPtr(in.UnhealthyLessThanOrEqualTo)
+	out.MaxUnhealthy = conversion.Copy(in.UnhealthyLessThanOrEqualTo)
 	out.UnhealthyRange = conversion.NonZero(in.UnhealthyInRange)
 }
 

@@ -61,11 +61,11 @@ func ConvertHubToMachine(ctx context.Context, src *clusterv1.Machine, dst *Machi
 func machineSpecUp(in *MachineSpec, restored *clusterv1.MachineSpec, path string) (clusterv1.MachineSpec, error) {
 	out := clusterv1.MachineSpec{
 		ClusterName:     in.ClusterName,
-		Bootstrap:       clusterv1.Bootstrap{DataSecretName: copyPtr(in.Bootstrap.DataSecretName)},
+		Bootstrap:       clusterv1.Bootstrap{DataSecretName: conversion.Copy(in.Bootstrap.DataSecretName)},
 		Version:         conversion.Deref(in.Version),
 		ProviderID:      conversion.Deref(in.ProviderID),
 		FailureDomain:   conversion.Deref(in.FailureDomain),
-		MinReadySeconds: copyPtr(restored.MinReadySeconds),
+		MinReadySeconds: conversion.Copy(restored.MinReadySeconds),
 		ReadinessGates:  append([]clusterv1.MachineReadinessGate(nil), in.ReadinessGates...),
 		Deletion: clusterv1.MachineDeletionSpec{
 			NodeDrainTimeoutSeconds:        conversion.DurationToSeconds(in.NodeDrainTimeout),
@@ -89,7 +89,7 @@ func machineSpecDown(ctx context.Context, in *clusterv1.MachineSpec, namespace s
 	}
 	out := MachineSpec{
 		ClusterName:             in.ClusterName,
-		Bootstrap:               Bootstrap{DataSecretName: copyPtr(in.Bootstrap.DataSecretName)},
+		Bootstrap:               Bootstrap{DataSecretName: conversion.Copy(in.Bootstrap.DataSecretName)},
 		Version:                 conversion.NonZero(in.Version),
 		ProviderID:              conversion.NonZero(in.ProviderID),
 		FailureDomain:           conversion.NonZero(in.FailureDomain),
@@ -185,12 +185,4 @@ func machineTemplateDown(ctx context.Context, in *clusterv1.MachineTemplateSpec,
 	}
 	spec, err := machineSpecDown(ctx, &in.Spec, namespace, storedSpec, resolver, "spec.template.spec")
 	return MachineTemplateSpec{ObjectMeta: templateMetaDown(in.ObjectMeta), Spec: spec}, err
-}
-
-func copyPtr[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
 }

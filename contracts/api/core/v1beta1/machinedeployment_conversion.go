@@ -49,10 +49,10 @@ func ConvertHubToMachineDeployment(ctx context.Context, src *clusterv1.MachineDe
 
 func machineDeploymentSpecUp(in *MachineDeploymentSpec, restored *clusterv1.MachineDeploymentSpec) (clusterv1.MachineDeploymentSpec, error) {
 	template, err := machineTemplateUp(&in.Template, &restored.Template)
-	template.Spec.MinReadySeconds = copyPtr(in.MinReadySeconds)
+	template.Spec.MinReadySeconds = conversion.Copy(in.MinReadySeconds)
 	out := clusterv1.MachineDeploymentSpec{
 		ClusterName: in.ClusterName,
-		Replicas:    copyPtr(in.Replicas),
+		Replicas:    conversion.Copy(in.Replicas),
 		Rollout:     clusterv1.MachineDeploymentRolloutSpec{After: conversion.TimeFromPtr(in.RolloutAfter)},
 		Selector:    selectorUp(in.Selector),
 		Template:    template,
@@ -64,12 +64,12 @@ func machineDeploymentSpecUp(in *MachineDeploymentSpec, restored *clusterv1.Mach
 	if s := in.Strategy; s != nil {
 		out.Rollout.Strategy.Type = clusterv1.MachineDeploymentRolloutStrategyType(s.Type)
 		if ru := s.RollingUpdate; ru != nil {
-			out.Rollout.Strategy.RollingUpdate.MaxUnavailable = copyPtr(ru.MaxUnavailable)
-			out.Rollout.Strategy.RollingUpdate.MaxSurge = copyPtr(ru.MaxSurge)
+			out.Rollout.Strategy.RollingUpdate.MaxUnavailable = conversion.Copy(ru.MaxUnavailable)
+			out.Rollout.Strategy.RollingUpdate.MaxSurge = conversion.Copy(ru.MaxSurge)
 			out.Deletion.Order = clusterv1.MachineSetDeletionOrder(conversion.Deref(ru.DeletePolicy))
 		}
 		if s.Remediation != nil {
-			out.Remediation.MaxInFlight = copyPtr(s.Remediation.MaxInFlight)
+			out.Remediation.MaxInFlight = conversion.Copy(s.Remediation.MaxInFlight)
 		}
 	}
 	return out, err
@@ -83,15 +83,15 @@ func machineDeploymentSpecDown(ctx context.Context, in *clusterv1.MachineDeploym
 	template, err := machineTemplateDown(ctx, &in.Template, namespace, &stored.Template, resolver)
 	out := MachineDeploymentSpec{
 		ClusterName:     in.ClusterName,
-		Replicas:        copyPtr(in.Replicas),
+		Replicas:        conversion.Copy(in.Replicas),
 		RolloutAfter:    conversion.TimeToPtr(in.Rollout.After),
 		Selector:        selectorDown(in.Selector),
 		Template:        template,
-		MinReadySeconds: copyPtr(in.Template.Spec.MinReadySeconds),
+		MinReadySeconds: conversion.Copy(in.Template.Spec.MinReadySeconds),
 		Paused:          conversion.Deref(in.Paused),
 		// v1beta2 has no home for these: they are kept as the v1beta1 client wrote them.
-		RevisionHistoryLimit:    copyPtr(stored.RevisionHistoryLimit),
-		ProgressDeadlineSeconds: copyPtr(stored.ProgressDeadlineSeconds),
+		RevisionHistoryLimit:    conversion.Copy(stored.RevisionHistoryLimit),
+		ProgressDeadlineSeconds: conversion.Copy(stored.ProgressDeadlineSeconds),
 	}
 	if in.MachineNaming.Template != "" {
 		out.MachineNamingStrategy = &MachineNamingStrategy{Template: in.MachineNaming.Template}
@@ -111,11 +111,11 @@ func machineDeploymentStrategyDown(in *clusterv1.MachineDeploymentSpec) *Machine
 	out := &MachineDeploymentStrategy{Type: string(s.Type)}
 	if ru.MaxSurge != nil || ru.MaxUnavailable != nil || in.Deletion.Order != "" {
 		out.RollingUpdate = &MachineRollingUpdateDeployment{
-			MaxUnavailable: copyPtr(ru.MaxUnavailable), MaxSurge: copyPtr(ru.MaxSurge), DeletePolicy: conversion.NonZero(string(in.Deletion.Order)),
+			MaxUnavailable: conversion.Copy(ru.MaxUnavailable), MaxSurge: conversion.Copy(ru.MaxSurge), DeletePolicy: conversion.NonZero(string(in.Deletion.Order)),
 		}
 	}
 	if in.Remediation.MaxInFlight != nil {
-		out.Remediation = &RemediationStrategy{MaxInFlight: copyPtr(in.Remediation.MaxInFlight)}
+		out.Remediation = &RemediationStrategy{MaxInFlight: conversion.Copy(in.Remediation.MaxInFlight)}
 	}
 	return out
 }
@@ -129,7 +129,7 @@ func machineDeploymentStatusUp(in *MachineDeploymentStatus, restored *clusterv1.
 	}
 	if v := in.V1Beta2; v != nil {
 		out.Conditions = v.Conditions
-		out.ReadyReplicas, out.AvailableReplicas, out.UpToDateReplicas = copyPtr(v.ReadyReplicas), copyPtr(v.AvailableReplicas), copyPtr(v.UpToDateReplicas)
+		out.ReadyReplicas, out.AvailableReplicas, out.UpToDateReplicas = conversion.Copy(v.ReadyReplicas), conversion.Copy(v.AvailableReplicas), conversion.Copy(v.UpToDateReplicas)
 	}
 	return out
 }
@@ -147,7 +147,7 @@ func machineDeploymentStatusDown(in *clusterv1.MachineDeploymentStatus) MachineD
 	}
 	c := replicaCounters{ready: in.ReadyReplicas, available: in.AvailableReplicas, upToDate: in.UpToDateReplicas}
 	if !v1beta2StatusEmpty(in.Conditions, c) {
-		out.V1Beta2 = &MachineDeploymentV1Beta2Status{Conditions: in.Conditions, ReadyReplicas: copyPtr(c.ready), AvailableReplicas: copyPtr(c.available), UpToDateReplicas: copyPtr(c.upToDate)}
+		out.V1Beta2 = &MachineDeploymentV1Beta2Status{Conditions: in.Conditions, ReadyReplicas: conversion.Copy(c.ready), AvailableReplicas: conversion.Copy(c.available), UpToDateReplicas: conversion.Copy(c.upToDate)}
 	}
 	return out
 }

@@ -29,7 +29,7 @@ import (
 // only the selector type differs.
 var machineDrainRuleConversion = conversion.SpecOnly(
 	func(in *MachineDrainRuleSpec, _ *clusterv1.MachineDrainRuleSpec) (clusterv1.MachineDrainRuleSpec, error) {
-		out := clusterv1.MachineDrainRuleSpec{Drain: clusterv1.MachineDrainRuleDrainConfig{Behavior: in.Drain.Behavior, Order: copyPtr(in.Drain.Order)}}
+		out := clusterv1.MachineDrainRuleSpec{Drain: clusterv1.MachineDrainRuleDrainConfig{Behavior: in.Drain.Behavior, Order: conversion.Copy(in.Drain.Order)}}
 		for _, m := range in.Machines {
 			out.Machines = append(out.Machines, clusterv1.MachineDrainRuleMachineSelector{
 				Selector: selectorPtrUp(m.Selector), ClusterSelector: selectorPtrUp(m.ClusterSelector)})
@@ -41,7 +41,7 @@ var machineDrainRuleConversion = conversion.SpecOnly(
 		return out, nil
 	},
 	func(_ context.Context, in *clusterv1.MachineDrainRuleSpec, _ string, _ *MachineDrainRuleSpec, _ conversion.APIVersionResolver) (MachineDrainRuleSpec, error) {
-		out := MachineDrainRuleSpec{Drain: MachineDrainRuleDrainConfig{Behavior: in.Drain.Behavior, Order: copyPtr(in.Drain.Order)}}
+		out := MachineDrainRuleSpec{Drain: MachineDrainRuleDrainConfig{Behavior: in.Drain.Behavior, Order: conversion.Copy(in.Drain.Order)}}
 		for _, m := range in.Machines {
 			out.Machines = append(out.Machines, MachineDrainRuleMachineSelector{
 				Selector: selectorPtrDown(m.Selector), ClusterSelector: selectorPtrDown(m.ClusterSelector)})

@@ -51,10 +51,10 @@ func ConvertHubToMachinePool(ctx context.Context, src *clusterv1.MachinePool, ds
 
 func machinePoolSpecUp(in *MachinePoolSpec, restored *clusterv1.MachinePoolSpec) (clusterv1.MachinePoolSpec, error) {
 	template, err := machineTemplateUp(&in.Template, &restored.Template)
-	template.Spec.MinReadySeconds = copyPtr(in.MinReadySeconds)
+	template.Spec.MinReadySeconds = conversion.Copy(in.MinReadySeconds)
 	return clusterv1.MachinePoolSpec{
 		ClusterName:    in.ClusterName,
-		Replicas:       copyPtr(in.Replicas),
+		Replicas:       conversion.Copy(in.Replicas),
 		Template:       template,
 		ProviderIDList: append([]string(nil), in.ProviderIDList...),
 		FailureDomains: append([]string(nil), in.FailureDomains...),
@@ -70,9 +70,9 @@ func machinePoolSpecDown(ctx context.Context, in *clusterv1.MachinePoolSpec, nam
 	template, err := machineTemplateDown(ctx, &in.Template, namespace, storedTemplate, resolver)
 	return MachinePoolSpec{
 		ClusterName:     in.ClusterName,
-		Replicas:        copyPtr(in.Replicas),
+		Replicas:        conversion.Copy(in.Replicas),
 		Template:        template,
-		MinReadySeconds: copyPtr(in.Template.Spec.MinReadySeconds),
+		MinReadySeconds: conversion.Copy(in.Template.Spec.MinReadySeconds),
 		ProviderIDList:  append([]string(nil), in.ProviderIDList...),
 		FailureDomains:  append([]string(nil), in.FailureDomains...),
 	}, err
@@ -91,7 +91,7 @@ func machinePoolStatusUp(in *MachinePoolStatus, restored *clusterv1.MachinePoolS
 	}
 	if v := in.V1Beta2; v != nil {
 		out.Conditions = v.Conditions
-		out.ReadyReplicas, out.AvailableReplicas, out.UpToDateReplicas = copyPtr(v.ReadyReplicas), copyPtr(v.AvailableReplicas), copyPtr(v.UpToDateReplicas)
+		out.ReadyReplicas, out.AvailableReplicas, out.UpToDateReplicas = conversion.Copy(v.ReadyReplicas), conversion.Copy(v.AvailableReplicas), conversion.Copy(v.UpToDateReplicas)
 	}
 	return out
 }
@@ -110,7 +110,7 @@ func machinePoolStatusDown(in *clusterv1.MachinePoolStatus) MachinePoolStatus {
 	}
 	c := replicaCounters{ready: in.ReadyReplicas, available: in.AvailableReplicas, upToDate: in.UpToDateReplicas}
 	if !v1beta2StatusEmpty(in.Conditions, c) {
-		out.V1Beta2 = &MachinePoolV1Beta2Status{Conditions: in.Conditions, ReadyReplicas: copyPtr(c.ready), AvailableReplicas: copyPtr(c.available), UpToDateReplicas: copyPtr(c.upToDate)}
+		out.V1Beta2 = &MachinePoolV1Beta2Status{Conditions: in.Conditions, ReadyReplicas: conversion.Copy(c.ready), AvailableReplicas: conversion.Copy(c.available), UpToDateReplicas: conversion.Copy(c.upToDate)}
 	}
 	return out
 }

@@ -52,7 +52,7 @@ func machineSetSpecUp(in *MachineSetSpec, restored *clusterv1.MachineSetSpec) (c
 	template.Spec.MinReadySeconds = conversion.Int32Intent(in.MinReadySeconds, restored.Template.Spec.MinReadySeconds)
 	out := clusterv1.MachineSetSpec{
 		ClusterName: in.ClusterName,
-		Replicas:    copyPtr(in.Replicas),
+		Replicas:    conversion.Copy(in.Replicas),
 		Selector:    selectorUp(in.Selector),
 		Template:    template,
 		Deletion:    clusterv1.MachineSetDeletionSpec{Order: clusterv1.MachineSetDeletionOrder(in.DeletePolicy)},
@@ -72,7 +72,7 @@ func machineSetSpecDown(ctx context.Context, in *clusterv1.MachineSetSpec, names
 	template, err := machineTemplateDown(ctx, &in.Template, namespace, storedTemplate, resolver)
 	out := MachineSetSpec{
 		ClusterName:     in.ClusterName,
-		Replicas:        copyPtr(in.Replicas),
+		Replicas:        conversion.Copy(in.Replicas),
 		MinReadySeconds: conversion.Deref(in.Template.Spec.MinReadySeconds),
 		DeletePolicy:    string(in.Deletion.Order),
 		Selector:        selectorDown(in.Selector),
@@ -92,7 +92,7 @@ func machineSetStatusUp(in *MachineSetStatus, restored *clusterv1.MachineSetStat
 	}
 	if v := in.V1Beta2; v != nil {
 		out.Conditions = v.Conditions
-		out.ReadyReplicas, out.AvailableReplicas, out.UpToDateReplicas = copyPtr(v.ReadyReplicas), copyPtr(v.AvailableReplicas), copyPtr(v.UpToDateReplicas)
+		out.ReadyReplicas, out.AvailableReplicas, out.UpToDateReplicas = conversion.Copy(v.ReadyReplicas), conversion.Copy(v.AvailableReplicas), conversion.Copy(v.UpToDateReplicas)
 	}
 	return out
 }
@@ -108,7 +108,7 @@ func machineSetStatusDown(in *clusterv1.MachineSetStatus) MachineSetStatus {
 	}
 	c := replicaCounters{ready: in.ReadyReplicas, available: in.AvailableReplicas, upToDate: in.UpToDateReplicas}
 	if !v1beta2StatusEmpty(in.Conditions, c) {
-		out.V1Beta2 = &MachineSetV1Beta2Status{Conditions: in.Conditions, ReadyReplicas: copyPtr(c.ready), AvailableReplicas: copyPtr(c.available), UpToDateReplicas: copyPtr(c.upToDate)}
+		out.V1Beta2 = &MachineSetV1Beta2Status{Conditions: in.Conditions, ReadyReplicas: conversion.Copy(c.ready), AvailableReplicas: conversion.Copy(c.available), UpToDateReplicas: conversion.Copy(c.upToDate)}
 	}
 	return out
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package v1beta1
 
 import (
+	"maps"
 	"sort"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -39,7 +40,7 @@ func ConvertFailureDomainsToHub(in FailureDomains, restored []clusterv1.FailureD
 		out = append(out, clusterv1.FailureDomain{
 			Name:         name,
 			ControlPlane: failureDomainControlPlane(fd.ControlPlane, restoredControlPlane, name),
-			Attributes:   copyMap(fd.Attributes),
+			Attributes:   maps.Clone(fd.Attributes),
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -63,7 +64,7 @@ func ConvertHubToFailureDomains(in []clusterv1.FailureDomain) FailureDomains {
 		if out == nil {
 			out = FailureDomains{}
 		}
-		out[fd.Name] = FailureDomainSpec{ControlPlane: conversion.Deref(fd.ControlPlane), Attributes: copyMap(fd.Attributes)}
+		out[fd.Name] = FailureDomainSpec{ControlPlane: conversion.Deref(fd.ControlPlane), Attributes: maps.Clone(fd.Attributes)}
 	}
 	return out
 }

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/owner"
 	"capstan.dev/core/internal/controller/machineset"
 	"capstan.dev/core/internal/machineindex"
 )
@@ -110,12 +111,7 @@ func sortByRevision(sets []*clusterv1.MachineSet) {
 // MachineDeployments racing for one orphan cannot both win.
 func (r *Reconciler) setOwner(ctx context.Context, md *clusterv1.MachineDeployment, ms *clusterv1.MachineSet, adopt bool) error {
 	base := ms.DeepCopy()
-	refs := ms.OwnerReferences[:0:0]
-	for _, ref := range ms.OwnerReferences {
-		if ref.UID != md.UID {
-			refs = append(refs, ref)
-		}
-	}
+	refs := owner.WithoutUID(ms.OwnerReferences, md.UID)
 	if adopt {
 		refs = append(refs, controllerRef(md))
 	}

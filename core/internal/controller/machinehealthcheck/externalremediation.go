@@ -18,6 +18,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/external"
+	"capstan.dev/contracts/owner"
 )
 
 // ExternalRemediationFieldManager owns the ExternallyRemediated condition this controller
@@ -117,7 +118,7 @@ func (r *Reconciler) cancelExternalRemediation(ctx context.Context, mhc *cluster
 	}
 	err = r.Client.Get(ctx, client.ObjectKeyFromObject(req), req)
 	switch {
-	case err == nil && ownedBy(req, m):
+	case err == nil && owner.HasUID(req, m.UID):
 		ctrl.LoggerFrom(ctx).Info("Deleting the external remediation request of a Machine that is healthy again", "Machine", klog.KObj(m))
 		if err := r.Client.Delete(ctx, req); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting %s %s: %w", req.GetKind(), req.GetName(), err)
@@ -126,13 +127,4 @@ func (r *Reconciler) cancelExternalRemediation(ctx context.Context, mhc *cluster
 		return fmt.Errorf("reading %s %s: %w", req.GetKind(), req.GetName(), err)
 	}
 	return r.removeCondition(ctx, m, clusterv1.MachineExternallyRemediatedCondition)
-}
-
-func ownedBy(obj *unstructured.Unstructured, m *clusterv1.Machine) bool {
-	for _, ref := range obj.GetOwnerReferences() {
-		if ref.UID == m.UID {
-			return true
-		}
-	}
-	return false
 }

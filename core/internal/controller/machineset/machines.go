@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/owner"
 	"capstan.dev/core/internal/machineindex"
 )
 
@@ -142,13 +143,7 @@ func (r *Reconciler) adopt(ctx context.Context, ms *clusterv1.MachineSet, m *clu
 
 func (r *Reconciler) release(ctx context.Context, ms *clusterv1.MachineSet, m *clusterv1.Machine) error {
 	base := m.DeepCopy()
-	refs := m.OwnerReferences[:0:0]
-	for _, ref := range m.OwnerReferences {
-		if ref.UID != ms.UID {
-			refs = append(refs, ref)
-		}
-	}
-	m.OwnerReferences = refs
+	m.OwnerReferences = owner.WithoutUID(m.OwnerReferences, ms.UID)
 	if err := r.Client.Patch(ctx, m, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("releasing Machine %s: %w", m.Name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -121,7 +122,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope) (*clusterv1.Ma
 			Name:            name,
 			Namespace:       ms.Namespace,
 			Labels:          machineLabels(ms),
-			Annotations:     copyMap(tmpl.Annotations),
+			Annotations:     maps.Clone(tmpl.Annotations),
 			OwnerReferences: []metav1.OwnerReference{controllerRef(ms)},
 			Finalizers:      []string{clusterv1.MachineFinalizer},
 		},
@@ -157,7 +158,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope) (*clusterv1.Ma
 // cluster-name labels, plus the deployment-name and machine-template-hash labels a
 // MachineDeployment put on the MachineSet.
 func machineLabels(ms *clusterv1.MachineSet) map[string]string {
-	out := copyMap(ms.Spec.Template.Labels)
+	out := maps.Clone(ms.Spec.Template.Labels)
 	if out == nil {
 		out = map[string]string{}
 	}
@@ -170,16 +171,5 @@ func machineLabels(ms *clusterv1.MachineSet) map[string]string {
 	}
 	out[clusterv1.MachineSetNameLabel] = LabelValue(ms.Name)
 	out[clusterv1.ClusterNameLabel] = ms.Spec.ClusterName
-	return out
-}
-
-func copyMap(in map[string]string) map[string]string {
-	if in == nil {
-		return nil
-	}
-	out := make(map[string]string, len(in))
-	for k, v := range in {
-		out[k] = v
-	}
 	return out
 }

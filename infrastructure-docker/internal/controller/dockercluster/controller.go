@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -22,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
@@ -263,13 +263,7 @@ func (r *Reconciler) reconcile(ctx context.Context, dc *infrav1.DockerCluster, c
 
 // ownerClusterName is the name of the Cluster in dc's owner references, or "".
 func ownerClusterName(dc metav1.Object) string {
-	for _, ref := range dc.GetOwnerReferences() {
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		if err == nil && ref.Kind == "Cluster" && gv.Group == clusterv1.GroupVersion.Group {
-			return ref.Name
-		}
-	}
-	return ""
+	return owner.NameOf(dc, clusterv1.GroupVersion.WithKind("Cluster").GroupKind())
 }
 
 // clusterName is the owner Cluster's name, or the cluster-name label when there is no owner

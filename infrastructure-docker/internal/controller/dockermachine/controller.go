@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -19,6 +18,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/mapping"
+	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
@@ -243,13 +243,7 @@ func (r *Reconciler) reconcile(ctx context.Context, dm *infrav1.DockerMachine, c
 
 // ownerMachineName is the name of the Machine in dm's owner references, or "".
 func ownerMachineName(dm *infrav1.DockerMachine) string {
-	for _, ref := range dm.OwnerReferences {
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		if err == nil && ref.Kind == "Machine" && gv.Group == clusterv1.GroupVersion.Group {
-			return ref.Name
-		}
-	}
-	return ""
+	return owner.NameOf(dm, clusterv1.GroupVersion.WithKind("Machine").GroupKind())
 }
 
 // containerName is the node container's name: the owner Machine's name, as upstream CAPD names

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -20,6 +19,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/mapping"
+	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
@@ -294,13 +294,7 @@ func (r *Reconciler) readOwnerAndCluster(ctx context.Context, s *scope) error {
 
 // ownerMachinePoolName is the name of the MachinePool in the pool's owner references, or "".
 func ownerMachinePoolName(pool *infrav1.DockerMachinePool) string {
-	for _, ref := range pool.OwnerReferences {
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		if err == nil && ref.Kind == "MachinePool" && gv.Group == clusterv1.GroupVersion.Group {
-			return ref.Name
-		}
-	}
-	return ""
+	return owner.NameOf(pool, clusterv1.GroupVersion.WithKind("MachinePool").GroupKind())
 }
 
 // selector picks the pool's containers: its namespace and name. The Cluster is not part of it,
