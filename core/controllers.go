@@ -28,6 +28,7 @@ import (
 type coreSettings struct {
 	remoteConditionsGracePeriod time.Duration
 	preflightChecks             sets.Set[clusterv1.MachineSetPreflightCheck]
+	syncPatterns                machine.SyncPatterns
 }
 
 // setupControllers registers the ClusterCache and every core controller.
@@ -50,7 +51,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	}
 	if err := (&machine.Reconciler{
 		Client: mgr.GetClient(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
-		RemoteConditionsGracePeriod: settings.remoteConditionsGracePeriod,
+		RemoteConditionsGracePeriod: settings.remoteConditionsGracePeriod, AdditionalSync: settings.syncPatterns,
 	}).SetupWithManager(ctx, mgr, workers("machine")); err != nil {
 		return err
 	}

@@ -34,12 +34,22 @@ func main() {
 	preflightChecks := pflag.StringSlice("machineset-preflight-checks", []string{string(clusterv1.MachineSetPreflightCheckAll)},
 		"The preflight checks MachineSets run before creating or remediating Machines: All, or a list of ControlPlaneIsStable, "+
 			"KubernetesVersionSkew, KubeadmVersionSkew, ControlPlaneVersionSkew; an empty value (--machineset-preflight-checks=) runs none.")
+	syncLabels := pflag.StringArray("additional-sync-machine-labels", nil,
+		"A regular expression selecting further Machine labels to put on the Machine's Node, besides those of the node-role.kubernetes.io, "+
+			"node-restriction.kubernetes.io and node.cluster.x-k8s.io domains; a label whose key any of them matches is synced. Repeat the flag for several.")
+	syncAnnotations := pflag.StringArray("additional-sync-machine-annotations", nil,
+		"A regular expression selecting Machine annotations to put on the Machine's Node; an annotation whose key any of them matches is synced. Repeat the flag for several.")
 	pflag.Parse()
 	opts.SetupLogger()
 	log := ctrl.Log.WithName("setup")
 	checks, err := machineset.ParsePreflightChecks(*preflightChecks)
 	if err != nil {
 		log.Error(err, "Invalid --machineset-preflight-checks")
+		os.Exit(1)
+	}
+	syncPatterns, err := machine.CompileSyncPatterns(*syncLabels, *syncAnnotations)
+	if err != nil {
+		log.Error(err, "Invalid Machine-to-Node sync pattern")
 		os.Exit(1)
 	}
 
@@ -67,7 +77,7 @@ func main() {
 	}
 
 	if err := setupControllers(ctx, mgr, opts, coreSettings{
-		remoteConditionsGracePeriod: *remoteConditionsGracePeriod, preflightChecks: checks,
+		remoteConditionsGracePeriod: *remoteConditionsGracePeriod, preflightChecks: checks, syncPatterns: syncPatterns,
 	}); err != nil {
 		log.Error(err, "Unable to set up controllers")
 		os.Exit(1)

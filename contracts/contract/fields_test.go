@@ -112,6 +112,8 @@ var scalars = []scalar{
 	stringScalar("InfraMachine.ProviderID", "DockerMachine", "spec.providerID", "spec.providerID", same(im.ProviderID)),
 	boolScalar("InfraMachine.Provisioned", "DockerMachine",
 		"status.initialization.provisioned", "status.ready", im.Provisioned),
+	boolScalar("InfraMachine.Interruptible", "DockerMachine",
+		"status.interruptible", "status.interruptible", same(im.Interruptible)),
 	stringScalar("InfraMachine.FailureDomain", "DockerMachine",
 		"status.failureDomain", "status.failureDomain", same(im.FailureDomain)),
 	stringScalar("InfraMachine.SpecFailureDomain", "DockerMachine",

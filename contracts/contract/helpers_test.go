@@ -96,6 +96,7 @@ func everyAccessor(v contract.ContractVersion) []accessor {
 		{"InfraMachine.Addresses", getErr(addrs.Get), func(u *unstructured.Unstructured) error {
 			return addrs.Set(u, []contract.MachineAddress{{Type: "InternalIP", Address: "10.0.0.1"}})
 		}},
+		boolean("InfraMachine.Interruptible", im.Interruptible()),
 		str("InfraMachine.FailureDomain", im.FailureDomain()),
 		str("InfraMachine.SpecFailureDomain", im.SpecFailureDomain()),
 		str("InfraMachine.FailureReason", im.FailureReason(v)),

@@ -29,6 +29,12 @@ func (InfrastructureMachineContract) Addresses() AddressesField {
 	return AddressesField{at("status", "addresses")}
 }
 
+// Interruptible is status.interruptible: true when the machine runs on an interruptible
+// (spot) instance; the core labels its Node cluster.x-k8s.io/interruptible.
+func (InfrastructureMachineContract) Interruptible() BoolField {
+	return BoolField{at("status", "interruptible")}
+}
+
 // FailureDomain is status.failureDomain: where the machine actually landed.
 func (InfrastructureMachineContract) FailureDomain() StringField {
 	return StringField{at("status", "failureDomain")}

@@ -34,6 +34,7 @@ const DefaultRemoteConditionsGracePeriod = 5 * time.Minute
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machinesets;machinedeployments,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedrainrules,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=*,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
@@ -50,6 +51,9 @@ type Reconciler struct {
 	// last observed value while the workload cluster cannot be reached, counted from
 	// the last successful probe (DefaultRemoteConditionsGracePeriod when zero).
 	RemoteConditionsGracePeriod time.Duration
+	// AdditionalSync selects further Machine labels and annotations to put on the Node
+	// (--additional-sync-machine-labels, --additional-sync-machine-annotations).
+	AdditionalSync SyncPatterns
 
 	tracker    *external.Tracker
 	controller controller.Controller

@@ -18,6 +18,8 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
+	"capstan.dev/contracts/contract"
+	"capstan.dev/contracts/external"
 	"capstan.dev/contracts/remote"
 )
 
@@ -41,7 +43,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	if err != nil {
 		return ctrl.Result{}, err // without the answer neither skipping nor deleting the Node is safe
 	}
-	log.V(4).Info("Deciding on Node deletion", "deleteNode", deleteNode, "reason", reason)
+	if !deleteNode && m.Status.NodeRef.Name != "" {
+		log.Info("Neither draining nor deleting the Node", "Node", m.Status.NodeRef.Name, "reason", reason)
+	}
 
 	if hooks := hookNames(m, clusterv1.PreDrainDeleteHookAnnotationPrefix); len(hooks) > 0 {
 		s.deleting = deletingStatus{clusterv1.MachineDeletingWaitingForPreDrainHookReason,
@@ -106,10 +110,12 @@ func drainedBefore(m *clusterv1.Machine) bool {
 	return false
 }
 
-// isDeleteNodeAllowed says whether the Node is to be drained and deleted: not when
-// the whole Cluster is going away, not when the Machine never got a Node, and
-// never for the last control-plane Node (that would break the cluster). An error
-// means it could not decide.
+// isDeleteNodeAllowed says whether the Node is to be drained and deleted, as upstream: not
+// when the whole Cluster is going away, not when the Machine never got a Node, not while the
+// control plane is being deleted or no control-plane Machine is left (a drain would evict Pods
+// that nothing can schedule anew, and a control plane on its way out may not answer), and never
+// for the last control-plane Node (that would break the cluster). An error means it could not
+// decide.
 func (r *Reconciler) isDeleteNodeAllowed(ctx context.Context, s *scope) (bool, string, error) {
 	m := s.machine
 	switch {
@@ -120,22 +126,51 @@ func (r *Reconciler) isDeleteNodeAllowed(ctx context.Context, s *scope) (bool, s
 	case m.Status.NodeRef.Name == "":
 		return false, "the Machine has no Node", nil
 	}
-	if _, isCP := m.Labels[clusterv1.MachineControlPlaneLabel]; !isCP {
-		return true, "", nil
+	reason, err := r.controlPlaneKeepsNode(ctx, s)
+	if err != nil {
+		return false, "", fmt.Errorf("deciding whether Node %s may be drained and deleted: %w", m.Status.NodeRef.Name, err)
+	}
+	return reason == "", reason, nil
+}
+
+// controlPlaneKeepsNode says why the state of the Cluster's control plane keeps the Machine's
+// Node (empty when it does not): the object of spec.controlPlaneRef is being deleted, or no
+// active (not deleting) control-plane Machine is left; for a control-plane Machine, no other
+// one with a Node. A control plane that reports status.externalManagedControlPlane has no
+// Machines to count. A controlPlaneRef whose object is gone is not an answer by itself: the
+// Machines are counted, as upstream.
+func (r *Reconciler) controlPlaneKeepsNode(ctx context.Context, s *scope) (string, error) {
+	m, cluster := s.machine, s.cluster
+	if ref := cluster.Spec.ControlPlaneRef; ref.IsDefined() {
+		cp, _, err := external.Get(ctx, r.Client, ref, cluster.Namespace)
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return "", err
+		case !cp.GetDeletionTimestamp().IsZero():
+			return fmt.Sprintf("the control plane %s %s is being deleted", ref.Kind, ref.Name), nil
+		default:
+			if managed, err := contract.ControlPlane().ExternalManagedControlPlane().Get(cp); err == nil && *managed {
+				return "", nil
+			}
+		}
 	}
 	list := &clusterv1.MachineList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(m.Namespace), client.MatchingLabels{
 		clusterv1.ClusterNameLabel: m.Spec.ClusterName, clusterv1.MachineControlPlaneLabel: "",
 	}); err != nil {
-		return false, "", fmt.Errorf("listing the control-plane Machines of Cluster %s to decide whether Node %s may be deleted: %w",
-			m.Spec.ClusterName, m.Status.NodeRef.Name, err)
+		return "", fmt.Errorf("listing the control-plane Machines of Cluster %s: %w", m.Spec.ClusterName, err)
 	}
+	_, isCP := m.Labels[clusterv1.MachineControlPlaneLabel]
 	for _, other := range list.Items {
-		if other.UID != m.UID && other.Status.NodeRef.Name != "" && other.DeletionTimestamp.IsZero() {
-			return true, "", nil
+		if other.UID != m.UID && other.DeletionTimestamp.IsZero() && (!isCP || other.Status.NodeRef.Name != "") {
+			return "", nil
 		}
 	}
-	return false, "it is the last control-plane Node", nil
+	if isCP {
+		return "it is the last control-plane Node", nil
+	}
+	return "no control-plane Machine of the Cluster is left", nil
 }
 
 // findNodeOfUnreferencedMachine looks up, by spec.providerID, the Node of a

@@ -18,6 +18,8 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/testing/crds"
+	"capstan.dev/core/internal/coretest"
 )
 
 func waitMachineGone(t *testing.T, m *clusterv1.Machine, within time.Duration) {
@@ -194,4 +196,64 @@ func TestPatchError(t *testing.T) {
 	require.NoError(t, patchError(deleting, nil))
 	require.Error(t, patchError(&clusterv1.Machine{}, gone))
 	require.Error(t, patchError(deleting, apierrors.NewConflict(clusterv1.GroupVersion.WithResource("machines").GroupResource(), "m", errors.New("changed"))))
+}
+
+// TestMachine_WorkerNodeIsKeptWhileTheControlPlaneGoesAway deletes worker Machines as upstream
+// does when the control plane is on its way out: when no control-plane Machine is left, or the
+// object of the Cluster's controlPlaneRef is being deleted, the Machine goes but its Node is
+// never cordoned (observed on every Node event), its Pods are not evicted and it is not
+// deleted. A control plane that reports status.externalManagedControlPlane has no Machines to
+// count: there the Node is drained and deleted as usual. The manager runs on the RBAC its
+// markers grant (the control plane is read through its contract).
+func TestMachine_WorkerNodeIsKeptWhileTheControlPlaneGoesAway(t *testing.T) {
+	startControllerWith(t, controllerOptions{config: env.UserFromRBACMarkers(t, "capstan-machine-rbac-test", "controller.go", "../../../rbac.go")})
+	ctx := context.Background()
+	withControlPlane := func(status map[string]any, deleting bool) func(t *testing.T) *fixture {
+		return func(t *testing.T) *fixture {
+			f := newFixtureWithoutControlPlane(t, func(c *clusterv1.Cluster) {
+				c.Spec.ControlPlaneRef = crds.Ref(crds.GenericControlPlaneGVK, "cp")
+			})
+			cp := crds.New(crds.GenericControlPlaneGVK, f.ns, "cp")
+			cp.SetFinalizers([]string{"example.test/hold"})
+			require.NoError(t, env.Client.Create(ctx, cp))
+			t.Cleanup(func() { envtest.Update(t, env.Client, cp, func() { cp.SetFinalizers(nil) }) })
+			if status != nil {
+				coretest.SetStatus(t, env, cp, status)
+			}
+			if deleting {
+				require.NoError(t, env.Client.Delete(ctx, cp))
+			}
+			return f
+		}
+	}
+	for name, tc := range map[string]struct {
+		fixture  func(t *testing.T) *fixture
+		keepNode bool
+	}{
+		"no control-plane Machine is left":    {fixture: func(t *testing.T) *fixture { return newFixtureWithoutControlPlane(t) }, keepNode: true},
+		"the control plane is being deleted":  {fixture: withControlPlane(nil, true), keepNode: true},
+		"an externally managed control plane": {fixture: withControlPlane(map[string]any{"externalManagedControlPlane": true}, false)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := tc.fixture(t)
+			m, node := f.runningMachine(t, "worker")
+			pod := createPodOn(t, node.Name, f.ns, "app", nil)
+			stop := env.Observe(t, &corev1.NodeList{}, "", func(objs map[string]client.Object) error {
+				if n, ok := objs[node.Name].(*corev1.Node); ok && n.Spec.Unschedulable && tc.keepNode {
+					return fmt.Errorf("Node %s was cordoned", node.Name)
+				}
+				return nil
+			})
+			require.NoError(t, env.Client.Delete(ctx, m))
+			waitMachineGone(t, m, 30*time.Second)
+			if !tc.keepNode {
+				waitNodeGone(t, node)
+				stop()
+				return
+			}
+			stop()
+			require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(node), &corev1.Node{}), "the Node is kept")
+			require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(pod), &corev1.Pod{}), "its Pods are not evicted")
+		})
+	}
 }

@@ -28,6 +28,9 @@ import (
 // SkipWaitForDeleteTimeoutSeconds = 1 in that case).
 const skipWaitForDeleteTimeout = time.Second
 
+// evictionPassTimeout bounds the time one drain pass spends evicting (upstream's 10s).
+const evictionPassTimeout = 10 * time.Second
+
 // mirrorPodAnnotation marks the API-server copies of static pods, which cannot be
 // evicted (the kubelet owns them).
 const mirrorPodAnnotation = "kubernetes.io/config.mirror"
@@ -37,14 +40,13 @@ const mirrorPodAnnotation = "kubernetes.io/config.mirror"
 // false while it waits; the Deleting condition then says what for.
 func (r *Reconciler) drainAndDetach(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	m := s.machine
-	now := time.Now()
 	if m.Status.Deletion == nil {
 		m.Status.Deletion = &clusterv1.MachineDeletionStatus{}
 	}
 	key := client.ObjectKeyFromObject(s.cluster)
-	// The Node is read from the cache (its informer runs for reconcileNode anyway), Pods live:
-	// every read of the uncached client waits for the workload client's rate limit, shared by
-	// all the Cluster's Machines.
+	// The Node is read from the cache (its informer runs for reconcileNode anyway), Pods,
+	// VolumeAttachments and PersistentVolumes live: every read of the uncached client waits for
+	// the workload client's rate limit, shared by all the Cluster's Machines.
 	cached, err := r.Workload.GetClient(ctx, key)
 	var c client.Client
 	if err == nil {
@@ -65,48 +67,42 @@ func (r *Reconciler) drainAndDetach(ctx context.Context, s *scope) (ctrl.Result,
 		}
 		return ctrl.Result{}, false, fmt.Errorf("reading Node %s: %w", m.Status.NodeRef.Name, err)
 	}
-
-	if _, skip := m.Annotations[clusterv1.ExcludeNodeDrainingAnnotation]; !skip {
-		if m.Status.Deletion.NodeDrainStartTime.IsZero() {
-			m.Status.Deletion.NodeDrainStartTime = metav1.NewTime(now)
-		}
-		if timeoutPassed(m.Status.Deletion.NodeDrainStartTime, m.Spec.Deletion.NodeDrainTimeoutSeconds, now) {
-			ctrl.LoggerFrom(ctx).Info("Node drain timed out: continuing the deletion without it", "Node", node.Name)
-		} else {
-			rules, err := matchingDrainRules(ctx, r.Client, m, s.cluster)
-			if err != nil {
-				s.deleting = deletingStatus{clusterv1.MachineDeletingDrainingNodeReason, fmt.Sprintf("Cannot drain Node %s: %v", node.Name, err)}
-				return ctrl.Result{RequeueAfter: r.drainRequeue()}, false, nil
-			}
-			evict := newEvictor(func(ctx context.Context) (*rest.Config, error) { return r.Workload.GetRESTConfig(ctx, key) })
-			progress, err := drainNode(ctx, c, evict, node, rules, now)
-			if err != nil {
-				return ctrl.Result{}, false, err
-			}
-			if progress != "" {
-				s.deleting = deletingStatus{clusterv1.MachineDeletingDrainingNodeReason, fmt.Sprintf(
-					"Drain not completed yet (started at %s): %s", m.Status.Deletion.NodeDrainStartTime.UTC().Format(time.RFC3339), progress)}
-				return ctrl.Result{RequeueAfter: r.drainRequeue()}, false, nil
-			}
-		}
+	now := time.Now()
+	if res, done, err := r.drain(ctx, s, c, node, now); err != nil || !done {
+		return res, done, err
 	}
+	return r.waitForVolumeDetach(ctx, s, c, node, now)
+}
 
-	// An unreachable Node's volumes are never reported detached: its kubelet is gone.
-	if _, skip := m.Annotations[clusterv1.ExcludeWaitForNodeVolumeDetachAnnotation]; !skip && len(node.Status.VolumesAttached) > 0 && !isNodeUnreachable(node) {
-		if m.Status.Deletion.WaitForNodeVolumeDetachStartTime.IsZero() {
-			m.Status.Deletion.WaitForNodeVolumeDetachStartTime = metav1.NewTime(now)
-		}
-		if !timeoutPassed(m.Status.Deletion.WaitForNodeVolumeDetachStartTime, m.Spec.Deletion.NodeVolumeDetachTimeoutSeconds, now) {
-			var vols []string
-			for _, v := range node.Status.VolumesAttached {
-				vols = append(vols, string(v.Name))
-			}
-			sort.Strings(vols)
-			s.deleting = deletingStatus{clusterv1.MachineDeletingWaitingForVolumeDetachReason,
-				fmt.Sprintf("Waiting for %d volumes to detach from Node %s: %s", len(vols), node.Name, strings.Join(vols, ", "))}
-			return ctrl.Result{RequeueAfter: r.drainRequeue()}, false, nil
-		}
-		ctrl.LoggerFrom(ctx).Info("Volume detach timed out: continuing the deletion", "Node", node.Name)
+// drain runs one drain pass unless the Machine excludes the drain or its
+// nodeDrainTimeoutSeconds passed; done once no Pod is left to wait for.
+func (r *Reconciler) drain(ctx context.Context, s *scope, c client.Client, node *corev1.Node, now time.Time) (ctrl.Result, bool, error) {
+	m := s.machine
+	if _, skip := m.Annotations[clusterv1.ExcludeNodeDrainingAnnotation]; skip {
+		return ctrl.Result{}, true, nil
+	}
+	if m.Status.Deletion.NodeDrainStartTime.IsZero() {
+		m.Status.Deletion.NodeDrainStartTime = metav1.NewTime(now)
+	}
+	if timeoutPassed(m.Status.Deletion.NodeDrainStartTime, m.Spec.Deletion.NodeDrainTimeoutSeconds, now) {
+		ctrl.LoggerFrom(ctx).Info("Node drain timed out: continuing the deletion without it", "Node", node.Name)
+		return ctrl.Result{}, true, nil
+	}
+	rules, err := matchingDrainRules(ctx, r.Client, m, s.cluster)
+	if err != nil {
+		s.deleting = deletingStatus{clusterv1.MachineDeletingDrainingNodeReason, fmt.Sprintf("Cannot drain Node %s: %v", node.Name, err)}
+		return ctrl.Result{RequeueAfter: r.drainRequeue()}, false, nil
+	}
+	key := client.ObjectKeyFromObject(s.cluster)
+	evict := newEvictor(func(ctx context.Context) (*rest.Config, error) { return r.Workload.GetRESTConfig(ctx, key) })
+	progress, err := drainNode(ctx, c, evict, node, rules, now)
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	if progress != "" {
+		s.deleting = deletingStatus{clusterv1.MachineDeletingDrainingNodeReason, fmt.Sprintf(
+			"Drain not completed yet (started at %s): %s", m.Status.Deletion.NodeDrainStartTime.UTC().Format(time.RFC3339), progress)}
+		return ctrl.Result{RequeueAfter: r.drainRequeue()}, false, nil
 	}
 	return ctrl.Result{}, true, nil
 }
@@ -114,47 +110,105 @@ func (r *Reconciler) drainAndDetach(ctx context.Context, s *scope) (ctrl.Result,
 // drainNode cordons the Node and runs one drain pass: it evicts the Pods of the
 // lowest drain order still on the Node (MachineDrainRules and the Pod label
 // cluster.x-k8s.io/drain decide behavior and order) and returns an empty progress
-// string once no Pod is left to wait for, otherwise what is left and why. On an
-// unreachable Node Pods terminating for longer than skipWaitForDeleteTimeout are not
-// waited for.
+// string once no Pod is left to wait for, otherwise what is left and why. A Pod whose
+// eviction fails does not stop the pass: the others are still evicted, and the progress
+// names each Pod that could not be evicted with the reason. On an unreachable Node Pods
+// terminating for longer than skipWaitForDeleteTimeout are not waited for.
 func drainNode(ctx context.Context, c client.Client, evict evictFunc, node *corev1.Node, rules []drainRule, now time.Time) (string, error) {
 	if err := cordon(ctx, c, node); err != nil {
 		return "", err
 	}
-	pods, err := podsToDrain(ctx, c, node, rules, now)
+	pods, err := podsOnNode(ctx, c, node, rules, now)
 	if err != nil {
 		return "", err
 	}
 	plan := planDrain(pods)
-	var blocked []string
-	evicted := 0
-	for _, d := range plan.evictNow {
-		pod := d.pod
-		ctrl.LoggerFrom(ctx).Info("Evicting pod", "Node", node.Name, "Pod", client.ObjectKeyFromObject(pod))
-		err := evict(ctx, pod)
-		switch {
-		case err == nil, apierrors.IsNotFound(err):
-			evicted++
-		case apierrors.IsTooManyRequests(err):
-			blocked = append(blocked, fmt.Sprintf("%s/%s (%s)", pod.Namespace, pod.Name, blockingPDBs(ctx, c, pod)))
-		default:
-			return "", fmt.Errorf("evicting pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	return drainProgress(plan, evictPods(ctx, c, evict, node, plan.evictNow)), nil
+}
+
+// evictionResult is what the evictions of one drain pass did.
+type evictionResult struct {
+	evicted int
+	// failed groups the Pods whose eviction failed by the reason.
+	failed map[string][]podDrain
+}
+
+// evictPods evicts each Pod in turn; a failure is recorded with its reason and the next Pod
+// is evicted all the same, as upstream: one Pod a PodDisruptionBudget protects, or one in a
+// terminating Namespace, must not keep the rest of the Node from being drained.
+//
+// The evictions of one pass take at most evictionPassTimeout, as upstream's: the Pods not
+// reached by then are named and evicted by the next pass.
+func evictPods(ctx context.Context, c client.Client, evict evictFunc, node *corev1.Node, pods []podDrain) evictionResult {
+	log := ctrl.LoggerFrom(ctx)
+	res := evictionResult{failed: map[string][]podDrain{}}
+	passCtx, cancel := context.WithTimeout(ctx, evictionPassTimeout)
+	defer cancel()
+	for _, d := range pods {
+		if passCtx.Err() != nil {
+			reason := fmt.Sprintf("not reached within this pass's %s for evictions; the next pass evicts it", evictionPassTimeout)
+			res.failed[reason] = append(res.failed[reason], d)
+			continue
+		}
+		key := client.ObjectKeyFromObject(d.pod)
+		log.Info("Evicting pod", "Node", node.Name, "Pod", key)
+		err := evict(passCtx, d.pod)
+		if err == nil || apierrors.IsNotFound(err) {
+			res.evicted++
+			continue
+		}
+		reason := evictionFailure(ctx, c, d.pod, err)
+		log.Info("Eviction failed: evicting the other pods", "Node", node.Name, "Pod", key, "reason", reason)
+		res.failed[reason] = append(res.failed[reason], d)
+	}
+	return res
+}
+
+// evictionFailure says why an eviction failed, in words a user can act on.
+func evictionFailure(ctx context.Context, c client.Client, pod *corev1.Pod, err error) string {
+	// A refusal by a PodDisruptionBudget (429) needs no more words: its causes name the
+	// budget and why it allows no disruption now.
+	switch {
+	case apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+		return "Namespace " + pod.Namespace + " is being deleted and refuses evictions; the namespace controller deletes the Pod"
+	case apierrors.IsInternalError(err):
+		// The eviction API refuses a Pod that more than one budget selects with a 500:
+		// name them, so the user knows which to merge.
+		if pdbs := selectingPDBs(ctx, c, pod); len(pdbs) > 1 {
+			return statusWithCauses(err) + " (PodDisruptionBudgets " + strings.Join(pdbs, ", ") + ")"
 		}
 	}
-	return drainProgress(plan, evicted, blocked), nil
+	return statusWithCauses(err)
 }
+
+// statusWithCauses is the message of an API error with the causes the API server gave.
+func statusWithCauses(err error) string {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return err.Error()
+	}
+	msg := status.Status().Message
+	if d := status.Status().Details; d != nil {
+		for _, cause := range d.Causes {
+			if !strings.Contains(msg, cause.Message) {
+				msg += " " + cause.Message
+			}
+		}
+	}
+	return msg
+}
+
+// maxEvictionFailures bounds the distinct eviction failures a condition message names.
+const maxEvictionFailures = 5
 
 // drainProgress says what one drain pass did and what it waits for; empty when the
 // drain is complete.
-func drainProgress(plan drainPlan, evicted int, blocked []string) string {
+func drainProgress(plan drainPlan, res evictionResult) string {
 	var parts []string
-	if evicted > 0 {
-		parts = append(parts, fmt.Sprintf("evicted %d pods", evicted))
+	if res.evicted > 0 {
+		parts = append(parts, fmt.Sprintf("evicted %d pods", res.evicted))
 	}
-	if len(blocked) > 0 {
-		sort.Strings(blocked)
-		parts = append(parts, "eviction blocked by PodDisruptionBudget for "+strings.Join(blocked, ", "))
-	}
+	parts = append(parts, describeEvictionFailures(res.failed)...)
 	if len(plan.terminating) > 0 {
 		parts = append(parts, fmt.Sprintf("waiting for %d pods to terminate: %s", len(plan.terminating), describePods(plan.terminating, false)))
 	}
@@ -165,6 +219,29 @@ func drainProgress(plan drainPlan, evicted int, blocked []string) string {
 		parts = append(parts, fmt.Sprintf("after those are gone, evicting %d pods of a higher drain order: %s", len(plan.later), describePods(plan.later, true)))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// describeEvictionFailures names, for each reason (sorted, at most maxEvictionFailures), the
+// Pods whose eviction failed for it; the rest are counted.
+func describeEvictionFailures(failed map[string][]podDrain) []string {
+	reasons := make([]string, 0, len(failed))
+	for reason := range failed {
+		reasons = append(reasons, reason)
+	}
+	sort.Strings(reasons)
+	var parts []string
+	for i, reason := range reasons {
+		if i == maxEvictionFailures {
+			pods := 0
+			for _, r := range reasons[i:] {
+				pods += len(failed[r])
+			}
+			parts = append(parts, fmt.Sprintf("%d more eviction errors for %d pods", len(reasons)-i, pods))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("cannot evict %s: %s", describePods(failed[reason], false), reason))
+	}
+	return parts
 }
 
 func cordon(ctx context.Context, c client.Client, node *corev1.Node) error {
@@ -180,10 +257,10 @@ func cordon(ctx context.Context, c client.Client, node *corev1.Node) error {
 	return nil
 }
 
-// podsToDrain lists the Node's Pods that a drain must deal with (see mustEvict) with
-// their drain decision; Pods terminating on an unreachable Node for longer than
-// skipWaitForDeleteTimeout are left out.
-func podsToDrain(ctx context.Context, c client.Client, node *corev1.Node, rules []drainRule, now time.Time) ([]podDrain, error) {
+// podsOnNode lists the Node's Pods that have not finished, each with what the drain does
+// with it. The Pods a drain leaves (see leftByDrain) are Skip; so are Pods terminating on an
+// unreachable Node for longer than skipWaitForDeleteTimeout.
+func podsOnNode(ctx context.Context, c client.Client, node *corev1.Node, rules []drainRule, now time.Time) ([]podDrain, error) {
 	pods := &corev1.PodList{}
 	if err := c.List(ctx, pods, client.MatchingFields{"spec.nodeName": node.Name}); err != nil {
 		return nil, fmt.Errorf("listing pods on Node %s: %w", node.Name, err)
@@ -203,10 +280,15 @@ func podsToDrain(ctx context.Context, c client.Client, node *corev1.Node, rules 
 	var out []podDrain
 	for i := range pods.Items {
 		pod := &pods.Items[i]
-		if !mustEvict(pod) {
-			continue
+		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			continue // nothing to move, nothing to wait for: its volumes are released
 		}
-		if unreachable && !pod.DeletionTimestamp.IsZero() && now.Sub(pod.DeletionTimestamp.Time) > skipWaitForDeleteTimeout {
+		why := leftByDrain(pod)
+		if why == "" && unreachable && !pod.DeletionTimestamp.IsZero() && now.Sub(pod.DeletionTimestamp.Time) > skipWaitForDeleteTimeout {
+			why = "terminating on an unreachable Node"
+		}
+		if why != "" {
+			out = append(out, podDrain{pod: pod, behavior: clusterv1.MachineDrainRuleDrainBehaviorSkip, decidedBy: why})
 			continue
 		}
 		out = append(out, decidePodDrain(pod, rules, namespaceLabels))
@@ -227,38 +309,35 @@ func isNodeUnreachable(node *corev1.Node) bool {
 	return false
 }
 
-// mustEvict leaves out pods a drain does not move: finished pods, mirror pods of
-// static pods, and DaemonSet pods (their controller would put them right back).
-func mustEvict(pod *corev1.Pod) bool {
-	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
-		return false
-	}
+// leftByDrain says why a drain leaves a running Pod on the Node whatever the rules say:
+// mirror Pods of static Pods (the kubelet owns them) and DaemonSet Pods (their controller
+// would put them right back). Empty for any other Pod.
+func leftByDrain(pod *corev1.Pod) string {
 	if _, ok := pod.Annotations[mirrorPodAnnotation]; ok {
-		return false
+		return "static Pod"
 	}
 	if ref := metav1.GetControllerOf(pod); ref != nil && ref.Kind == "DaemonSet" {
-		return false
+		return "DaemonSet Pod"
 	}
-	return true
+	return ""
 }
 
-// blockingPDBs names the PodDisruptionBudgets that select the pod.
-func blockingPDBs(ctx context.Context, c client.Client, pod *corev1.Pod) string {
+// selectingPDBs names the PodDisruptionBudgets that select the pod; nothing when they
+// cannot be listed (the caller's message stands without them).
+func selectingPDBs(ctx context.Context, c client.Client, pod *corev1.Pod) []string {
 	pdbs := &policyv1.PodDisruptionBudgetList{}
 	if err := c.List(ctx, pdbs, client.InNamespace(pod.Namespace)); err != nil {
-		return "PodDisruptionBudget unknown: " + err.Error()
+		return nil
 	}
 	var names []string
 	for _, pdb := range pdbs.Items {
 		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
 		if err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {
-			names = append(names, "PDB "+pdb.Name)
+			names = append(names, pdb.Name)
 		}
 	}
-	if len(names) == 0 {
-		return "PodDisruptionBudget"
-	}
-	return strings.Join(names, ", ")
+	sort.Strings(names)
+	return names
 }
 
 // evictFunc asks the API server to evict a pod.

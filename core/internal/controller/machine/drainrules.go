@@ -177,7 +177,7 @@ type drainPlan struct {
 	later []podDrain
 }
 
-// planDrain sorts the Pods that must go (see mustEvict) by their drain decision, and
+// planDrain sorts the Pods on the Node (see podsOnNode) by their drain decision, and
 // keeps for eviction now only the group of the lowest order, as upstream: a later group
 // is evicted only once every Pod of the lower groups is gone.
 func planDrain(pods []podDrain) drainPlan {
@@ -204,7 +204,7 @@ func planDrain(pods []podDrain) drainPlan {
 	return plan
 }
 
-// maxPodsNamed bounds the Pods a condition message names per list.
+// maxPodsNamed bounds the objects a condition message names per list.
 const maxPodsNamed = 5
 
 // describePods names the Pods (and what decided their drain), sorted, at most
@@ -225,6 +225,12 @@ func describePods(pods []podDrain, withOrder bool) string {
 		}
 		names = append(names, name)
 	}
+	return boundedList(names)
+}
+
+// boundedList joins names, sorted, naming at most maxPodsNamed and counting the rest: a
+// condition message stays readable however many objects a step waits for.
+func boundedList(names []string) string {
 	sort.Strings(names)
 	if len(names) > maxPodsNamed {
 		return strings.Join(names[:maxPodsNamed], ", ") + fmt.Sprintf(" and %d more", len(names)-maxPodsNamed)

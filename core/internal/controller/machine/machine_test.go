@@ -182,7 +182,8 @@ func TestMachine_DrainEvictsPodsRespectsPDBThenTimesOut(t *testing.T) {
 			return false, err
 		}
 		c := conditions.Get(got, clusterv1.MachineDeletingCondition)
-		want := "eviction blocked by PodDisruptionBudget for " + f.ns + "/guarded (PDB web-pdb)"
+		want := "cannot evict " + f.ns + "/guarded: Cannot evict pod as it would violate the pod's disruption budget. " +
+			"The disruption budget web-pdb is still being processed by the server."
 		if c == nil || c.Reason != clusterv1.MachineDeletingDrainingNodeReason || !strings.Contains(c.Message, want) {
 			return false, fmt.Errorf("Deleting condition: %+v", c)
 		}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/sets"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -60,7 +60,7 @@ func (r *Reconciler) reconcileNode(ctx context.Context, s *scope) (ctrl.Result, 
 	m.Status.NodeRef = clusterv1.MachineNodeReference{Name: node.Name}
 	info := node.Status.NodeInfo
 	m.Status.NodeInfo = &info
-	return ctrl.Result{}, syncNode(ctx, c, m, node)
+	return ctrl.Result{}, syncNode(ctx, c, m, node, desiredNodeMetadata(m, node, interruptible(s), r.AdditionalSync))
 }
 
 func nodeByProviderID(ctx context.Context, c client.Client, providerID string) (*corev1.Node, error) {
@@ -82,70 +82,67 @@ func nodeByProviderID(ctx context.Context, c client.Client, providerID string) (
 		len(nodes.Items), providerID, strings.Join(names, ", "))
 }
 
-// syncNode puts the Machine's managed labels on the Node (removing those it put
-// there before and the Machine no longer has), removes the uninitialized taint
-// a bootstrap provider may have set and propagates the Machine's spec.taints
-// (nodetaints). Nothing is written when nothing changes; a write is guarded by the
-// Node's resourceVersion, since taints are one atomic list other controllers write too.
-func syncNode(ctx context.Context, c client.Client, m *clusterv1.Machine, node *corev1.Node) error {
-	desired := managedLabels(m.Labels)
+// syncNode puts the Machine's labels and annotations (want) on the Node, removing those it put
+// there before and the Machine no longer has (listed in LabelsFromMachineAnnotation and
+// AnnotationsFromMachineAnnotation), removes the uninitialized taint a bootstrap provider may
+// have set and propagates the Machine's spec.taints (nodetaints). Nothing is written when
+// nothing changes; a write is guarded by the Node's resourceVersion, since taints are one
+// atomic list other controllers write too.
+func syncNode(ctx context.Context, c client.Client, m *clusterv1.Machine, node *corev1.Node, want nodeMetadata) error {
 	updated := node.DeepCopy()
 	if updated.Labels == nil {
 		updated.Labels = map[string]string{}
 	}
-	for _, k := range strings.Split(node.Annotations[clusterv1.LabelsFromMachineAnnotation], ",") {
-		if _, keep := desired[k]; k != "" && !keep {
-			delete(updated.Labels, k)
-		}
-	}
-	keys := make([]string, 0, len(desired))
-	for k, v := range desired {
-		updated.Labels[k] = v
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	if updated.Annotations == nil {
 		updated.Annotations = map[string]string{}
 	}
-	updated.Annotations[clusterv1.LabelsFromMachineAnnotation] = strings.Join(keys, ",")
+	labelKeys := applyTracked(updated.Labels, want.labels, trackedOn(node, clusterv1.LabelsFromMachineAnnotation))
+	previous := trackedOn(node, clusterv1.AnnotationsFromMachineAnnotation).Insert(commonNodeAnnotations...)
+	annotationKeys := applyTracked(updated.Annotations, want.annotations, previous)
+	updated.Annotations[clusterv1.LabelsFromMachineAnnotation] = strings.Join(labelKeys, ",")
+	updated.Annotations[clusterv1.AnnotationsFromMachineAnnotation] = strings.Join(
+		sets.List(sets.New(annotationKeys...).Delete(commonNodeAnnotations...)), ",")
 	nodetaints.RemoveUninitialized(updated)
 	nodetaints.Sync(m.Spec.Taints, updated)
 
 	if equalNode(node, updated) {
 		return nil
 	}
-	ctrl.LoggerFrom(ctx).Info("Updating Node labels and taints", "Node", node.Name)
+	ctrl.LoggerFrom(ctx).Info("Updating Node labels, annotations and taints", "Node", node.Name)
 	if err := c.Patch(ctx, updated, client.MergeFromWithOptions(node, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("updating Node %s: %w", node.Name, err)
 	}
 	return nil
 }
 
-// managedLabels are the Machine labels Capstan owns on Nodes.
-func managedLabels(labels map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range labels {
-		if isManagedLabel(k) {
-			out[k] = v
+// applyTracked sets want on current and deletes the keys of previous that want no longer has;
+// it returns want's keys, sorted.
+func applyTracked(current, want map[string]string, previous sets.Set[string]) []string {
+	for k := range previous {
+		if _, keep := want[k]; !keep {
+			delete(current, k)
+		}
+	}
+	for k, v := range want {
+		current[k] = v
+	}
+	return sets.List(sets.KeySet(want))
+}
+
+// trackedOn reads the comma-separated keys a tracking annotation lists on the Node.
+func trackedOn(node *corev1.Node, annotation string) sets.Set[string] {
+	out := sets.New[string]()
+	for _, k := range strings.Split(node.Annotations[annotation], ",") {
+		if k != "" {
+			out.Insert(k)
 		}
 	}
 	return out
 }
 
-func isManagedLabel(key string) bool {
-	prefix, _, found := strings.Cut(key, "/")
-	if !found {
-		return false
-	}
-	inDomain := func(domain string) bool { return prefix == domain || strings.HasSuffix(prefix, "."+domain) }
-	return prefix == clusterv1.NodeRoleLabelPrefix ||
-		inDomain(clusterv1.NodeRestrictionLabelDomain) ||
-		inDomain(clusterv1.ManagedNodeLabelDomain)
-}
-
 func equalNode(a, b *corev1.Node) bool {
 	return equality.Semantic.DeepEqual(a.Labels, b.Labels) &&
-		a.Annotations[clusterv1.LabelsFromMachineAnnotation] == b.Annotations[clusterv1.LabelsFromMachineAnnotation] &&
+		equality.Semantic.DeepEqual(a.Annotations, b.Annotations) &&
 		nodetaints.Equal(a, b)
 }
 

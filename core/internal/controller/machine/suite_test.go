@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -46,13 +47,21 @@ type controllerOptions struct {
 	connectRetry time.Duration
 	// reconciler, when set, receives the reconciler (to look into its watches).
 	reconciler **Reconciler
+	// sync is Reconciler.AdditionalSync.
+	sync SyncPatterns
+	// config, when set, is who the manager talks to the API server as (default: admin).
+	config *rest.Config
 }
 
 // startControllerWith is startController with options; it returns a function
 // that stops the manager (a simulated crash of the process).
 func startControllerWith(t *testing.T, o controllerOptions) (stop func()) {
 	t.Helper()
-	mgr := coretest.NewManager(t, env)
+	cfg := env.Config
+	if o.config != nil {
+		cfg = o.config
+	}
+	mgr := coretest.NewManagerAs(t, env, cfg)
 	cc, err := remote.SetupWithManager(mgr, remote.Options{
 		SecretReader:         mgr.GetAPIReader(),
 		HealthProbe:          remote.HealthProbeOptions{Interval: time.Second, Timeout: time.Second, FailureThreshold: 3},
@@ -64,7 +73,7 @@ func startControllerWith(t *testing.T, o controllerOptions) (stop func()) {
 	if o.wrapClient != nil {
 		c = o.wrapClient(c)
 	}
-	r := &Reconciler{Client: c, Workload: cc, DrainRequeue: time.Second, RemoteConditionsGracePeriod: o.gracePeriod}
+	r := &Reconciler{Client: c, Workload: cc, DrainRequeue: time.Second, RemoteConditionsGracePeriod: o.gracePeriod, AdditionalSync: o.sync}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	if o.reconciler != nil {
 		*o.reconciler = r
@@ -72,9 +81,20 @@ func startControllerWith(t *testing.T, o controllerOptions) (stop func()) {
 	return envtest.StartManager(t, mgr)
 }
 
-// newFixture creates a Cluster with an initialized control plane and a kubeconfig
-// Secret pointing at envtest.
+// newFixture creates a Cluster with an initialized control plane, one active control-plane
+// Machine (so that worker Nodes may be drained and deleted, see isDeleteNodeAllowed) and a
+// kubeconfig Secret pointing at envtest.
 func newFixture(t *testing.T, clusterMutators ...func(*clusterv1.Cluster)) *fixture {
+	t.Helper()
+	f := newFixtureWithoutControlPlane(t, clusterMutators...)
+	f.newMachine(t, "control-plane", func(m *clusterv1.Machine) {
+		m.Labels = map[string]string{clusterv1.MachineControlPlaneLabel: ""}
+	})
+	return f
+}
+
+// newFixtureWithoutControlPlane is newFixture without any control-plane Machine.
+func newFixtureWithoutControlPlane(t *testing.T, clusterMutators ...func(*clusterv1.Cluster)) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &fixture{ns: env.CreateNamespace(t, "machine")}

@@ -51,7 +51,7 @@ func TestSyncNode_PropagatesTaintsOnceAndThenWritesNothing(t *testing.T) {
 	cur := &corev1.Node{}
 	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "n1"}, cur))
 	stale := cur.DeepCopy()
-	require.NoError(t, syncNode(ctx, c, m, cur))
+	require.NoError(t, syncNode(ctx, c, m, cur, nodeMetadata{}))
 
 	got := &corev1.Node{}
 	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "n1"}, got))
@@ -59,11 +59,11 @@ func TestSyncNode_PropagatesTaintsOnceAndThenWritesNothing(t *testing.T) {
 	require.Equal(t, "gpu:NoSchedule", got.Annotations[clusterv1.TaintsFromMachineAnnotation])
 
 	rv := got.ResourceVersion
-	require.NoError(t, syncNode(ctx, c, m, got))
+	require.NoError(t, syncNode(ctx, c, m, got, nodeMetadata{}))
 	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "n1"}, got))
 	require.Equal(t, rv, got.ResourceVersion, "in sync: no write")
 
 	// A sync from a stale read must not overwrite taints someone else wrote meanwhile.
 	stale.Spec.Taints = nil
-	require.Error(t, syncNode(ctx, c, &clusterv1.Machine{}, stale), "the write of a stale Node is refused")
+	require.Error(t, syncNode(ctx, c, &clusterv1.Machine{}, stale, nodeMetadata{}), "the write of a stale Node is refused")
 }
