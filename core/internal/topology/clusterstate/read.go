@@ -111,6 +111,9 @@ type Current struct {
 	Names desired.Current
 	// ControlPlane is the referenced ControlPlane; nil when it does not exist yet.
 	ControlPlane *unstructured.Unstructured
+	// ControlPlaneMachineInfrastructure is the kind of the machine template the ControlPlane
+	// references; empty when it references none (or does not exist).
+	ControlPlaneMachineInfrastructure schema.GroupKind
 	// MachineDeployments are the Cluster's topology-owned MachineDeployments by topology name.
 	MachineDeployments map[string]*clusterv1.MachineDeployment
 	// MachinePools are the Cluster's topology-owned MachinePools by topology name.
@@ -127,7 +130,12 @@ type Current struct {
 // references, or the manager may have stopped between creating them and writing it; a second
 // ControlPlane would be an orphan.
 func ReadCurrent(ctx context.Context, r client.Reader, c *clusterv1.Cluster, tpls desired.Templates) (*Current, error) {
+	// The ControlPlane the Cluster references is read as the kind it is, which a class change
+	// may not alter (CheckCompatible).
 	cpGK := kindOfTemplate(tpls.ControlPlane)
+	if c.Spec.ControlPlaneRef.IsDefined() {
+		cpGK = c.Spec.ControlPlaneRef.GroupKind()
+	}
 	v, err := contract.GetContractVersion(ctx, r, cpGK)
 	if err != nil {
 		return nil, fmt.Errorf("control plane kind %s: %w", cpGK, err)
@@ -161,6 +169,7 @@ func ReadCurrent(ctx context.Context, r client.Reader, c *clusterv1.Cluster, tpl
 			cur.ControlPlane = cp
 			if mref, err := contract.ControlPlane().MachineTemplateInfrastructureRef(v.Contract).Get(cp); err == nil {
 				cur.Names.ControlPlaneMachineInfrastructureName = mref.Name
+				cur.ControlPlaneMachineInfrastructure = mref.GroupKind()
 			}
 		case !apierrors.IsNotFound(err):
 			return nil, fmt.Errorf("reading ControlPlane %s: %w", cpName, err)
