@@ -73,7 +73,9 @@ func CheckCompatible(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls desi
 	return errs
 }
 
-func templateKind(tpl *unstructured.Unstructured) schema.GroupKind { return tpl.GroupVersionKind().GroupKind() }
+func templateKind(tpl *unstructured.Unstructured) schema.GroupKind {
+	return tpl.GroupVersionKind().GroupKind()
+}
 
 // describe names a kind with its group: "DockerCluster (infrastructure.cluster.x-k8s.io)".
 func describe(gk schema.GroupKind) string { return gk.Kind + " (" + gk.Group + ")" }

@@ -39,7 +39,7 @@ func TestCheckCompatible_NamesEveryObjectWhoseKindTheClassWouldChange(t *testing
 		MachinePools: map[string]*clusterv1.MachinePool{"mp-0": mp}}
 	same := desired.Templates{InfrastructureCluster: template(infra, "DevClusterTemplate"), ControlPlane: template(cp, "KubeadmControlPlaneTemplate"),
 		ControlPlaneMachineInfrastructure: template(infra, "DevMachineTemplate"),
-		MachinePools: map[string]desired.WorkerTemplates{"pool": {Bootstrap: template(bootstrap, "KubeadmConfigTemplate"), Infrastructure: template(infra, "DevMachinePoolTemplate")}}}
+		MachinePools:                      map[string]desired.WorkerTemplates{"pool": {Bootstrap: template(bootstrap, "KubeadmConfigTemplate"), Infrastructure: template(infra, "DevMachinePoolTemplate")}}}
 	cc := &clusterv1.ClusterClass{ObjectMeta: metav1.ObjectMeta{Name: "next"}}
 	require.Empty(t, CheckCompatible(c, cc, same, cur))
 
