@@ -52,6 +52,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if err := r.deleteUnusedTemplates(ctx, s, state); err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.deleteUnusedPoolObjects(ctx, s, state); err != nil {
+		return ctrl.Result{}, err
+	}
 	s.applied = true
 	return ctrl.Result{}, nil
 }

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -198,7 +199,7 @@ func objectFromTemplate(tpl *unstructured.Unstructured, c *clusterv1.Cluster, na
 	}
 	obj := &unstructured.Unstructured{Object: map[string]any{}}
 	obj.SetAPIVersion(tpl.GetAPIVersion())
-	obj.SetKind(strings.TrimSuffix(tpl.GetKind(), "Template"))
+	obj.SetKind(ObjectKind(tpl.GetAPIVersion(), tpl.GetKind()).Kind)
 	obj.SetNamespace(c.Namespace)
 	obj.SetName(name)
 	if spec == nil {
@@ -209,6 +210,13 @@ func objectFromTemplate(tpl *unstructured.Unstructured, c *clusterv1.Cluster, na
 	obj.SetAnnotations(clonedFrom(annotations, tpl))
 	obj.SetOwnerReferences([]metav1.OwnerReference{owner.ClusterReference(c)})
 	return obj, nil
+}
+
+// ObjectKind is the kind, at the template's API version, of the objects generated from a template
+// of templateKind (an InfrastructureCluster, a ControlPlane, a MachinePool's BootstrapConfig or
+// InfraMachinePool): the template's kind without "Template".
+func ObjectKind(apiVersion, templateKind string) schema.GroupVersionKind {
+	return schema.FromAPIVersionAndKind(apiVersion, strings.TrimSuffix(templateKind, "Template"))
 }
 
 // templateCopy copies a class template into the Cluster's namespace under name, with the
