@@ -40,7 +40,9 @@ func TestTopology_TakesUpOrDeletesWhatAStoppedReconcileCreatedBeforeItsReferrer(
 	withPoolClass(t, quickStart(t, ns))
 	c := poolCluster(ns)
 	require.NoError(t, env.Client.Create(t.Context(), c))
-	pool := func(name string) map[string]string { return map[string]string{clusterv1.ClusterTopologyMachinePoolNameLabel: name} }
+	pool := func(name string) map[string]string {
+		return map[string]string{clusterv1.ClusterTopologyMachinePoolNameLabel: name}
+	}
 	leftover(t, crds.GenericBootstrapConfigGVK, c, "c1-mp-0-early", pool("mp-0"))
 	leftover(t, crds.GenericInfrastructureMachineGVK, c, "c1-mp-0-early", pool("mp-0"))
 	leftover(t, crds.GenericBootstrapConfigGVK, c, "c1-mp-gone-early", pool("mp-gone"))
@@ -95,7 +97,9 @@ func TestTopology_DeletesTemplateCopiesOfKindsTheClassNoLongerUses(t *testing.T)
 	}
 	require.NoError(t, env.Client.Create(t.Context(), ms))
 
-	envtest.Update(t, env.Client, got, func() { got.Spec.Topology.Workers.MachineDeployments = got.Spec.Topology.Workers.MachineDeployments[:1] })
+	envtest.Update(t, env.Client, got, func() {
+		got.Spec.Topology.Workers.MachineDeployments = got.Spec.Topology.Workers.MachineDeployments[:1]
+	})
 	envtest.WaitFor(t, timeout, "md-1 to be deleted", func() (bool, error) { return machineDeployments(t, got)["md-1"] == nil, nil })
 	envtest.Update(t, env.Client, cc, func() { cc.Spec.Workers.MachineDeployments = cc.Spec.Workers.MachineDeployments[:1] })
 	markReconciled(t, cc)
