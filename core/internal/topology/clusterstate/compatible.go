@@ -45,32 +45,65 @@ func CheckCompatible(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls desi
 		change(classRef, "the control plane's machine template", "spec.controlPlane.machineInfrastructure.templateRef",
 			has, templateKind(tpls.ControlPlaneMachineInfrastructure))
 	}
-	workers := field.NewPath("spec", "topology", "workers")
-	for _, mdt := range c.Spec.Topology.Workers.MachineDeployments {
-		md, t := cur.MachineDeployments[mdt.Name], tpls.MachineDeployments[mdt.Class]
-		if md == nil || t.Bootstrap == nil || t.Infrastructure == nil {
-			continue
+	for _, w := range workerKinds(c, tpls, cur) {
+		for i, part := range []string{"bootstrap", "infrastructure"} {
+			change(w.path, w.objects[i], w.classField+"."+part+".templateRef", w.has[i], w.gets[i])
 		}
-		path, classField := workers.Child("machineDeployments").Key(mdt.Name), "spec.workers.machineDeployments["+mdt.Class+"]"
-		spec := md.Spec.Template.Spec
-		change(path, "MachineDeployment "+mdt.Name+"'s bootstrap template", classField+".bootstrap.templateRef",
-			spec.Bootstrap.ConfigRef.GroupKind(), templateKind(t.Bootstrap))
-		change(path, "MachineDeployment "+mdt.Name+"'s infrastructure template", classField+".infrastructure.templateRef",
-			spec.InfrastructureRef.GroupKind(), templateKind(t.Infrastructure))
-	}
-	for _, mpt := range c.Spec.Topology.Workers.MachinePools {
-		mp, t := cur.MachinePools[mpt.Name], tpls.MachinePools[mpt.Class]
-		if mp == nil || t.Bootstrap == nil || t.Infrastructure == nil {
-			continue
-		}
-		path, classField := workers.Child("machinePools").Key(mpt.Name), "spec.workers.machinePools["+mpt.Class+"]"
-		spec := mp.Spec.Template.Spec
-		change(path, "MachinePool "+mpt.Name+"'s BootstrapConfig", classField+".bootstrap.templateRef",
-			spec.Bootstrap.ConfigRef.GroupKind(), kindOfTemplate(t.Bootstrap))
-		change(path, "MachinePool "+mpt.Name+"'s InfraMachinePool", classField+".infrastructure.templateRef",
-			spec.InfrastructureRef.GroupKind(), kindOfTemplate(t.Infrastructure))
 	}
 	return errs
+}
+
+// workerKind is what CheckCompatible compares for an existing MachineDeployment or MachinePool:
+// the kinds of its bootstrap and infrastructure references and those its class would generate.
+type workerKind struct {
+	path       *field.Path
+	classField string
+	objects    [2]string // what the two references are, for messages
+	has, gets  [2]schema.GroupKind
+}
+
+// workerKinds lists the existing workers of c whose class's templates were read: a MachineDeployment
+// references template copies (the templates' kinds), a MachinePool objects (without "Template").
+func workerKinds(c *clusterv1.Cluster, tpls desired.Templates, cur *Current) []workerKind {
+	type entry struct {
+		name, class string
+		spec        *clusterv1.MachineSpec
+	}
+	var mds, mps []entry
+	for _, mdt := range c.Spec.Topology.Workers.MachineDeployments {
+		if md := cur.MachineDeployments[mdt.Name]; md != nil {
+			mds = append(mds, entry{mdt.Name, mdt.Class, &md.Spec.Template.Spec})
+		}
+	}
+	for _, mpt := range c.Spec.Topology.Workers.MachinePools {
+		if mp := cur.MachinePools[mpt.Name]; mp != nil {
+			mps = append(mps, entry{mpt.Name, mpt.Class, &mp.Spec.Template.Spec})
+		}
+	}
+	var out []workerKind
+	for _, set := range []struct {
+		list, kind string
+		entries    []entry
+		tpls       map[string]desired.WorkerTemplates
+		objects    [2]string
+		kindOf     func(*unstructured.Unstructured) schema.GroupKind
+	}{
+		{"machineDeployments", "MachineDeployment", mds, tpls.MachineDeployments, [2]string{"bootstrap template", "infrastructure template"}, templateKind},
+		{"machinePools", "MachinePool", mps, tpls.MachinePools, [2]string{"BootstrapConfig", "InfraMachinePool"}, kindOfTemplate},
+	} {
+		for _, e := range set.entries {
+			t := set.tpls[e.class]
+			if t.Bootstrap == nil || t.Infrastructure == nil {
+				continue
+			}
+			out = append(out, workerKind{path: field.NewPath("spec", "topology", "workers", set.list).Key(e.name),
+				classField: "spec.workers." + set.list + "[" + e.class + "]",
+				objects:    [2]string{set.kind + " " + e.name + "'s " + set.objects[0], set.kind + " " + e.name + "'s " + set.objects[1]},
+				has:        [2]schema.GroupKind{e.spec.Bootstrap.ConfigRef.GroupKind(), e.spec.InfrastructureRef.GroupKind()},
+				gets:       [2]schema.GroupKind{set.kindOf(t.Bootstrap), set.kindOf(t.Infrastructure)}})
+		}
+	}
+	return out
 }
 
 func templateKind(tpl *unstructured.Unstructured) schema.GroupKind {
