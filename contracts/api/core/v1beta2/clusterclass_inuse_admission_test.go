@@ -195,3 +195,53 @@ func TestAdmission_TopologiesAreCheckedAgainstTheirClass(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) { requireInvalid(t, create(tt.mutate), tt.want) })
 	}
 }
+
+// TestAdmission_ARebaseKeepsTheKindsTheClusterReferences: as upstream's Cluster webhook
+// (ClusterClassesAreCompatible), a new spec.topology.classRef must name a class whose
+// InfrastructureCluster and ControlPlane templates generate the kinds the Cluster references; a
+// class of the same kinds (other templates) is accepted, and so is any class while the Cluster
+// references nothing yet.
+func TestAdmission_ARebaseKeepsTheKindsTheClusterReferences(t *testing.T) {
+	ctx := context.Background()
+	ns := env.CreateNamespace(t, "rebase")
+	classes := map[string]func(cc *clusterv1.ClusterClass){
+		"quick-start": func(*clusterv1.ClusterClass) {},
+		"same-kinds": func(cc *clusterv1.ClusterClass) {
+			cc.Spec.Infrastructure.TemplateRef.Name, cc.Spec.ControlPlane.TemplateRef.Name = "infra-2", "cp-2"
+		},
+		"other-infra": func(cc *clusterv1.ClusterClass) { cc.Spec.Infrastructure.TemplateRef.Kind = "CloudClusterTemplate" },
+		"other-cp-group": func(cc *clusterv1.ClusterClass) {
+			cc.Spec.ControlPlane.TemplateRef.APIVersion = "controlplane.example.com/v1beta2"
+		},
+	}
+	for name, mutate := range classes {
+		cc := newClusterClass(ns)
+		cc.Name = name
+		mutate(cc)
+		require.NoError(t, env.Client.Create(ctx, cc))
+	}
+	c := newTopologyCluster(ns)
+	c.Spec.InfrastructureRef = clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "DevCluster", Name: "c1-abcde"}
+	c.Spec.ControlPlaneRef = clusterv1.ContractVersionedObjectReference{APIGroup: "controlplane.cluster.x-k8s.io", Kind: "KubeadmControlPlane", Name: "c1-fghij"}
+	require.NoError(t, env.Client.Create(ctx, c))
+	unreferenced := newTopologyCluster(ns)
+	unreferenced.Name = "c2"
+	require.NoError(t, env.Client.Create(ctx, unreferenced))
+
+	rebase := func(c *clusterv1.Cluster, class string) error {
+		cur := &clusterv1.Cluster{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(c), cur))
+		cur.Spec.Topology.ClassRef.Name = class
+		return env.Client.Update(ctx, cur, client.DryRunAll)
+	}
+	envtest.WaitFor(t, paramPolicyTimeout, "the rebase check to take effect", func() (bool, error) {
+		return rebase(c, "other-infra") != nil, nil
+	})
+	requireInvalid(t, rebase(c, "other-infra"), []string{"spec.topology.classRef: ClusterClass other-infra generates the InfrastructureCluster from a " +
+		"CloudClusterTemplate (infrastructure.cluster.x-k8s.io), but this Cluster has a DevCluster (infrastructure.cluster.x-k8s.io, spec.infrastructureRef): " +
+		"a class change may change templates, not their kinds; use a class whose spec.infrastructure.templateRef is a DevClusterTemplate"})
+	requireInvalid(t, rebase(c, "other-cp-group"), []string{"spec.topology.classRef: ClusterClass other-cp-group generates the ControlPlane from a " +
+		"KubeadmControlPlaneTemplate (controlplane.example.com), but this Cluster has a KubeadmControlPlane (controlplane.cluster.x-k8s.io, spec.controlPlaneRef)"})
+	requireInvalid(t, rebase(c, "same-kinds"), nil)
+	requireInvalid(t, rebase(unreferenced, "other-infra"), nil)
+}

@@ -27,7 +27,8 @@ type planned struct {
 
 // desiredObjects lists the desired state's objects in the order the controller applies them,
 // with the references between them set as the controller sets them; an object held while its
-// upgrade is pending is left out, as the controller leaves it (its health check is not).
+// upgrade is pending is left out, as the controller leaves it (its health check is not), and so
+// is a new worker whose creation waits for the control plane.
 func desiredObjects(s *desired.State, cpContract contract.ContractVersion, held clusterstate.Held) ([]planned, error) {
 	out := []planned{{obj: s.InfrastructureCluster}}
 	if cpm := s.ControlPlaneMachineInfrastructure; cpm != nil && !held.ControlPlane() {
@@ -49,6 +50,9 @@ func desiredObjects(s *desired.State, cpContract contract.ContractVersion, held 
 	}
 	for i := range s.MachineDeployments {
 		md := &s.MachineDeployments[i]
+		if held.MachineDeploymentCreateDeferred(md.TopologyName) {
+			continue
+		}
 		if !held.MachineDeployment(md.TopologyName) {
 			out = append(out, planned{obj: md.Bootstrap, template: true}, planned{obj: md.Infrastructure, template: true})
 			spec := &md.Object.Spec.Template.Spec
@@ -70,7 +74,7 @@ func desiredObjects(s *desired.State, cpContract contract.ContractVersion, held 
 	}
 	for i := range s.MachinePools {
 		mp := &s.MachinePools[i]
-		if held.MachinePool(mp.TopologyName) {
+		if held.MachinePool(mp.TopologyName) || held.MachinePoolCreateDeferred(mp.TopologyName) {
 			continue
 		}
 		// The pool's BootstrapConfig and InfraMachinePool are objects, updated in place.

@@ -109,6 +109,9 @@ func planCluster(ctx context.Context, c client.Client, r client.Reader, cl *clus
 	if err != nil {
 		return nil, err
 	}
+	if errs := clusterstate.CheckCompatible(cl, cc, tpls, cur); len(errs) > 0 {
+		return nil, fmt.Errorf("ClusterClass %s cannot build this Cluster's objects: %w", key, errs.ToAggregate())
+	}
 	// The controller's upgrade orchestration: the versions it gives each object now, and the
 	// objects it holds while their upgrade is pending.
 	upgradePlan, ferr, err := clusterstate.PlanUpgrade(ctx, r, cl, cc, cur)

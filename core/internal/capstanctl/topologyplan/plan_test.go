@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/envtest"
 	"capstan.dev/core/internal/capstanctl/cmd"
 	"capstan.dev/core/internal/capstanctl/ctltest"
 	"capstan.dev/core/internal/capstanctl/topologyplan"
@@ -96,9 +97,26 @@ func TestPlan_ChangesAndDeletionsOfAGeneratedCluster(t *testing.T) {
 	require.Equal(t, []string{"Control plane upgrade from v1.37.2 to v1.38.0 pending: control plane is provisioning",
 		"MachineDeployment md-0 upgrade to v1.38.0 deferred: control plane upgrade pending"}, plans[0].Upgrade)
 
+	// A renamed entry: the new MachineDeployment waits for the control plane to be stable
+	// (upstream's pending create), the old one goes.
 	renamed := cluster.DeepCopy()
 	mds := nested[[]any](t, renamed, "spec", "topology", "workers", "machineDeployments")
 	mds[0].(map[string]any)["name"] = "md-1"
+	plans, err = topologyplan.Plan(ctx, env.Client, []*unstructured.Unstructured{renamed})
+	require.NoError(t, err)
+	require.Equal(t, []string{"delete MachineHealthCheck", "delete MachineDeployment"}, actions(plans[0]))
+	require.Equal(t, []string{"MachineDeployment md-1 creation deferred: control plane provisioning"}, plans[0].Upgrade)
+	// Once the control plane reports its version on all its (1) replicas, md-1 is created.
+	cl := &clusterv1.Cluster{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cl))
+	kcp := &unstructured.Unstructured{}
+	kcp.SetGroupVersionKind(cl.Spec.ControlPlaneRef.GroupKind().WithVersion("v1beta2"))
+	kcp.SetNamespace(cl.Namespace)
+	kcp.SetName(cl.Spec.ControlPlaneRef.Name)
+	envtest.UpdateStatus(t, env.Client, kcp, func() {
+		require.NoError(t, unstructured.SetNestedMap(kcp.Object, map[string]any{
+			"version": "v1.37.2", "replicas": int64(1), "upToDateReplicas": int64(1), "availableReplicas": int64(1)}, "status"))
+	})
 	plans, err = topologyplan.Plan(ctx, env.Client, []*unstructured.Unstructured{renamed})
 	require.NoError(t, err)
 	require.Equal(t, []string{"create KubeadmConfigTemplate", "create DockerMachineTemplate", "create MachineDeployment",

@@ -20,7 +20,8 @@ import (
 // applyState applies the desired state in dependency order: the InfrastructureCluster, the
 // control plane's machine template, the ControlPlane, the Cluster's references, then each
 // MachineDeployment's templates, the MachineDeployment and the health checks, then each
-// MachinePool's BootstrapConfig and InfraMachinePool and the MachinePool.
+// MachinePool's BootstrapConfig and InfraMachinePool and the MachinePool. Workers whose creation
+// waits for the control plane are left out.
 func (r *Reconciler) applyState(ctx context.Context, s *scope, state *desired.State, cpContract contract.ContractVersion) error {
 	c := s.cluster
 	if err := r.apply(ctx, state.InfrastructureCluster); err != nil {
@@ -40,13 +41,16 @@ func (r *Reconciler) applyState(ctx context.Context, s *scope, state *desired.St
 		return err
 	}
 	for i := range state.MachineDeployments {
+		if s.held().MachineDeploymentCreateDeferred(state.MachineDeployments[i].TopologyName) {
+			continue
+		}
 		if err := r.applyMachineDeployment(ctx, s, &state.MachineDeployments[i]); err != nil {
 			return err
 		}
 	}
 	for i := range state.MachinePools {
 		mp := &state.MachinePools[i]
-		if s.held().MachinePool(mp.TopologyName) {
+		if s.held().MachinePool(mp.TopologyName) || s.held().MachinePoolCreateDeferred(mp.TopologyName) {
 			continue
 		}
 		if err := r.applyMachinePool(ctx, mp); err != nil {

@@ -5,9 +5,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -85,61 +82,4 @@ func generatedFor(obj client.Object, c *clusterv1.Cluster) bool {
 	l := obj.GetLabels()
 	_, owned := l[clusterv1.ClusterTopologyOwnedLabel]
 	return owned && l[clusterv1.ClusterNameLabel] == c.Name
-}
-
-// deleteUnusedTemplates deletes the Cluster's template copies that neither the desired state nor
-// any MachineSet of the Cluster references: the copies replaced by a rotation, and those of
-// removed MachineDeployments once their MachineSets are gone.
-func (r *Reconciler) deleteUnusedTemplates(ctx context.Context, s *scope, state *desired.State) error {
-	keep := map[string]bool{}
-	kinds := map[schema.GroupVersionKind]bool{}
-	use := func(obj *unstructured.Unstructured) {
-		keep[templateKey(obj.GroupVersionKind().GroupKind(), obj.GetName())] = true
-		kinds[obj.GroupVersionKind()] = true
-	}
-	if state.ControlPlaneMachineInfrastructure != nil {
-		use(state.ControlPlaneMachineInfrastructure)
-	}
-	for _, md := range state.MachineDeployments {
-		use(md.Bootstrap)
-		use(md.Infrastructure)
-	}
-	sets := &clusterv1.MachineSetList{}
-	if err := r.Client.List(ctx, sets, client.InNamespace(s.cluster.Namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: s.cluster.Name}); err != nil {
-		return fmt.Errorf("listing the Cluster's MachineSets: %w", err)
-	}
-	for _, ms := range sets.Items {
-		spec := ms.Spec.Template.Spec
-		keep[templateKey(spec.Bootstrap.ConfigRef.GroupKind(), spec.Bootstrap.ConfigRef.Name)] = true
-		keep[templateKey(spec.InfrastructureRef.GroupKind(), spec.InfrastructureRef.Name)] = true
-	}
-	for gvk := range kinds {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := r.Client.List(ctx, list, client.InNamespace(s.cluster.Namespace), ownedBy(s.cluster)); err != nil {
-			return fmt.Errorf("listing the Cluster's %s copies: %w", gvk.Kind, err)
-		}
-		for i := range list.Items {
-			t := &list.Items[i]
-			if keep[templateKey(gvk.GroupKind(), t.GetName())] || !t.GetDeletionTimestamp().IsZero() || !ownedByCluster(t, s.cluster) {
-				continue
-			}
-			if err := r.delete(ctx, t); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func templateKey(gk schema.GroupKind, name string) string { return gk.String() + "/" + name }
-
-// ownedByCluster reports whether c (by UID) owns obj: only copies the topology made are deleted.
-func ownedByCluster(obj metav1.Object, c *clusterv1.Cluster) bool {
-	for _, o := range obj.GetOwnerReferences() {
-		if o.UID == c.UID {
-			return true
-		}
-	}
-	return false
 }

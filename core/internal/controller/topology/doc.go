@@ -10,9 +10,12 @@
 //
 // A template copy whose spec must change is never edited: a new copy is created under a new
 // name and its referrer pointed at it (template rotation); copies no longer referenced by the
-// desired state or by a MachineSet are deleted. A MachinePool's BootstrapConfig and
-// InfraMachinePool are objects, not templates: as upstream, they keep their names and are updated
-// in place. A MachineDeployment removed from the topology is deleted with its MachineHealthCheck;
+// desired state or by a MachineSet are deleted (sweep.go), of every kind a copy may have, also
+// kinds the class no longer uses. A MachinePool's BootstrapConfig and InfraMachinePool are
+// objects, not templates: as upstream, they keep their names and are updated in place; those
+// created for an entry before a stop short of its MachinePool are taken up by it, or deleted
+// when the entry is gone. A class whose kinds differ from what the Cluster has (a rebase to an
+// incompatible class) is refused before anything is applied. A MachineDeployment removed from the topology is deleted with its MachineHealthCheck;
 // a removed MachinePool is deleted (the MachinePool controller deletes what it references). Nothing is written when nothing changed: each object is
 // compared with a server-side dry-run of its intent first.
 //

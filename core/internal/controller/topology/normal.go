@@ -7,6 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -24,6 +25,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	}
 	if err := r.readCurrent(ctx, s); err != nil {
 		return ctrl.Result{}, err
+	}
+	// Nothing is applied for a class whose kinds differ from what the Cluster has: it would
+	// create objects the Cluster never references (a second InfrastructureCluster or ControlPlane).
+	if errs := clusterstate.CheckCompatible(s.cluster, s.class, s.templates, s.current); len(errs) > 0 {
+		s.blocked = &blockedReason{clusterv1.ClusterTopologyReconciledFailedReason, joinErrors(errs)}
+		return ctrl.Result{}, nil
 	}
 	cpContract := s.current.ControlPlaneContract
 	if err := r.planUpgrade(ctx, s); err != nil || s.blocked != nil {
@@ -43,6 +50,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, err
 	}
 	if err := r.deleteUnusedTemplates(ctx, s, state); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.deleteUnusedPoolObjects(ctx, s, state); err != nil {
 		return ctrl.Result{}, err
 	}
 	s.applied = true
@@ -81,15 +91,20 @@ func (r *Reconciler) readClass(ctx context.Context, s *scope) error {
 		return nil
 	}
 	if errs := validateTopology(ctx, c, cc, defs); len(errs) > 0 {
-		msgs := make([]string, 0, len(errs))
-		for _, e := range errs {
-			msgs = append(msgs, e.Error())
-		}
-		s.blocked = &blockedReason{clusterv1.ClusterTopologyReconciledVariablesInvalidReason, strings.Join(msgs, "; ")}
+		s.blocked = &blockedReason{clusterv1.ClusterTopologyReconciledVariablesInvalidReason, joinErrors(errs)}
 		return nil
 	}
 	s.class, s.definitions = cc, defs
 	return nil
+}
+
+// joinErrors is a condition message listing errs, each with its field path.
+func joinErrors(errs field.ErrorList) string {
+	msgs := make([]string, 0, len(errs))
+	for _, e := range errs {
+		msgs = append(msgs, e.Error())
+	}
+	return strings.Join(msgs, "; ")
 }
 
 func classNotReconciled(msg string) *blockedReason {

@@ -70,7 +70,8 @@ func versionsOf(t *testing.T, c *clusterv1.Cluster) map[string]string {
 // spec.topology.version moves only the ControlPlane; the MachineDeployments never move while it
 // upgrades or scales, and TopologyReconciled says so; once it is upgraded and stable they move
 // one at a time (default concurrency 1), the next once the previous one's Machines run the new
-// version. A worker added during the upgrade joins at the control plane's running version.
+// version. A worker added during the upgrade is created once the control plane is upgraded and
+// stable, at the new version (upstream's pending create), never at the old one.
 func TestTopology_UpgradesTheControlPlaneFirstThenOneMachineDeploymentAtATime(t *testing.T) {
 	startController(t, env.UserFromRBACMarkers(t, "capstan-topology-upgrade-rbac-test", "controller.go"), nil)
 	ns, c, got := stableCluster(t)
@@ -83,6 +84,10 @@ func TestTopology_UpgradesTheControlPlaneFirstThenOneMachineDeploymentAtATime(t 
 			md := o.(*clusterv1.MachineDeployment)
 			name := md.Labels[clusterv1.ClusterTopologyMachineDeploymentNameLabel]
 			switch v := md.Spec.Template.Spec.Version; {
+			case name == "md-2": // created, not upgraded: no concurrency applies
+				if v != "v1.38.0" || !cpStable.Load() {
+					return fmt.Errorf("MachineDeployment md-2, added during the upgrade, exists at %s before the control plane was upgraded and stable", v)
+				}
 			case v == "v1.37.2":
 			case !cpStable.Load():
 				return fmt.Errorf("MachineDeployment %s got %s before the control plane was upgraded and stable", name, v)
@@ -102,26 +107,26 @@ func TestTopology_UpgradesTheControlPlaneFirstThenOneMachineDeploymentAtATime(t 
 	require.Contains(t, conditionMessage(got), "MachineDeployment md-1 upgrade to v1.38.0 deferred: control plane upgrading")
 	require.Equal(t, "v1.38.0", nestedString(t, get(t, crds.GenericControlPlaneGVK, ns, cpName), "spec", "version"))
 
-	// A worker added while the control plane upgrades joins at the version the control plane runs.
+	// A worker added while the control plane upgrades waits to be created.
 	envtest.Update(t, env.Client, got, func() {
 		got.Spec.Topology.Workers.MachineDeployments = append(got.Spec.Topology.Workers.MachineDeployments,
 			clusterv1.MachineDeploymentTopology{Class: "default-worker", Name: "md-2"})
 	})
-	envtest.WaitFor(t, timeout, "md-2 to be created at v1.37.2", func() (bool, error) {
-		return versionsOf(t, got)["md-2"] == "v1.37.2", nil
-	})
+	waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
+		"MachineDeployment md-2 creation deferred: control plane upgrading")
 
 	// The control plane runs the new version but still rolls out: the workers keep waiting.
 	setControlPlaneStatus(t, ns, cpName, "v1.38.0", 4, 2)
-	waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
+	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
 		"MachineDeployment md-0 upgrade to v1.38.0 deferred: control plane scaling")
+	require.NotContains(t, versionsOf(t, got), "md-2")
 
 	cpStable.Store(true)
 	setControlPlaneStatus(t, ns, cpName, "v1.38.0", 3, 3)
 	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
 		"MachineDeployment md-1 upgrade to v1.38.0 deferred: upgrade concurrency 1 reached (upgrading: md-0)")
 	require.Equal(t, clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradePendingReason, conditionReason(got))
-	require.Equal(t, map[string]string{"md-0": "v1.38.0", "md-1": "v1.37.2", "md-2": "v1.37.2"}, versionsOf(t, got))
+	require.Equal(t, map[string]string{"md-0": "v1.38.0", "md-1": "v1.37.2", "md-2": "v1.38.0"}, versionsOf(t, got))
 
 	// md-0's Machine reaches the new version: md-1 follows, and the upgrade is done.
 	md0Upgraded.Store(true)

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -111,6 +111,9 @@ type Current struct {
 	Names desired.Current
 	// ControlPlane is the referenced ControlPlane; nil when it does not exist yet.
 	ControlPlane *unstructured.Unstructured
+	// ControlPlaneMachineInfrastructure is the kind of the machine template the ControlPlane
+	// references; empty when it references none (or does not exist).
+	ControlPlaneMachineInfrastructure schema.GroupKind
 	// MachineDeployments are the Cluster's topology-owned MachineDeployments by topology name.
 	MachineDeployments map[string]*clusterv1.MachineDeployment
 	// MachinePools are the Cluster's topology-owned MachinePools by topology name.
@@ -127,7 +130,12 @@ type Current struct {
 // references, or the manager may have stopped between creating them and writing it; a second
 // ControlPlane would be an orphan.
 func ReadCurrent(ctx context.Context, r client.Reader, c *clusterv1.Cluster, tpls desired.Templates) (*Current, error) {
+	// The ControlPlane the Cluster references is read as the kind it is, which a class change
+	// may not alter (CheckCompatible).
 	cpGK := kindOfTemplate(tpls.ControlPlane)
+	if c.Spec.ControlPlaneRef.IsDefined() {
+		cpGK = c.Spec.ControlPlaneRef.GroupKind()
+	}
 	v, err := contract.GetContractVersion(ctx, r, cpGK)
 	if err != nil {
 		return nil, fmt.Errorf("control plane kind %s: %w", cpGK, err)
@@ -141,13 +149,13 @@ func ReadCurrent(ctx context.Context, r client.Reader, c *clusterv1.Cluster, tpl
 		if err != nil {
 			return nil, fmt.Errorf("infrastructure cluster kind %s: %w", gk, err)
 		}
-		if cur.Names.InfrastructureClusterName, err = createdFor(ctx, r, c, iv.GroupVersionKind(gk)); err != nil {
+		if cur.Names.InfrastructureClusterName, err = createdFor(ctx, r, c, iv.GroupVersionKind(gk), ""); err != nil {
 			return nil, err
 		}
 	}
 	cpName := c.Spec.ControlPlaneRef.Name
 	if !c.Spec.ControlPlaneRef.IsDefined() {
-		if cpName, err = createdFor(ctx, r, c, v.GroupVersionKind(cpGK)); err != nil {
+		if cpName, err = createdFor(ctx, r, c, v.GroupVersionKind(cpGK), ""); err != nil {
 			return nil, err
 		}
 	}
@@ -161,6 +169,7 @@ func ReadCurrent(ctx context.Context, r client.Reader, c *clusterv1.Cluster, tpl
 			cur.ControlPlane = cp
 			if mref, err := contract.ControlPlane().MachineTemplateInfrastructureRef(v.Contract).Get(cp); err == nil {
 				cur.Names.ControlPlaneMachineInfrastructureName = mref.Name
+				cur.ControlPlaneMachineInfrastructure = mref.GroupKind()
 			}
 		case !apierrors.IsNotFound(err):
 			return nil, fmt.Errorf("reading ControlPlane %s: %w", cpName, err)
@@ -180,26 +189,38 @@ func ReadCurrent(ctx context.Context, r client.Reader, c *clusterv1.Cluster, tpl
 		cur.Names.MachineDeployments[name] = desired.CurrentWorker{Name: md.Name,
 			BootstrapName: md.Spec.Template.Spec.Bootstrap.ConfigRef.Name, InfrastructureName: md.Spec.Template.Spec.InfrastructureRef.Name}
 	}
-	return cur, readMachinePools(ctx, r, c, cur)
+	if err := readMachinePools(ctx, r, c, cur); err != nil {
+		return nil, err
+	}
+	return cur, findPoolObjects(ctx, r, c, tpls, cur)
 }
 
 // kindOfTemplate is the kind a template's objects have: the template's kind without "Template".
 func kindOfTemplate(tpl *unstructured.Unstructured) schema.GroupKind {
-	return schema.FromAPIVersionAndKind(tpl.GetAPIVersion(), strings.TrimSuffix(tpl.GetKind(), "Template")).GroupKind()
+	return objectKind(tpl).GroupKind()
+}
+
+func objectKind(tpl *unstructured.Unstructured) schema.GroupVersionKind {
+	return desired.ObjectKind(tpl.GetAPIVersion(), tpl.GetKind())
 }
 
 // createdFor is the name of the oldest object of gvk the topology created for c (its labels, and
-// c as an owner), not being deleted; empty when there is none.
-func createdFor(ctx context.Context, r client.Reader, c *clusterv1.Cluster, gvk schema.GroupVersionKind) (string, error) {
+// c as an owner), not being deleted; empty when there is none. With pool, only the objects
+// created for that MachinePool topology entry (its label) that no MachinePool controls yet.
+func createdFor(ctx context.Context, r client.Reader, c *clusterv1.Cluster, gvk schema.GroupVersionKind, pool string) (string, error) {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	if err := r.List(ctx, list, client.InNamespace(c.Namespace), OwnedBy(c)); err != nil {
+	selector := client.MatchingLabels{clusterv1.ClusterNameLabel: c.Name, clusterv1.ClusterTopologyOwnedLabel: ""}
+	if pool != "" {
+		selector[clusterv1.ClusterTopologyMachinePoolNameLabel] = pool
+	}
+	if err := r.List(ctx, list, client.InNamespace(c.Namespace), selector); err != nil {
 		return "", fmt.Errorf("listing the %s objects the topology created for Cluster %s: %w", gvk.Kind, c.Name, err)
 	}
 	var found *unstructured.Unstructured
 	for i := range list.Items {
 		obj := &list.Items[i]
-		if obj.GetDeletionTimestamp() != nil || !ownedByUID(obj, c.UID) {
+		if obj.GetDeletionTimestamp() != nil || !ownedByUID(obj, c.UID) || (pool != "" && metav1.GetControllerOf(obj) != nil) {
 			continue
 		}
 		if found == nil {
@@ -242,6 +263,29 @@ func readMachinePools(ctx context.Context, r client.Reader, c *clusterv1.Cluster
 		cur.MachinePools[name] = mp
 		cur.Names.MachinePools[name] = desired.CurrentWorker{Name: mp.Name,
 			BootstrapName: mp.Spec.Template.Spec.Bootstrap.ConfigRef.Name, InfrastructureName: mp.Spec.Template.Spec.InfrastructureRef.Name}
+	}
+	return nil
+}
+
+// findPoolObjects names, for each MachinePool entry whose MachinePool does not exist, the
+// BootstrapConfig and InfraMachinePool the topology created for it before it stopped short of
+// creating the MachinePool (a restart, a failed write): they are used, where new ones would leave
+// them orphaned. Those a MachinePool controls belong to it, not to the entry.
+func findPoolObjects(ctx context.Context, r client.Reader, c *clusterv1.Cluster, tpls desired.Templates, cur *Current) error {
+	for _, mpt := range c.Spec.Topology.Workers.MachinePools {
+		t := tpls.MachinePools[mpt.Class]
+		if cur.MachinePools[mpt.Name] != nil || t.Bootstrap == nil || t.Infrastructure == nil {
+			continue
+		}
+		var n desired.CurrentWorker
+		var err error
+		if n.BootstrapName, err = createdFor(ctx, r, c, objectKind(t.Bootstrap), mpt.Name); err != nil {
+			return err
+		}
+		if n.InfrastructureName, err = createdFor(ctx, r, c, objectKind(t.Infrastructure), mpt.Name); err != nil {
+			return err
+		}
+		cur.Names.MachinePools[mpt.Name] = n
 	}
 	return nil
 }

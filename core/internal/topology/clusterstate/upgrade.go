@@ -142,7 +142,8 @@ func machinePoolState(mp *clusterv1.MachinePool) upgrade.Worker {
 
 // Held tells which existing objects get no change while their upgrade is pending (as upstream,
 // so that a change made meanwhile lands with the new version in one rollout instead of two);
-// their health checks still do. The zero value holds nothing.
+// their health checks still do. It also tells which new workers are not created yet. The zero
+// value holds nothing.
 type Held struct {
 	plan *upgrade.Plan
 	cur  *Current
@@ -166,4 +167,16 @@ func (h Held) MachineDeployment(topologyName string) bool {
 // InfraMachinePool are held.
 func (h Held) MachinePool(topologyName string) bool {
 	return h.plan != nil && h.cur.MachinePools[topologyName] != nil && h.plan.MachinePoolsPending[topologyName]
+}
+
+// MachineDeploymentCreateDeferred reports whether the MachineDeployment of a topology entry does not
+// exist and is not created yet, nor its template copies and health check (pending create).
+func (h Held) MachineDeploymentCreateDeferred(topologyName string) bool {
+	return h.plan != nil && h.cur.MachineDeployments[topologyName] == nil && h.plan.MachineDeploymentsCreatePending[topologyName]
+}
+
+// MachinePoolCreateDeferred reports whether the MachinePool of a topology entry does not exist and
+// is not created yet, nor its BootstrapConfig and InfraMachinePool (pending create).
+func (h Held) MachinePoolCreateDeferred(topologyName string) bool {
+	return h.plan != nil && h.cur.MachinePools[topologyName] == nil && h.plan.MachinePoolsCreatePending[topologyName]
 }

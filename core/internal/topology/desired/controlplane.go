@@ -14,16 +14,14 @@ import (
 
 // computeControlPlane generates the ControlPlane from the class's template and, for a machine-based
 // control plane, the copy of its InfraMachineTemplate the ControlPlane references.
-func computeControlPlane(in *Input, tpls *Templates, s *State, name string, random func() string) error {
-	c, cc := in.Cluster, in.Class
-	obj, err := objectFromTemplate(tpls.ControlPlane, c, name)
+func computeControlPlane(in *Input, tpls *Templates, s *State, names *Names) error {
+	c := in.Cluster
+	name := names.ControlPlane
+	obj, labels, annotations, err := controlPlaneObject(c, in.Class, tpls.ControlPlane, name)
 	if err != nil {
 		return err
 	}
 	topo := &c.Spec.Topology.ControlPlane
-	labels, annotations := mergeMetadata(cc.Spec.ControlPlane.Metadata, topo.Metadata)
-	obj.SetLabels(mergeInto(obj.GetLabels(), labels))
-	obj.SetAnnotations(mergeInto(obj.GetAnnotations(), annotations))
 	cp := contract.ControlPlane()
 	if err := cp.Version().Set(obj, in.Versions.ForControlPlane(c)); err != nil {
 		return fmt.Errorf("ControlPlane %s: %w", name, err)
@@ -43,18 +41,28 @@ func computeControlPlane(in *Input, tpls *Templates, s *State, name string, rand
 	if tpls.ControlPlaneMachineInfrastructure == nil {
 		return nil
 	}
-	return computeControlPlaneMachines(in, tpls, s, labels, annotations, random)
+	return computeControlPlaneMachines(in, tpls, s, names.ControlPlaneMachineInfrastructure, labels, annotations)
+}
+
+// controlPlaneObject generates the ControlPlane from tpl with its metadata: the template's, the
+// topology's marks, then the class's and the topology's controlPlane.metadata (labels and
+// annotations is the latter merge, which the control plane's Machines get too).
+func controlPlaneObject(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpl *unstructured.Unstructured, name string) (
+	obj *unstructured.Unstructured, labels, annotations map[string]string, err error) {
+	if obj, err = objectFromTemplate(tpl, c, name); err != nil {
+		return nil, nil, nil, err
+	}
+	labels, annotations = mergeMetadata(cc.Spec.ControlPlane.Metadata, c.Spec.Topology.ControlPlane.Metadata)
+	obj.SetLabels(mergeInto(obj.GetLabels(), labels))
+	obj.SetAnnotations(mergeInto(obj.GetAnnotations(), annotations))
+	return obj, labels, annotations, nil
 }
 
 // computeControlPlaneMachines copies the control plane's InfraMachineTemplate and writes the
 // ControlPlane's machine template: the copy's reference, the merged metadata and, under the
 // v1beta2 contract, the class's or topology's deletion timeouts, readiness gates and taints.
-func computeControlPlaneMachines(in *Input, tpls *Templates, s *State, labels, annotations map[string]string, random func() string) error {
+func computeControlPlaneMachines(in *Input, tpls *Templates, s *State, name string, labels, annotations map[string]string) error {
 	c, cc := in.Cluster, in.Class
-	name := in.Current.ControlPlaneMachineInfrastructureName
-	if name == "" {
-		name = TemplateCopyName(c.Name, "", random)
-	}
 	s.ControlPlaneMachineInfrastructure = templateCopy(tpls.ControlPlaneMachineInfrastructure, c, name, nil)
 	obj := s.ControlPlane
 	v := in.ControlPlaneContract

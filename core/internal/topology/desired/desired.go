@@ -4,17 +4,16 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/contract"
 	"capstan.dev/contracts/owner"
 )
-
-// lastAppliedAnnotation is kubectl's copy of a whole object; it is not carried into copies.
-const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
 // Compute returns the desired state of in.Cluster: the class's templates are copied (one set per
 // MachineDeployment and MachinePool topology entry), patched by in.Patch, and the generated
@@ -41,12 +40,12 @@ func Compute(in *Input) (*State, error) {
 	if err := computeInfrastructureCluster(in, tpls, s, names.InfrastructureCluster); err != nil {
 		return nil, err
 	}
-	if err := computeControlPlane(in, tpls, s, names.ControlPlane, random); err != nil {
+	if err := computeControlPlane(in, tpls, s, names); err != nil {
 		return nil, err
 	}
 	s.ControlPlaneHealthCheck = controlPlaneHealthCheck(in, s)
 	for _, mdt := range in.Cluster.Spec.Topology.Workers.MachineDeployments {
-		md, err := computeMachineDeployment(in, tpls, mdt, names.MachineDeployments[mdt.Name], random)
+		md, err := computeMachineDeployment(in, tpls, mdt, names.MachineDeployments[mdt.Name])
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +116,7 @@ func copyWorkerTemplates(className, kind, listField string, src map[string]Worke
 func computeNames(in *Input, random func() string) (*Names, error) {
 	c, cc := in.Cluster, in.Class
 	n := &Names{InfrastructureCluster: in.Current.InfrastructureClusterName, ControlPlane: in.Current.ControlPlaneName,
-		MachineDeployments: map[string]string{}, MachinePools: map[string]CurrentWorker{}}
+		MachineDeployments: map[string]CurrentWorker{}, MachinePools: map[string]CurrentWorker{}}
 	var err error
 	if n.InfrastructureCluster == "" {
 		if n.InfrastructureCluster, err = RenderName(cc.Spec.Infrastructure.Naming.Template, DefaultInfrastructureClusterNaming, c.Name, "", random); err != nil {
@@ -140,14 +139,31 @@ func computeNames(in *Input, random func() string) (*Names, error) {
 				return nil, fmt.Errorf("ClusterClass %s spec.workers.machineDeployments[%s].naming.template: %w", cc.Name, class.Class, err)
 			}
 		}
-		n.MachineDeployments[mdt.Name] = name
+		n.MachineDeployments[mdt.Name] = CurrentWorker{Name: name}
 	}
 	for _, mpt := range c.Spec.Topology.Workers.MachinePools {
 		if n.MachinePools[mpt.Name], err = machinePoolNames(in, mpt, random); err != nil {
 			return nil, err
 		}
 	}
+	templateCopyNames(in, n, random)
 	return n, nil
+}
+
+// templateCopyNames keeps the current template copies' names and generates the missing ones: the
+// control plane's machine template copy and each MachineDeployment's bootstrap and
+// infrastructure template copies.
+func templateCopyNames(in *Input, n *Names, random func() string) {
+	c := in.Cluster
+	if in.Templates.ControlPlaneMachineInfrastructure != nil {
+		n.ControlPlaneMachineInfrastructure = orNew(in.Current.ControlPlaneMachineInfrastructureName, c.Name, "", random)
+	}
+	for _, mdt := range c.Spec.Topology.Workers.MachineDeployments {
+		cur, md := in.Current.MachineDeployments[mdt.Name], n.MachineDeployments[mdt.Name]
+		md.BootstrapName = orNew(cur.BootstrapName, c.Name, mdt.Name, random)
+		md.InfrastructureName = orNew(cur.InfrastructureName, c.Name, mdt.Name, random)
+		n.MachineDeployments[mdt.Name] = md
+	}
 }
 
 // computeInfrastructureCluster generates the InfrastructureCluster from the class's template.
@@ -183,7 +199,7 @@ func objectFromTemplate(tpl *unstructured.Unstructured, c *clusterv1.Cluster, na
 	}
 	obj := &unstructured.Unstructured{Object: map[string]any{}}
 	obj.SetAPIVersion(tpl.GetAPIVersion())
-	obj.SetKind(strings.TrimSuffix(tpl.GetKind(), "Template"))
+	obj.SetKind(ObjectKind(tpl.GetAPIVersion(), tpl.GetKind()).Kind)
 	obj.SetNamespace(c.Namespace)
 	obj.SetName(name)
 	if spec == nil {
@@ -194,6 +210,13 @@ func objectFromTemplate(tpl *unstructured.Unstructured, c *clusterv1.Cluster, na
 	obj.SetAnnotations(clonedFrom(annotations, tpl))
 	obj.SetOwnerReferences([]metav1.OwnerReference{owner.ClusterReference(c)})
 	return obj, nil
+}
+
+// ObjectKind is the kind, at the template's API version, of the objects generated from a template
+// of templateKind (an InfrastructureCluster, a ControlPlane, a MachinePool's BootstrapConfig or
+// InfraMachinePool): the template's kind without "Template".
+func ObjectKind(apiVersion, templateKind string) schema.GroupVersionKind {
+	return schema.FromAPIVersionAndKind(apiVersion, strings.TrimSuffix(templateKind, "Template"))
 }
 
 // templateCopy copies a class template into the Cluster's namespace under name, with the
@@ -213,7 +236,7 @@ func templateCopy(tpl *unstructured.Unstructured, c *clusterv1.Cluster, name str
 	}
 	obj.SetLabels(labels)
 	annotations := clonedFrom(tpl.GetAnnotations(), tpl)
-	delete(annotations, lastAppliedAnnotation)
+	delete(annotations, corev1.LastAppliedConfigAnnotation) // kubectl's copy of the template
 	obj.SetAnnotations(annotations)
 	obj.SetOwnerReferences([]metav1.OwnerReference{owner.ClusterReference(c)})
 	return obj

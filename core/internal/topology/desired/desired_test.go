@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -46,7 +47,7 @@ func quickStart() *Input {
 		map[string]any{"template": map[string]any{"spec": map[string]any{"image": "node:v1"}}})
 	bootstrap := tmpl("bootstrap.cluster.x-k8s.io/v1beta2", "KubeadmConfigTemplate", "workers", map[string]any{"template": map[string]any{"spec": map[string]any{}}})
 	workers := tmpl("infrastructure.cluster.x-k8s.io/v1beta2", "DevMachineTemplate", "workers", map[string]any{"template": map[string]any{"spec": map[string]any{"image": "node:v1"}}})
-	workers.SetAnnotations(map[string]string{lastAppliedAnnotation: "{}", "keep": "me"})
+	workers.SetAnnotations(map[string]string{corev1.LastAppliedConfigAnnotation: "{}", "keep": "me"})
 	cc := &clusterv1.ClusterClass{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "classes", Name: "quick-start"},
 		Spec: clusterv1.ClusterClassSpec{

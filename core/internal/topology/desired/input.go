@@ -64,12 +64,19 @@ func (v Versions) ForMachinePool(c *clusterv1.Cluster, topologyName string) stri
 	return c.Spec.Topology.Version
 }
 
-// Names are the generated objects' names: the current ones, or new ones from the naming templates.
+// Names are the generated objects' names: the current ones, or new ones from the naming templates
+// (template copies: "<cluster>-[<topologyName>-]<random>"). Patches see them as builtin variables
+// before they run; a copy whose spec a patch changes is renamed after them (template rotation), as
+// upstream's builtins also name the copy before rotation.
 type Names struct {
 	InfrastructureCluster string
 	ControlPlane          string
-	// MachineDeployments are keyed by topology name.
-	MachineDeployments map[string]string
+	// ControlPlaneMachineInfrastructure is the control plane's InfraMachineTemplate copy; empty
+	// when the class has no machineInfrastructure.
+	ControlPlaneMachineInfrastructure string
+	// MachineDeployments are keyed by topology name: the MachineDeployment's and its template
+	// copies' names.
+	MachineDeployments map[string]CurrentWorker
 	// MachinePools are keyed by topology name: the pool's, its BootstrapConfig's and its
 	// InfraMachinePool's names (objects, not templates: they keep their names).
 	MachinePools map[string]CurrentWorker

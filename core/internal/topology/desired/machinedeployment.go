@@ -11,26 +11,26 @@ import (
 
 // computeMachineDeployment generates one topology entry's MachineDeployment and the copies of its
 // class's bootstrap and infrastructure templates; topology values replace the class's.
-func computeMachineDeployment(in *Input, tpls *Templates, mdt clusterv1.MachineDeploymentTopology, name string, random func() string) (*MachineDeploymentState, error) {
+func computeMachineDeployment(in *Input, tpls *Templates, mdt clusterv1.MachineDeploymentTopology, names CurrentWorker) (*MachineDeploymentState, error) {
 	c := in.Cluster
 	class := findMachineDeploymentClass(in.Class, mdt.Class)
 	if class == nil {
 		return nil, fmt.Errorf("spec.topology.workers.machineDeployments[%s].class: ClusterClass %s has no MachineDeployment class %q", mdt.Name, in.Class.Name, mdt.Class)
 	}
-	cur := in.Current.MachineDeployments[mdt.Name]
+	name := names.Name
 	mdLabel := map[string]string{clusterv1.ClusterTopologyMachineDeploymentNameLabel: mdt.Name}
 	t := tpls.MachineDeployments[mdt.Name]
 	out := &MachineDeploymentState{TopologyName: mdt.Name}
-	out.Bootstrap = templateCopy(t.Bootstrap, c, orNew(cur.BootstrapName, c.Name, mdt.Name, random), mdLabel)
-	out.Infrastructure = templateCopy(t.Infrastructure, c, orNew(cur.InfrastructureName, c.Name, mdt.Name, random), mdLabel)
+	out.Bootstrap = templateCopy(t.Bootstrap, c, names.BootstrapName, mdLabel)
+	out.Infrastructure = templateCopy(t.Infrastructure, c, names.InfrastructureName, mdLabel)
 
-	labels, annotations := mergeMetadata(class.Metadata, mdt.Metadata)
+	labels, annotations := machineDeploymentMetadata(c.Name, class, &mdt)
 	selector := topologyLabels(mdLabel, c.Name)
 	md := &clusterv1.MachineDeployment{
 		TypeMeta: metav1.TypeMeta{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineDeployment"},
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: c.Namespace, Name: name,
-			Labels:          mergeInto(labels, selector),
+			Labels:          labels,
 			Annotations:     annotations,
 			OwnerReferences: []metav1.OwnerReference{owner.ClusterReference(c)},
 		},
@@ -39,7 +39,7 @@ func computeMachineDeployment(in *Input, tpls *Templates, mdt clusterv1.MachineD
 			Replicas:    mdt.Replicas,
 			Selector:    clusterv1.LabelSelector{MatchLabels: selector},
 			Template: clusterv1.MachineTemplateSpec{
-				ObjectMeta: clusterv1.ObjectMeta{Labels: mergeInto(labels, selector), Annotations: annotations},
+				ObjectMeta: clusterv1.ObjectMeta{Labels: labels, Annotations: annotations},
 				Spec:       machineSpec(c, class, &mdt, out, in.Versions.ForMachineDeployment(c, mdt.Name)),
 			},
 			Rollout:  rollout(class, &mdt),
@@ -52,6 +52,14 @@ func computeMachineDeployment(in *Input, tpls *Templates, mdt clusterv1.MachineD
 	out.HealthCheck, md.Spec.Remediation.MaxInFlight = machineDeploymentHealthCheck(in, class, &mdt, name)
 	out.Object = md
 	return out, nil
+}
+
+// machineDeploymentMetadata is the labels and annotations of a topology entry's MachineDeployment
+// (and of its Machines): the class's and the entry's metadata merged, and the topology's marks.
+func machineDeploymentMetadata(clusterName string, class *clusterv1.MachineDeploymentClass, mdt *clusterv1.MachineDeploymentTopology) (labels, annotations map[string]string) {
+	labels, annotations = mergeMetadata(class.Metadata, mdt.Metadata)
+	mdLabel := map[string]string{clusterv1.ClusterTopologyMachineDeploymentNameLabel: mdt.Name}
+	return mergeInto(labels, topologyLabels(mdLabel, clusterName)), annotations
 }
 
 // machineSpec is the MachineDeployment's machine template spec.

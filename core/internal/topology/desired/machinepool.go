@@ -52,8 +52,7 @@ func computeMachinePool(in *Input, tpls *Templates, mpt clusterv1.MachinePoolTop
 		return nil, fmt.Errorf("MachinePool %s infrastructure: %w", mpt.Name, err)
 	}
 
-	labels, annotations := mergeMetadata(class.Metadata, mpt.Metadata)
-	labels = mergeInto(labels, topologyLabels(poolLabel, c.Name))
+	labels, annotations := machinePoolMetadata(c.Name, class, &mpt)
 	failureDomains := class.FailureDomains
 	if mpt.FailureDomains != nil {
 		failureDomains = mpt.FailureDomains
@@ -81,6 +80,14 @@ func computeMachinePool(in *Input, tpls *Templates, mpt clusterv1.MachinePoolTop
 	}
 	out.Object = mp
 	return out, nil
+}
+
+// machinePoolMetadata is the labels and annotations of a topology entry's MachinePool: the
+// class's and the entry's metadata merged, and the topology's marks.
+func machinePoolMetadata(clusterName string, class *clusterv1.MachinePoolClass, mpt *clusterv1.MachinePoolTopology) (labels, annotations map[string]string) {
+	labels, annotations = mergeMetadata(class.Metadata, mpt.Metadata)
+	poolLabel := map[string]string{clusterv1.ClusterTopologyMachinePoolNameLabel: mpt.Name}
+	return mergeInto(labels, topologyLabels(poolLabel, clusterName)), annotations
 }
 
 // machinePoolMachineSpec is the MachinePool's instance template spec.

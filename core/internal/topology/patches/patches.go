@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"text/template"
 
@@ -46,7 +47,7 @@ func Apply(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desired.Templ
 	if len(cc.Spec.Patches) == 0 {
 		return nil
 	}
-	items, err := collectItems(c, tpls, names, versions)
+	items, err := collectItems(c, cc, tpls, names, versions)
 	if err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func Apply(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desired.Templ
 }
 
 // collectItems lists the template copies with each one's variables, in class order.
-func collectItems(c *clusterv1.Cluster, tpls *desired.Templates, names *desired.Names, versions desired.Versions) ([]*item, error) {
+func collectItems(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desired.Templates, names *desired.Names, versions desired.Versions) ([]*item, error) {
 	t := &c.Spec.Topology
 	add := func(items []*item, r role, obj *unstructured.Unstructured, overrides []clusterv1.ClusterVariable, builtin map[string]any, what string) ([]*item, error) {
 		vars, err := variableMap(t.Variables, overrides, builtin)
@@ -74,11 +75,16 @@ func collectItems(c *clusterv1.Cluster, tpls *desired.Templates, names *desired.
 		}
 		return append(items, &item{role: r, obj: obj, vars: vars, what: fmt.Sprintf("%s %s %s", what, obj.GetKind(), obj.GetName())}), nil
 	}
+	// The generated objects' metadata, from the templates before any patch ran (as upstream's).
+	meta, err := desired.GeneratedMetadata(c, cc, tpls)
+	if err != nil {
+		return nil, err
+	}
 	items, err := add(nil, infrastructureCluster, tpls.InfrastructureCluster, nil, withBuiltin(c, nil), "the InfrastructureCluster's template")
 	if err != nil {
 		return nil, err
 	}
-	cpBuiltin := withBuiltin(c, map[string]any{"controlPlane": controlPlaneBuiltin(c, names.ControlPlane, versions.ForControlPlane(c))})
+	cpBuiltin := withBuiltin(c, map[string]any{"controlPlane": controlPlaneBuiltin(c, names, meta.ControlPlane, versions.ForControlPlane(c))})
 	if items, err = add(items, controlPlane, tpls.ControlPlane, t.ControlPlane.Variables.Overrides, cpBuiltin, "the control plane's template"); err != nil {
 		return nil, err
 	}
@@ -99,7 +105,8 @@ func collectItems(c *clusterv1.Cluster, tpls *desired.Templates, names *desired.
 	}
 	for i := range t.Workers.MachineDeployments {
 		mdt := &t.Workers.MachineDeployments[i]
-		b := withBuiltin(c, map[string]any{"machineDeployment": machineDeploymentBuiltin(mdt, names.MachineDeployments[mdt.Name], versions.ForMachineDeployment(c, mdt.Name))})
+		b := withBuiltin(c, map[string]any{"machineDeployment": workerBuiltin(mdt.Class, mdt.Name, mdt.Replicas,
+			names.MachineDeployments[mdt.Name], meta.MachineDeployments[mdt.Name], versions.ForMachineDeployment(c, mdt.Name))})
 		if items, err = addWorker(items, machineDeployment, mdt.Class, tpls.MachineDeployments[mdt.Name], mdt.Variables.Overrides, b,
 			"MachineDeployment "+mdt.Name+"'s template"); err != nil {
 			return nil, err
@@ -107,7 +114,8 @@ func collectItems(c *clusterv1.Cluster, tpls *desired.Templates, names *desired.
 	}
 	for i := range t.Workers.MachinePools {
 		mpt := &t.Workers.MachinePools[i]
-		b := withBuiltin(c, map[string]any{"machinePool": machinePoolBuiltin(mpt, names.MachinePools[mpt.Name], versions.ForMachinePool(c, mpt.Name))})
+		b := withBuiltin(c, map[string]any{"machinePool": workerBuiltin(mpt.Class, mpt.Name, mpt.Replicas,
+			names.MachinePools[mpt.Name], meta.MachinePools[mpt.Name], versions.ForMachinePool(c, mpt.Name))})
 		if items, err = addWorker(items, machinePool, mpt.Class, tpls.MachinePools[mpt.Name], mpt.Variables.Overrides, b,
 			"MachinePool "+mpt.Name+"'s template"); err != nil {
 			return nil, err
@@ -140,7 +148,7 @@ func isEnabled(enabledIf string, vars map[string]any) (bool, error) {
 	if enabledIf == "" {
 		return true, nil
 	}
-	out, err := render(enabledIf, vars)
+	out, err := render(enabledIf, vars, false)
 	if err != nil {
 		return false, fmt.Errorf("enabledIf: %w", err)
 	}
@@ -228,9 +236,12 @@ func patchValue(jp clusterv1.JSONPatch, vars map[string]any) (any, error) {
 	case jp.ValueFrom != nil && jp.ValueFrom.Variable != "":
 		return lookup(vars, jp.ValueFrom.Variable)
 	case jp.ValueFrom != nil && jp.ValueFrom.Template != "":
-		out, err := render(jp.ValueFrom.Template, vars)
+		out, err := render(jp.ValueFrom.Template, vars, true)
 		if err != nil {
 			return nil, fmt.Errorf("valueFrom.template: %w", err)
+		}
+		if strings.Contains(out, noValue) {
+			return nil, fmt.Errorf("valueFrom.template renders %q: a value it reads is null; set it, or guard the read", out)
 		}
 		raw, err := yaml.YAMLToJSON([]byte(out))
 		if err != nil {
@@ -245,15 +256,33 @@ func patchValue(jp clusterv1.JSONPatch, vars map[string]any) (any, error) {
 	return nil, fmt.Errorf("%s needs value or valueFrom (variable or template)", jp.Op)
 }
 
+// noValue is what Go templates print for a value that is not there.
+const noValue = "<no value>"
+
+// missingKey is text/template's error for a map key that is not there (missingkey=error): the
+// read (".foo.bar") and the key ("bar").
+var missingKey = regexp.MustCompile(`at <([^>]*)>: map has no entry for key "([^"]*)"`)
+
 // render executes a Go template with the hermetic Sprig functions (no time, random or
-// environment) over the variables.
-func render(text string, vars map[string]any) (string, error) {
-	t, err := template.New("patch").Funcs(sprig.HermeticTxtFuncMap()).Parse(text)
+// environment) over the variables. When strict (valueFrom.template, whose output goes into a
+// spec), reading a key that is not set is an error naming it, where upstream writes "<no value>";
+// otherwise it reads as empty, so that enabledIf: '{{ if .optional }}true{{ end }}' is simply
+// false for a variable that is not set, as upstream.
+func render(text string, vars map[string]any, strict bool) (string, error) {
+	t := template.New("patch").Funcs(sprig.HermeticTxtFuncMap())
+	if strict {
+		t = t.Option("missingkey=error")
+	}
+	t, err := t.Parse(text)
 	if err != nil {
 		return "", err
 	}
 	var b bytes.Buffer
 	if err := t.Execute(&b, vars); err != nil {
+		if m := missingKey.FindStringSubmatch(err.Error()); m != nil {
+			return "", fmt.Errorf("reads %s, but key %q is not set: set the variable (or give its schema a default), "+
+				"or guard the read (hasKey, or index . %q | default ...)", m[1], m[2], m[2])
+		}
 		return "", err
 	}
 	return b.String(), nil

@@ -56,7 +56,10 @@ func fixture() (*clusterv1.Cluster, *desired.Templates, *desired.Names) {
 			"md-1": {Bootstrap: tmpl("bootstrap.cluster.x-k8s.io/v1beta2", "KubeadmConfigTemplate", "b1"), Infrastructure: tmpl(infraAPI, "DevMachineTemplate", "w1")},
 		},
 	}
-	names := &desired.Names{InfrastructureCluster: "c1-ic", ControlPlane: "c1-cp", MachineDeployments: map[string]string{"md-0": "c1-md-0-x", "md-1": "c1-md-1-y"}}
+	names := &desired.Names{InfrastructureCluster: "c1-ic", ControlPlane: "c1-cp", ControlPlaneMachineInfrastructure: "c1-cpm",
+		MachineDeployments: map[string]desired.CurrentWorker{
+			"md-0": {Name: "c1-md-0-x", BootstrapName: "c1-md-0-b", InfrastructureName: "c1-md-0-i"},
+			"md-1": {Name: "c1-md-1-y", BootstrapName: "c1-md-1-b", InfrastructureName: "c1-md-1-i"}}}
 	return c, tpls, names
 }
 
@@ -104,7 +107,8 @@ func TestApply_SelectsTemplatesAndUsesOverridesAndBuiltins(t *testing.T) {
 
 	w0, w1 := tpls.MachineDeployments["md-0"].Infrastructure, tpls.MachineDeployments["md-1"].Infrastructure
 	require.Equal(t, "node:gpu", get(t, w0, "image"), "md-0 overrides the variable")
-	require.Equal(t, map[string]any{"version": "v1.37.2", "class": "default-worker", "name": "c1-md-0-x", "topologyName": "md-0", "replicas": int64(2)},
+	require.Equal(t, map[string]any{"version": "v1.37.2", "class": "default-worker", "name": "c1-md-0-x", "topologyName": "md-0", "replicas": int64(2),
+		"bootstrap": map[string]any{"configRef": map[string]any{"name": "c1-md-0-b"}}, "infrastructureRef": map[string]any{"name": "c1-md-0-i"}},
 		get(t, w0, "md"))
 	require.Nil(t, get(t, w1, "image"), "class other is not selected by default-*")
 	require.Nil(t, get(t, tpls.MachineDeployments["md-0"].Bootstrap, "image"), "the bootstrap template's kind is not selected")

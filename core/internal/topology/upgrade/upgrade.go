@@ -72,6 +72,10 @@ type Plan struct {
 	// rollout instead of two.
 	ControlPlanePending                            bool
 	MachineDeploymentsPending, MachinePoolsPending map[string]bool
+	// MachineDeploymentsCreatePending and MachinePoolsCreatePending name the new workers whose
+	// creation waits until the control plane is stable (upstream's pending create): created
+	// meanwhile, they would join at the old version and roll out a second time.
+	MachineDeploymentsCreatePending, MachinePoolsCreatePending map[string]bool
 }
 
 // Message joins Pending into a condition message.
@@ -114,16 +118,18 @@ func Compute(in Input) *Plan {
 	}
 	// A control plane that only waits for its workers is stable: they may move.
 	cpWhy := controlPlaneNotStable(cp, cpHeld && !forWorkers, cp.Version != "" && p.ControlPlaneVersion != cp.Version)
-	mds := planWorkers(in, p, "MachineDeployment", in.MachineDeployments, p.MachineDeploymentVersions, cpSteps, cpWhy)
+	createWhy := createWait(cp, cpHeld, cp.Version != "" && p.ControlPlaneVersion != cp.Version)
+	mds := planWorkers(in, p, "MachineDeployment", in.MachineDeployments, p.MachineDeploymentVersions, cpSteps, cpWhy, createWhy)
 	// MachinePools follow the MachineDeployments: they wait while one is still upgrading or
 	// waiting for anything but its annotations.
 	poolsWhy := cpWhy
 	if poolsWhy == "" && len(mds.unfinished) > 0 {
 		poolsWhy = "MachineDeployments upgrade first: " + strings.Join(mds.unfinished, ", ")
 	}
-	mps := planWorkers(in, p, "MachinePool", in.MachinePools, p.MachinePoolVersions, cpSteps, poolsWhy)
+	mps := planWorkers(in, p, "MachinePool", in.MachinePools, p.MachinePoolVersions, cpSteps, poolsWhy, createWhy)
 	p.Reason = reason(p, cpHeld, mds, mps)
 	p.ControlPlanePending, p.MachineDeploymentsPending, p.MachinePoolsPending = cpHeld, mds.pending, mps.pending
+	p.MachineDeploymentsCreatePending, p.MachinePoolsCreatePending = mds.createPending, mps.createPending
 	p.ControlPlaneUpgradePlan, p.WorkersUpgradePlan = upgradePlans(in, remaining)
 	return p
 }
@@ -269,28 +275,36 @@ func controlPlaneNotStable(cp ControlPlane, held, moved bool) string {
 	return ""
 }
 
+// createWait says why a new worker is not created yet ("" when it can be), as upstream's pending
+// create: while the control plane exists and is not stable (see controlPlaneNotStable), also when
+// its upgrade only waits for the workers. Created meanwhile, a worker would join at a version the
+// control plane is leaving, or ahead of the one it runs, and roll out again.
+func createWait(cp ControlPlane, held, moved bool) string {
+	if cp.Version == "" {
+		return "" // a new Cluster: created with the control plane, at the topology's version
+	}
+	return controlPlaneNotStable(cp, held, moved)
+}
+
 // workersPlan is what planning one kind of worker found: held entries wait for something other
 // than the annotations, deferred ones for the annotations; unfinished lists the entries still
-// upgrading or held (not deferred), which later kinds wait for.
+// upgrading or held (not deferred), which later kinds wait for; createPending the new entries
+// not created yet.
 type workersPlan struct {
 	held, deferred bool
 	unfinished     []string
 	pending        map[string]bool // held or deferred
+	createPending  map[string]bool
 }
 
 // planWorkers gives each MachineDeployment or MachinePool (kind) its version in versions: a new
-// one the version the control plane runs, an existing one its next step (the control plane's
-// version, see workerSteps; cpSteps are the control plane's steps still ahead) once nothing makes
-// it wait (waitWhy: the control plane not stable, or earlier workers) and the concurrency allows.
-func planWorkers(in Input, p *Plan, kind string, workers []Worker, versions map[string]string, cpSteps []string, waitWhy string) workersPlan {
+// one the topology's version, created once nothing makes it wait (createWhy), an existing one its
+// next step (the control plane's version, see workerSteps; cpSteps are the control plane's steps
+// still ahead) once nothing makes it wait (waitWhy: the control plane not stable, or earlier
+// workers) and the concurrency allows.
+func planWorkers(in Input, p *Plan, kind string, workers []Worker, versions map[string]string, cpSteps []string, waitWhy, createWhy string) workersPlan {
 	var out workersPlan
 	cp := in.ControlPlane
-	running := cp.Version // what a new worker joins
-	if cp.Version == "" {
-		running = in.Target
-	} else if cp.Upgrading && cp.StatusVersion != "" {
-		running = cp.StatusVersion
-	}
 	upgrading := []string{}
 	for _, w := range workers {
 		if w.Upgrading {
@@ -304,7 +318,15 @@ func planWorkers(in Input, p *Plan, kind string, workers []Worker, versions map[
 			holdFrom = w.TopologyName
 		}
 		if w.Version == "" {
-			versions[w.TopologyName] = running
+			// Created when the control plane is stable, i.e. at the target (as upstream).
+			versions[w.TopologyName] = in.Target
+			if createWhy != "" {
+				if out.createPending == nil {
+					out.createPending = map[string]bool{}
+				}
+				out.createPending[w.TopologyName] = true
+				p.Pending = append(p.Pending, fmt.Sprintf("%s %s creation deferred: %s", kind, w.TopologyName, createWhy))
+			}
 			continue
 		}
 		versions[w.TopologyName] = w.Version

@@ -49,13 +49,14 @@ func TestCompute(t *testing.T) {
 				"MachineDeployment md-1 upgrade to v1.38.0 deferred: control plane upgrading"},
 		},
 		{
-			name: "control plane upgrading: workers wait, a new worker joins at the version the control plane runs",
+			name: "control plane upgrading: workers wait, a new worker's creation too",
 			in: Input{Target: v38, ControlPlane: ControlPlane{Version: v38, StatusVersion: v37, Upgrading: true},
 				MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v37}, Worker{TopologyName: "md-new"})},
-			wantCP: v38, wantMDs: map[string]string{"md-0": v37, "md-new": v37},
+			wantCP: v38, wantMDs: map[string]string{"md-0": v37, "md-new": v38},
 			wantReason: clusterv1.ClusterTopologyReconciledMachineDeploymentsUpgradePendingReason,
 			wantPending: []string{"Control plane upgrading to v1.38.0",
-				"MachineDeployment md-0 upgrade to v1.38.0 deferred: control plane upgrading"},
+				"MachineDeployment md-0 upgrade to v1.38.0 deferred: control plane upgrading",
+				"MachineDeployment md-new creation deferred: control plane upgrading"},
 		},
 		{
 			name: "control plane upgraded and stable: one worker at a time, in topology order",
@@ -289,6 +290,46 @@ func TestCompute_MachinePoolsUpgradeAfterTheControlPlaneAndTheMachineDeployments
 			require.Empty(t, cmp.Diff(tc.wantMPs, p.MachinePoolVersions), "MachinePool versions")
 			require.Equal(t, tc.wantReason, p.Reason)
 			require.Empty(t, cmp.Diff(tc.wantPending, p.Pending, cmpEmpty), "pending")
+		})
+	}
+}
+
+// TestCompute_NewWorkersAreCreatedOnceTheControlPlaneIsStableAtTheTarget: as upstream's pending
+// create, a MachineDeployment or MachinePool added while the control plane is provisioning,
+// about to upgrade, upgrading, scaling or waiting for workers to upgrade is not created (it would join at
+// the version the control plane leaves, or ahead of the one it runs, and roll out again); it is
+// created with a new Cluster's control plane, or once the control plane is stable, at the target.
+func TestCompute_NewWorkersAreCreatedOnceTheControlPlaneIsStableAtTheTarget(t *testing.T) {
+	newWorkers := func(in Input) Input {
+		in.MachineDeployments = append(in.MachineDeployments, Worker{TopologyName: "md-new"})
+		in.MachinePools = append(in.MachinePools, Worker{TopologyName: "mp-new"})
+		return in
+	}
+	for _, tc := range []struct {
+		name string
+		in   Input
+		why  string // "": created now
+	}{
+		{"new Cluster", Input{Target: v38}, ""},
+		{"control plane stable at the target", Input{Target: v38, ControlPlane: stable(v38)}, ""},
+		{"control plane scaling or rolling out", Input{Target: v38, ControlPlane: ControlPlane{Version: v38, StatusVersion: v38, Scaling: true}}, "control plane scaling"},
+		{"control plane provisioning", Input{Target: v38, ControlPlane: ControlPlane{Version: v38, Provisioning: true}}, "control plane provisioning"},
+		{"control plane about to upgrade", Input{Target: v38, ControlPlane: stable(v37)}, "control plane upgrading"},
+		{"control plane upgrading", Input{Target: v38, ControlPlane: ControlPlane{Version: v38, StatusVersion: v37, Upgrading: true}}, "control plane upgrading"},
+		{"control plane waiting for a worker to upgrade", Input{Target: v38, ControlPlane: stable(v37),
+			MachineDeployments: mds(Worker{TopologyName: "md-0", Version: v37, Upgrading: true})}, "control plane upgrade pending"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Compute(newWorkers(tc.in))
+			require.Equal(t, v38, p.MachineDeploymentVersions["md-new"], "a new worker is created at the target")
+			require.Equal(t, v38, p.MachinePoolVersions["mp-new"])
+			require.Equal(t, tc.why != "", p.MachineDeploymentsCreatePending["md-new"])
+			require.Equal(t, tc.why != "", p.MachinePoolsCreatePending["mp-new"])
+			if tc.why != "" {
+				require.Contains(t, p.Pending, "MachineDeployment md-new creation deferred: "+tc.why)
+				require.Contains(t, p.Pending, "MachinePool mp-new creation deferred: "+tc.why)
+				require.NotEmpty(t, p.Reason, "TopologyReconciled is False while a creation waits")
+			}
 		})
 	}
 }
