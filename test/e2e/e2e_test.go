@@ -47,7 +47,7 @@ func TestE2E(t *testing.T) {
 	t.Run("MachineHealthCheck", func(t *testing.T) { s.t = t; s.timed("MachineHealthCheck remediation", s.machineHealthCheck) })
 	t.Run("MachinePoolTokenRotation", func(t *testing.T) {
 		s.t = t
-		s.timed("MachinePool 2→3 after its first join token expired", s.machinePoolTokenRotation)
+		s.timed("MachinePool of 2 rolled out to a new template after its first join token expired", s.machinePoolTokenRotation)
 	})
 	t.Run("ControlPlaneConfiguration", func(t *testing.T) {
 		s.t = t

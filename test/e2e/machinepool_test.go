@@ -4,10 +4,13 @@ package e2e
 
 import (
 	"fmt"
+
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/docker/docker/api/types/container"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -22,8 +25,9 @@ import (
 
 // machinePoolTokenRotation needs the bootstrap manager started with --bootstrap-token-ttl=1m
 // (make e2e does): a pool of 2 joins, its join token rotates, and once the first token has
-// expired (and the workload cluster's token cleaner may have removed it) the pool is scaled to
-// 3 and the new instance still joins — with the rotated token in the re-rendered data Secret.
+// expired (and the workload cluster's token cleaner may have removed it) the DockerMachinePool's
+// template gets an extra mount: both instances are replaced, one at a time, by instances that
+// run with the mount and still join — with the rotated token in the re-rendered data Secret.
 func (s *suite) machinePoolTokenRotation() {
 	data, err := os.ReadFile(filepath.Join(s.repo, "test", "e2e", "testdata", "machinepool.yaml"))
 	require.NoError(s.t, err)
@@ -50,8 +54,9 @@ func (s *suite) machinePoolTokenRotation() {
 		return done, fmt.Sprintf("token %s… (first %s…), first expires %s", prefix(now), prefix(first), expiration.Format(time.TimeOnly)), nil
 	})
 
-	s.patchReplicas(&clusterv1.MachinePool{}, key, 3)
-	s.waitForPoolNodes(key, 3, 8*time.Minute)
+	before, err := s.containers("io.capstan.docker-machine-pool=" + key.Name)
+	require.NoError(s.t, err)
+	s.rollOutPool(key, before)
 
 	// Deleting the pool removes its instances and their Nodes, before the next spec.
 	require.NoError(s.t, s.mgmt.Delete(s.ctx, &clusterv1.MachinePool{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: key.Name}}))
@@ -72,6 +77,44 @@ func (s *suite) machinePoolTokenRotation() {
 		}
 		return len(cs) == 0 && pool == 0, fmt.Sprintf("%d containers, %d Nodes of the pool", len(cs), pool), nil
 	})
+}
+
+// poolMount is the extra mount the pool's template gets, which its new instances must run with.
+const poolMount = "/mnt/e2e-rollout"
+
+// rollOutPool adds an extra mount to the DockerMachinePool's template and waits until the pool's
+// instances are new ones (none of before), each running with the mount, with Ready Nodes.
+func (s *suite) rollOutPool(key client.ObjectKey, before []container.Summary) {
+	old := map[string]bool{}
+	for _, c := range before {
+		old[c.ID] = true
+	}
+	patch := fmt.Appendf(nil, `{"spec":{"template":{"extraMounts":[{"containerPath":%q,"hostPath":%q,"readOnly":true}]}}}`,
+		poolMount, filepath.Join(s.repo, "test", "e2e", "testdata"))
+	pool := &unstructured.Unstructured{}
+	pool.SetGroupVersionKind(schema.GroupVersionKind{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2", Kind: "DockerMachinePool"})
+	pool.SetNamespace(key.Namespace)
+	pool.SetName(key.Name)
+	require.NoError(s.t, s.mgmt.Patch(s.ctx, pool, client.RawPatch("application/merge-patch+json", patch)))
+	s.waitFor(8*time.Minute, "both pool instances replaced by ones with the template's mount", func() (bool, string, error) {
+		cs, err := s.containers("io.capstan.docker-machine-pool=" + key.Name)
+		if err != nil {
+			return false, "", err
+		}
+		fresh := 0
+		for _, c := range cs {
+			if old[c.ID] {
+				continue
+			}
+			for _, m := range c.Mounts {
+				if m.Destination == poolMount {
+					fresh++
+				}
+			}
+		}
+		return len(cs) == 2 && fresh == 2, fmt.Sprintf("%d containers, %d new with the mount", len(cs), fresh), nil
+	})
+	s.waitForPoolNodes(key, 2, 5*time.Minute)
 }
 
 func prefix(token string) string { return strings.SplitN(token, ".", 2)[0] }

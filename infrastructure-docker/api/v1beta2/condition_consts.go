@@ -215,6 +215,10 @@ const (
 	// DockerMachinePoolScalingUpReason is used while instances are created or bootstrapped.
 	DockerMachinePoolScalingUpReason = clusterv1.ScalingUpReason
 
+	// DockerMachinePoolRollingOutReason is used while instances of an older template or version
+	// are replaced.
+	DockerMachinePoolRollingOutReason = clusterv1.RollingOutReason
+
 	// DockerMachinePoolBootstrapFailedReason is used when the bootstrap of an instance failed or
 	// timed out; the message names the instance and carries the tail of the commands' output.
 	DockerMachinePoolBootstrapFailedReason = "BootstrapFailed"

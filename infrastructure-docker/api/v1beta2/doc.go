@@ -25,7 +25,7 @@ limitations under the License.
 // generated), no deprecated v1beta1 status. DockerMachinePool follows upstream's experimental
 // v1beta2 type with the v1beta2 contract's status (conditions as metav1.Condition,
 // initialization.provisioned instead of ready, as upstream's DevMachinePool) and without
-// infrastructureMachineKind or instances[].version (no per-instance Machines, no rollout).
+// infrastructureMachineKind or instances[].version (no per-instance Machines).
 //
 // The package owns types, their markers and the constants controllers share (finalizers,
 // conditions, reasons, annotations). It holds no controller logic and must not import anything

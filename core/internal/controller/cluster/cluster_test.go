@@ -242,3 +242,29 @@ func releaseHold(t *testing.T, obj *unstructured.Unstructured) {
 		return true, env.Client.Update(ctx, cur)
 	})
 }
+
+// TestCluster_TopologyClusterIsGatedByItsClassAvailabilityGates: a topology Cluster without
+// availabilityGates of its own is held by its ClusterClass's, as upstream.
+func TestCluster_TopologyClusterIsGatedByItsClassAvailabilityGates(t *testing.T) {
+	startControllers(t, false)
+	ctx := context.Background()
+	ns := env.CreateNamespace(t, "cluster")
+	tmpl := func(kind string) clusterv1.ClusterClassTemplateReference {
+		return clusterv1.ClusterClassTemplateReference{APIVersion: crds.InfrastructureGroupVersion.String(), Kind: kind, Name: "t"}
+	}
+	class := &clusterv1.ClusterClass{
+		ObjectMeta: metav1.ObjectMeta{Name: "gated", Namespace: ns},
+		Spec: clusterv1.ClusterClassSpec{
+			Infrastructure:    clusterv1.InfrastructureClass{TemplateRef: tmpl("GenericInfrastructureClusterTemplate")},
+			ControlPlane:      clusterv1.ControlPlaneClass{TemplateRef: clusterv1.ClusterClassTemplateReference{APIVersion: crds.GenericControlPlaneGVK.GroupVersion().String(), Kind: "GenericControlPlaneTemplate", Name: "t"}},
+			AvailabilityGates: []clusterv1.ClusterAvailabilityGate{{ConditionType: "example.com/Backup"}},
+		},
+	}
+	require.NoError(t, env.Client.Create(ctx, class))
+	c := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: ns},
+		Spec:       clusterv1.ClusterSpec{Topology: clusterv1.Topology{ClassRef: clusterv1.ClusterClassRef{Name: class.Name}, Version: "v1.37.2"}},
+	}
+	require.NoError(t, env.Client.Create(ctx, c))
+	waitCondition(t, c, clusterv1.ClusterAvailableCondition, metav1.ConditionFalse, "example.com/Backup not reported yet (spec.availabilityGates)")
+}

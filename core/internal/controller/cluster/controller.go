@@ -15,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/contract"
 	"capstan.dev/contracts/external"
@@ -22,13 +24,13 @@ import (
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 	"capstan.dev/contracts/remote"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status;clusters/finalizers,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;machinesets;machinedeployments;machinepools,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;controlplane.cluster.x-k8s.io,resources=*,verbs=get;list;watch;update;patch;delete
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch
 
 // Reconciler reconciles Clusters.
@@ -113,6 +115,8 @@ type scope struct {
 
 	kubeconfigErr error
 	deleting      deletingStatus
+	// availabilityGates are the conditions beside Cluster API's that Available requires.
+	availabilityGates []clusterv1.ClusterAvailabilityGate
 }
 
 type deletingStatus struct{ reason, message string }

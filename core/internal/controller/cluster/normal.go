@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/contract"
@@ -25,7 +26,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	var res ctrl.Result
 	var errs []error
 	for _, step := range []func(context.Context, *scope) (ctrl.Result, error){
-		r.reconcileInfrastructure, r.reconcileControlPlane, r.reconcileKubeconfig, r.reconcileDescendants,
+		r.reconcileInfrastructure, r.reconcileControlPlane, r.reconcileKubeconfig, r.reconcileDescendants, r.readAvailabilityGates,
 	} {
 		stepRes, err := step(ctx, s)
 		errs = append(errs, err)
@@ -178,4 +179,25 @@ func (r *Reconciler) reconcileDescendants(ctx context.Context, s *scope) (ctrl.R
 // objectName is "Kind name" for messages.
 func objectName(ref clusterv1.ContractVersionedObjectReference) string {
 	return fmt.Sprintf("%s %s", ref.Kind, ref.Name)
+}
+
+// readAvailabilityGates finds the conditions that gate Available besides the Cluster API ones:
+// spec.availabilityGates, or, when the Cluster sets none and has a topology, its ClusterClass's,
+// as upstream. A class that cannot be read adds no gate (TopologyReconciled reports it).
+func (r *Reconciler) readAvailabilityGates(ctx context.Context, s *scope) (ctrl.Result, error) {
+	c := s.cluster
+	s.availabilityGates = c.Spec.AvailabilityGates
+	if s.availabilityGates != nil || !c.Spec.Topology.IsDefined() {
+		return ctrl.Result{}, nil
+	}
+	ns := c.Spec.Topology.ClassRef.Namespace
+	if ns == "" {
+		ns = c.Namespace
+	}
+	class := &clusterv1.ClusterClass{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: c.Spec.Topology.ClassRef.Name}, class); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	s.availabilityGates = class.Spec.AvailabilityGates
+	return ctrl.Result{}, nil
 }

@@ -67,7 +67,7 @@ func (r *Reconciler) setStatus(s *scope) {
 	}
 	conditions.Set(c, r.remoteConnectionCondition(c))
 	conditions.Set(c, deletingCondition(s))
-	conditions.Set(c, availableCondition(c))
+	conditions.Set(c, availableCondition(c, s.availabilityGates))
 	setPhase(c)
 }
 
@@ -191,8 +191,9 @@ func deletingCondition(s *scope) metav1.Condition {
 	return conditions.True(t, s.deleting.reason, s.deleting.message)
 }
 
-// availableCondition summarises the others.
-func availableCondition(c *clusterv1.Cluster) metav1.Condition {
+// availableCondition summarises the others, and the conditions of the availability gates: each
+// must be True, or False for a gate of negative polarity; a missing one counts as Unknown.
+func availableCondition(c *clusterv1.Cluster, gates []clusterv1.ClusterAvailabilityGate) metav1.Condition {
 	t := clusterv1.ClusterAvailableCondition
 	if !c.DeletionTimestamp.IsZero() {
 		return conditions.False(t, clusterv1.ClusterNotAvailableReason, "Cluster is being deleted")
@@ -208,6 +209,23 @@ func availableCondition(c *clusterv1.Cluster) metav1.Condition {
 			problems = append(problems, ct+": "+cond.Message)
 		case cond.Status != metav1.ConditionTrue:
 			problems = append(problems, ct+" is "+string(cond.Status))
+		}
+	}
+	for _, g := range gates {
+		want := metav1.ConditionTrue
+		if g.Polarity == clusterv1.NegativePolarityCondition {
+			want = metav1.ConditionFalse
+		}
+		cond := conditions.Get(c, g.ConditionType)
+		switch {
+		case cond == nil:
+			problems = append(problems, g.ConditionType+" not reported yet (spec.availabilityGates)")
+		case cond.Status != want:
+			msg := fmt.Sprintf("%s is %s, the availability gate wants %s", g.ConditionType, cond.Status, want)
+			if cond.Message != "" {
+				msg += ": " + cond.Message
+			}
+			problems = append(problems, msg)
 		}
 	}
 	if len(problems) == 0 {

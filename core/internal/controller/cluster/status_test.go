@@ -68,3 +68,33 @@ func TestHoldCounterOnlyStatus_HoldsCountersNotProgress(t *testing.T) {
 	require.Zero(t, res.RequeueAfter, "a condition that moves is written at once")
 	require.Equal(t, int32(3), *c.Status.Workers.AvailableReplicas)
 }
+
+// TestAvailableCondition_AvailabilityGates: a gate's condition must be True (False for negative
+// polarity) for Available, and a missing one holds it; without gates the Cluster API conditions
+// decide alone.
+func TestAvailableCondition_AvailabilityGates(t *testing.T) {
+	c := &clusterv1.Cluster{}
+	for _, ct := range []string{clusterv1.ClusterInfrastructureReadyCondition, clusterv1.ClusterControlPlaneAvailableCondition,
+		clusterv1.ClusterWorkersAvailableCondition, clusterv1.ClusterRemoteConnectionProbeCondition} {
+		conditions.Set(c, conditions.True(ct, "Ok", ""))
+	}
+	conditions.Set(c, conditions.False("example.com/Backup", "Failed", "the last backup failed"))
+	conditions.Set(c, conditions.True("example.com/Degraded", "Degraded", ""))
+	gate := func(t string, p clusterv1.ConditionPolarity) clusterv1.ClusterAvailabilityGate {
+		return clusterv1.ClusterAvailabilityGate{ConditionType: t, Polarity: p}
+	}
+
+	require.Equal(t, metav1.ConditionTrue, availableCondition(c, nil).Status)
+	got := availableCondition(c, []clusterv1.ClusterAvailabilityGate{
+		gate("example.com/Backup", ""), gate("example.com/Degraded", clusterv1.NegativePolarityCondition), gate("example.com/Audited", ""),
+	})
+	require.Equal(t, metav1.ConditionFalse, got.Status)
+	require.Equal(t, "example.com/Backup is False, the availability gate wants True: the last backup failed; "+
+		"example.com/Degraded is True, the availability gate wants False; example.com/Audited not reported yet (spec.availabilityGates)", got.Message)
+
+	conditions.Set(c, conditions.True("example.com/Backup", "Done", ""))
+	conditions.Set(c, conditions.False("example.com/Degraded", "Healthy", ""))
+	require.Equal(t, metav1.ConditionTrue, availableCondition(c, []clusterv1.ClusterAvailabilityGate{
+		gate("example.com/Backup", clusterv1.PositivePolarityCondition), gate("example.com/Degraded", clusterv1.NegativePolarityCondition),
+	}).Status)
+}

@@ -46,6 +46,8 @@ const DockerMachinePoolLabel = "io.capstan.docker-machine-pool"
 const (
 	imageRetry       = time.Minute
 	deletingRecorded = 100 * time.Millisecond
+	// defaultNodeReadyPoll is Reconciler.NodeReadyPoll when unset.
+	defaultNodeReadyPoll = 10 * time.Second
 )
 
 // Reconciler reconciles DockerMachinePools, or DevMachinePools.
@@ -59,6 +61,9 @@ type Reconciler struct {
 	Workload node.WorkloadClusters
 	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
 	WatchFilterValue string
+	// NodeReadyPoll is how often a rollout that waits for a new instance's Node to be Ready
+	// checks again, in case no MachinePool status change announces it (10s when zero).
+	NodeReadyPoll time.Duration
 	// Dev makes the controller reconcile DevMachinePools instead: each is read as the
 	// DockerMachinePool its spec.backend.docker describes, reconciled by the same logic, and what
 	// changed is written back to the DevMachinePool (package devkinds).
@@ -79,6 +84,9 @@ func (r *Reconciler) nodes() *node.Provisioner {
 func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil || r.APIReader == nil || r.Docker == nil || r.Workload == nil {
 		return errors.New("dockermachinepool reconciler needs Client, APIReader, Docker and Workload")
+	}
+	if r.NodeReadyPoll == 0 {
+		r.NodeReadyPoll = defaultNodeReadyPoll
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	newList := r.kinds().NewMachinePoolList
@@ -142,6 +150,10 @@ type scope struct {
 	// listed is set once the pool's containers were listed: instances is then what exists.
 	listed    bool
 	instances []*instance
+	// spec is what a new instance is made from now; rolloutWait says why an outdated instance
+	// is not removed yet.
+	spec        instanceSpec
+	rolloutWait string
 	// wait is why the pool cannot go on (an owner, the Cluster, its infrastructure, the
 	// bootstrap data, the image); nil when nothing is awaited.
 	wait *problem
@@ -164,6 +176,8 @@ type instance struct {
 	// ready is set once the Node carries the providerID; nodeWait says why it does not.
 	ready    bool
 	nodeWait string
+	// outdated is set when the instance was made from an older template or version.
+	outdated bool
 }
 
 // Reconcile is the controller's entry point.

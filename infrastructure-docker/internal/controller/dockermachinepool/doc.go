@@ -39,9 +39,15 @@
 // each new instance's containerd before its bootstrap starts, once (see internal/node); an
 // image missing from the engine holds the bootstrap and ReplicasReady names it.
 //
-// Not done: a bootstrap timeout other than the default 5m, MachinePool failure domains, and
-// rolling out instances of an older template or version: an existing instance stays as it was
-// created.
+// Rollouts (rollout.go): each container records, in a label, a hash of what it was made from
+// (image, extraMounts, preLoadImages); an instance whose hash differs from the pool's current
+// one (a new MachinePool version, customImage or template) is replaced one at a time: a new
+// instance first (one beyond spec.replicas at most), and an old one goes only while as many Nodes
+// as spec.replicas stay Ready without it (a MachineDeployment's default maxSurge 1,
+// maxUnavailable 0). A container made before the label existed is judged by its image, as
+// upstream's Docker provider judges every instance.
+//
+// Not done: a bootstrap timeout other than the default 5m, MachinePool failure domains.
 //
 // The package owns the pool's node containers and the DockerMachinePool's status. It must not
 // touch the load balancer nor the DockerMachines' containers (it only lists them), nor import

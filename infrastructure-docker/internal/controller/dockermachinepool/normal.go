@@ -14,13 +14,15 @@ import (
 	"capstan.dev/infrastructure-docker/internal/node"
 )
 
-// reconcileNormal finds the pool's containers, scales them to the MachinePool's replicas, keeps
+// reconcileNormal finds the pool's containers, replaces those of an older template or version
+// (rollout.go), scales them to the MachinePool's replicas, keeps
 // their view of the cluster's addresses, bootstraps the new ones and marks their Nodes. Each
 // step runs every reconcile; the first error ends it.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
 	var result ctrl.Result
 	for _, step := range []func(context.Context, *scope) (ctrl.Result, error){
 		r.listInstances,
+		r.markOutdated,
 		r.scaleDown,
 		r.scaleUp,
 		r.syncClusterAddresses,

@@ -19,32 +19,53 @@ import (
 // maxNamePrefix keeps <prefix>-<5 characters> within the 63 characters of a hostname.
 const maxNamePrefix = 63 - 6
 
-// scaleDown removes the instances beyond the MachinePool's replicas: the least advanced first
-// (not bootstrapped, then without the Node's providerID), the newest first among equals, so the
-// instances that serve longest stay.
+// scaleDown removes the instances beyond the MachinePool's replicas: those of an older template
+// or version first, then the least advanced (not bootstrapped, then without the Node's
+// providerID), the newest first among equals, so the instances that serve longest stay. While a
+// rollout runs, an instance whose Node is Ready goes only if as many Ready Nodes as replicas stay
+// without it; the next reconcile (a Node turning Ready changes the MachinePool's status) goes on.
 func (r *Reconciler) scaleDown(ctx context.Context, s *scope) (ctrl.Result, error) {
 	excess := len(s.instances) - s.desired
 	if excess <= 0 {
 		return ctrl.Result{}, nil
 	}
-	victims := scaleDownOrder(s.instances)
-	for _, victim := range victims[:excess] {
+	var ready map[*instance]bool
+	if countOutdated(s.instances) > 0 {
+		var err error
+		if ready, err = r.readyNodes(ctx, s); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	readyLeft := len(ready)
+	for _, victim := range scaleDownOrder(s.instances)[:excess] {
+		if ready[victim] && readyLeft-1 < s.desired {
+			s.rolloutWait = fmt.Sprintf("instance %s goes once another instance's Node is Ready (%d Nodes Ready, %d wanted)",
+				victim.container.Name, readyLeft, s.desired)
+			return ctrl.Result{RequeueAfter: r.NodeReadyPoll}, nil
+		}
 		ctrl.LoggerFrom(ctx).Info("Removing a node container to scale down", "container", victim.container.Name,
-			"replicas", s.desired, "bootstrapped", victim.recorded.Bootstrapped, "ready", victim.recorded.Ready)
+			"replicas", s.desired, "outdated", victim.outdated, "bootstrapped", victim.recorded.Bootstrapped, "ready", victim.recorded.Ready)
 		if err := r.Docker.Remove(ctx, &victim.container); err != nil {
 			return ctrl.Result{}, fmt.Errorf("removing instance %s to scale down: %w", victim.container.Name, err)
 		}
 		s.instances = remove(s.instances, victim)
+		if ready[victim] {
+			readyLeft--
+		}
 	}
 	return ctrl.Result{}, nil
 }
 
-// scaleDownOrder sorts a copy of instances in the order scale down removes them: by progress,
-// then newest first, then by name (last first) so that the order is total.
+// scaleDownOrder sorts a copy of instances in the order scale down removes them: outdated
+// first, then by progress, then newest first, then by name (last first) so that the order is
+// total.
 func scaleDownOrder(instances []*instance) []*instance {
 	out := append([]*instance(nil), instances...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
+		if a.outdated != b.outdated {
+			return a.outdated
+		}
 		if progress(a) != progress(b) {
 			return progress(a) < progress(b)
 		}
@@ -78,10 +99,11 @@ func remove(list []*instance, victim *instance) []*instance {
 	return out
 }
 
-// scaleUp creates the missing instances once the Cluster's infrastructure is provisioned and
-// the MachinePool has bootstrap data. Their bootstrap starts in bootstrapInstances.
+// scaleUp creates the missing instances, and during a rollout their replacements (toCreate),
+// once the Cluster's infrastructure is provisioned and the MachinePool has bootstrap data. Their
+// bootstrap starts in bootstrapInstances.
 func (r *Reconciler) scaleUp(ctx context.Context, s *scope) (ctrl.Result, error) {
-	missing := s.desired - len(s.instances)
+	missing := toCreate(s.instances, s.desired)
 	if missing <= 0 {
 		return ctrl.Result{}, nil
 	}
@@ -97,7 +119,7 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope) (ctrl.Result, error)
 	}
 	tmpl := s.pool.Spec.Template
 	version := mp.Spec.Template.Spec.Version
-	image := node.Image(tmpl.CustomImage, version)
+	image := s.spec.image
 	if image == "" {
 		s.wait = &problem{infrav1.DockerMachinePoolImageNotFoundReason, fmt.Sprintf(
 			"MachinePool %s has no spec.template.spec.version: set it, or set spec.template.customImage on the DockerMachinePool", mp.Name)}
@@ -113,7 +135,7 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope) (ctrl.Result, error)
 		ctrl.LoggerFrom(ctx).Info("Creating a node container to scale up", "container", name, "image", image, "replicas", s.desired)
 		c, err := r.nodes().Create(ctx, node.ContainerSpec{
 			Name: name, Image: image, Owner: s.owner, Role: docker.RoleWorker, Mounts: tmpl.ExtraMounts,
-			Labels: map[string]string{DockerMachinePoolLabel: s.pool.Name},
+			Labels: map[string]string{DockerMachinePoolLabel: s.pool.Name, SpecHashLabel: s.spec.hash},
 		})
 		if errors.Is(err, docker.ErrImageNotFound) {
 			customField := ""

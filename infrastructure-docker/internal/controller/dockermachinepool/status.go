@@ -101,6 +101,8 @@ func replicasReadyCondition(s *scope) metav1.Condition {
 		first := preLoading[0]
 		return conditions.False(t, preLoadReasons[first.bootstrap.Phase], fmt.Sprintf(
 			"The bootstrap of %d of %d instances waits for spec.template.preLoadImages; instance %s: %s", len(preLoading), n, first.container.Name, first.bootstrap.Message))
+	case countOutdated(s.instances) > 0:
+		return conditions.False(t, infrav1.DockerMachinePoolRollingOutReason, rollingOutMessage(s))
 	case n < s.desired:
 		return conditions.False(t, infrav1.DockerMachinePoolScalingUpReason, fmt.Sprintf(
 			"%d of %d instances exist", n, s.desired))
@@ -158,4 +160,21 @@ func readyCondition(s *scope) metav1.Condition {
 		return conditions.False(t, infrav1.DockerMachinePoolNotReadyReason, c.Message)
 	}
 	return conditions.False(t, infrav1.DockerMachinePoolNotReadyReason, infrav1.DockerMachinePoolReplicasReadyCondition+" is "+string(c.Status))
+}
+
+// rollingOutMessage says how far the replacement of the instances of an older template or
+// version is, and what it waits for.
+func rollingOutMessage(s *scope) string {
+	var outdated []string
+	for _, in := range s.instances {
+		if in.outdated {
+			outdated = append(outdated, in.container.Name)
+		}
+	}
+	msg := fmt.Sprintf("Replacing %d of %d instances made from an older spec.template or version (new ones run %s), one at a time: %s",
+		len(outdated), len(s.instances), s.spec.image, strings.Join(outdated, ", "))
+	if s.rolloutWait != "" {
+		msg += "; " + s.rolloutWait
+	}
+	return msg
 }
