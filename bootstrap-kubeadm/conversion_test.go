@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +21,7 @@ import (
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
 	"capstan.dev/bootstrap-kubeadm/internal/controller/kubeadmconfig"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conversion"
 	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/manager"
@@ -216,4 +220,53 @@ func updateV1Beta1(t *testing.T, obj client.Object, mutate func()) {
 		mutate()
 		return env.Client.Update(context.Background(), obj)
 	}))
+}
+
+// TestConversion_V1Beta1ClientSideApplyOfALargeTemplateIsAccepted applies a KubeadmConfigTemplate
+// of about 200 KiB of files as `kubectl apply` (client-side) does through v1beta1: created with
+// its last-applied copy in an annotation, then changed with a merge patch that replaces that
+// copy. Both are accepted (as upstream): the conversion-data annotation beside the 200 KiB copy
+// holds only what the other version cannot express, so the annotations stay under the API
+// server's 256 KiB limit on every conversion. v1beta1 reads back what was applied.
+func TestConversion_V1Beta1ClientSideApplyOfALargeTemplateIsAccepted(t *testing.T) {
+	ctx := context.Background()
+	startManager(t)
+	ns := env.CreateNamespace(t, "conversion")
+	tpl := &bootstrapv1beta1.KubeadmConfigTemplate{ObjectMeta: metav1.ObjectMeta{Name: "large", Namespace: ns}}
+	tpl.Spec.Template.Spec = legacySpec()
+	for i := range 4 {
+		tpl.Spec.Template.Spec.Files = append(tpl.Spec.Template.Spec.Files,
+			bootstrapv1beta1.File{Path: fmt.Sprintf("/etc/large-%d", i), Content: strings.Repeat("x", 50<<10)})
+	}
+	withLastApplied(t, tpl)
+	require.NoError(t, env.Client.Create(ctx, tpl))
+
+	applied := tpl.DeepCopy()
+	applied.Spec.Template.Spec.Files[1].Content = strings.Repeat("y", 50<<10)
+	withLastApplied(t, applied)
+	require.NoError(t, env.Client.Patch(ctx, applied, client.MergeFrom(tpl)))
+
+	got := &bootstrapv1beta1.KubeadmConfigTemplate{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(tpl), got))
+	require.Equal(t, applied.Spec, got.Spec)
+	require.Equal(t, applied.Annotations[lastAppliedAnnotation], got.Annotations[lastAppliedAnnotation])
+	stored := &bootstrapv1.KubeadmConfigTemplate{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(tpl), stored))
+	require.Less(t, len(stored.Annotations[conversion.DataAnnotation]), 1<<10,
+		"v1beta2 records only what it cannot express: %.300s", stored.Annotations[conversion.DataAnnotation])
+}
+
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// withLastApplied sets kubectl's last-applied annotation to obj as it is (without that
+// annotation), as a client-side apply does.
+func withLastApplied(t *testing.T, obj *bootstrapv1beta1.KubeadmConfigTemplate) {
+	t.Helper()
+	c := obj.DeepCopy()
+	c.TypeMeta = metav1.TypeMeta{APIVersion: bootstrapv1beta1.GroupVersion.String(), Kind: "KubeadmConfigTemplate"}
+	c.ResourceVersion = ""
+	delete(c.Annotations, lastAppliedAnnotation)
+	raw, err := json.Marshal(c)
+	require.NoError(t, err)
+	metav1.SetMetaDataAnnotation(&obj.ObjectMeta, lastAppliedAnnotation, string(raw))
 }
