@@ -215,14 +215,22 @@ func TestClusterResourceSet_ApplyOnceNeverOverwritesWhatIsInTheWorkloadCluster(t
 	inLater := func(name string) string {
 		return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\n", name, later)
 	}
-	f.newConfigMap("named", map[string]string{"m": f.workloadConfigMap("kept", "1") + "---\n" + inLater("named")})
+	// The object that fails comes first: an attempt that gets past it (once the namespace
+	// exists) puts "kept" after the user changed it.
+	f.newConfigMap("named", map[string]string{"m": inLater("named") + "---\n" + f.workloadConfigMap("kept", "1")})
 	f.newConfigMap("generated", map[string]string{"m": fmt.Sprintf(
 		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: wl-gen-\n  namespace: %s\ndata:\n  value: x\n---\n%s", f.ns, inLater("generated"))})
 	crs := f.newCRS("once", addonsv1.ClusterResourceSetStrategyApplyOnce, configMapRef("named"), configMapRef("generated"))
 
 	kept := f.waitWorkloadConfigMap("kept", "1")
-	c := f.waitCondition(crs, metav1.ConditionFalse, addonsv1.ClusterResourceSetResourcesNotAppliedReason)
-	require.Contains(t, c.Message, `namespaces "`+later+`" not found`)
+	envtest.WaitFor(t, timeout, "the apply to fail on the missing namespace", func() (bool, error) {
+		cur := &addonsv1.ClusterResourceSet{}
+		if err := env.Client.Get(f.ctx, client.ObjectKeyFromObject(crs), cur); err != nil {
+			return false, err
+		}
+		c := conditions.Get(cur, addonsv1.ClusterResourceSetResourcesAppliedCondition)
+		return c != nil && strings.Contains(c.Message, `namespaces "`+later+`" not found`), nil
+	})
 	envtest.Update(t, env.Client, kept, func() { kept.Data["value"] = "changed by the user" })
 
 	require.NoError(t, env.Client.Create(f.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: later}}))
