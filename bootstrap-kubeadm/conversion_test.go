@@ -157,6 +157,10 @@ func TestConversion_V1Beta1ClientWorksOnObjectsTheV1Beta2ControllersOwn(t *testi
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(kcp), gotCP))
 	require.Equal(t, infraRef, gotCP.Spec.MachineTemplate.InfrastructureRef)
 
+	t.Run("a v1beta1 client-side apply of a 200 KiB KubeadmConfigTemplate is accepted", func(t *testing.T) {
+		requireLargeClientSideApplyAccepted(t, ns)
+	})
+
 	// The manager goes away: v1beta2 still reads, v1beta1 fails and says why.
 	stop()
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(kc), &bootstrapv1.KubeadmConfig{}))
@@ -222,16 +226,15 @@ func updateV1Beta1(t *testing.T, obj client.Object, mutate func()) {
 	}))
 }
 
-// TestConversion_V1Beta1ClientSideApplyOfALargeTemplateIsAccepted applies a KubeadmConfigTemplate
-// of about 200 KiB of files as `kubectl apply` (client-side) does through v1beta1: created with
-// its last-applied copy in an annotation, then changed with a merge patch that replaces that
-// copy. Both are accepted (as upstream): the conversion-data annotation beside the 200 KiB copy
-// holds only what the other version cannot express, so the annotations stay under the API
-// server's 256 KiB limit on every conversion. v1beta1 reads back what was applied.
-func TestConversion_V1Beta1ClientSideApplyOfALargeTemplateIsAccepted(t *testing.T) {
+// requireLargeClientSideApplyAccepted applies a KubeadmConfigTemplate of about 200 KiB of files
+// as `kubectl apply` (client-side) does through v1beta1: created with its last-applied copy in
+// an annotation, then changed with a merge patch that replaces that copy. Both are accepted (as
+// upstream): the conversion-data annotation beside the 200 KiB copy holds only what the other
+// version cannot express, so the annotations stay under the API server's 256 KiB limit on every
+// conversion. v1beta1 reads back what was applied. (It runs within the test above: a manager
+// starts once per process.)
+func requireLargeClientSideApplyAccepted(t *testing.T, ns string) {
 	ctx := context.Background()
-	startManager(t)
-	ns := env.CreateNamespace(t, "conversion")
 	tpl := &bootstrapv1beta1.KubeadmConfigTemplate{ObjectMeta: metav1.ObjectMeta{Name: "large", Namespace: ns}}
 	tpl.Spec.Template.Spec = legacySpec()
 	for i := range 4 {
