@@ -273,3 +273,29 @@ func withLastApplied(t *testing.T, obj *bootstrapv1beta1.KubeadmConfigTemplate) 
 	require.NoError(t, err)
 	metav1.SetMetaDataAnnotation(&obj.ObjectMeta, lastAppliedAnnotation, string(raw))
 }
+
+// TestConversion_TwoReplicasShareOneTrustRootAndStopWriting runs two replicas of the manager's
+// conversion webhook behind one Service (contracts/envtest.RequireConversionReplicasAgree): once
+// both are ready they write no CRD, and a v1beta1 read converts through either replica.
+func TestConversion_TwoReplicasShareOneTrustRootAndStopWriting(t *testing.T) {
+	ctx := context.Background()
+	ns := env.CreateNamespace(t, "replicas")
+	kc := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Name: "kc", Namespace: ns}}
+	require.NoError(t, env.Client.Create(ctx, kc))
+	env.RequireConversionReplicasAgree(t, envtest.ConversionReplicas{
+		CRDs: providerCRDs,
+		Start: func(t *testing.T, i int, webhook conversionwebhook.Options, healthAddr string) {
+			name := fmt.Sprintf("bootstrap-kubeadm-replica-%d", i)
+			opts := manager.NewOptions(name, name, "default")
+			opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress, opts.Webhook = false, "0", healthAddr, webhook
+			mgr, err := manager.New(opts, env.Client.Scheme(), env.UserFromRBACMarkers(t, "capstan-"+name, "rbac.go",
+				"internal/controller/kubeadmconfig/controller.go", "internal/controller/kubeadmcontrolplane/controller.go"))
+			require.NoError(t, err)
+			require.NoError(t, setupConversionWebhook(mgr, opts))
+			envtest.StartManager(t, mgr)
+		},
+		Convert: func() error {
+			return env.Client.Get(ctx, client.ObjectKeyFromObject(kc), &bootstrapv1beta1.KubeadmConfig{})
+		},
+	})
+}

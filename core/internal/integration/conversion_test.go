@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -253,6 +254,33 @@ func verifiedBy(cert *x509.Certificate, bundle []byte) error {
 	pool.AppendCertsFromPEM(bundle)
 	_, err := cert.Verify(x509.VerifyOptions{Roots: pool, DNSName: strings.Split(cert.IPAddresses[0].String(), "%")[0]})
 	return err
+}
+
+// TestConversion_TwoReplicasShareOneTrustRootAndStopWriting runs two replicas of the core
+// manager's conversion webhook behind one Service (contracts/envtest.RequireConversionReplicasAgree):
+// once both are ready they write no CRD, and a v1beta1 read converts through either replica.
+func TestConversion_TwoReplicasShareOneTrustRootAndStopWriting(t *testing.T) {
+	ctx := context.Background()
+	ns := env.CreateNamespace(t, "replicas")
+	c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: ns}, Spec: clusterv1.ClusterSpec{
+		InfrastructureRef: crds.Ref(crds.GenericInfrastructureClusterGVK, "c1")}}
+	require.NoError(t, env.Client.Create(ctx, c))
+	old, err := client.New(env.Config, client.Options{Scheme: conversionScheme(t)})
+	require.NoError(t, err)
+	env.RequireConversionReplicasAgree(t, envtest.ConversionReplicas{
+		CRDs: coreCRDs(),
+		Start: func(t *testing.T, i int, webhook conversionwebhook.Options, healthAddr string) {
+			name := fmt.Sprintf("core-replica-%d", i)
+			opts := manager.NewOptions(name, name, "default")
+			opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress, opts.Webhook = false, "0", healthAddr, webhook
+			mgr, err := manager.New(opts, conversionScheme(t), env.UserFromRBACMarkers(t, "capstan-"+name,
+				"../../rbac.go", "../controller/cluster/controller.go"))
+			require.NoError(t, err)
+			require.NoError(t, conversionwebhook.Setup(mgr, opts.Webhook, converters.Kinds(conversion.CRDContractResolver{Reader: mgr.GetClient()})))
+			envtest.StartManager(t, mgr)
+		},
+		Convert: func() error { return old.Get(ctx, client.ObjectKeyFromObject(c), &clusterv1beta1.Cluster{}) },
+	})
 }
 
 func hasV1Beta1Condition(conds clusterv1beta1.Conditions, t string) bool {

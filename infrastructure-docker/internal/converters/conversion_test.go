@@ -2,6 +2,7 @@ package converters
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -32,6 +33,15 @@ import (
 // plural names of the CRDs the provider's webhook serves.
 var servedCRDs = []string{"dockerclusters", "dockerclustertemplates", "dockermachines", "dockermachinetemplates",
 	"dockermachinepools", "dockermachinepooltemplates", "devclusters", "devclustertemplates", "devmachines", "devmachinetemplates"}
+
+// servedCRDNames are the names of the CRDs the provider's webhook serves.
+func servedCRDNames() []string {
+	names := make([]string, 0, len(servedCRDs))
+	for _, plural := range servedCRDs {
+		names = append(names, plural+"."+infrav1.GroupVersion.Group)
+	}
+	return names
+}
 
 func conversionScheme(t *testing.T) *runtime.Scheme {
 	t.Helper()
@@ -66,11 +76,7 @@ func startManagerWithWebhook(t *testing.T, plane string) (stop func()) {
 	require.NoError(t, (&dockermachine.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc,
 		WatchFilterValue: plane}).SetupWithManager(ctx, mgr, copts))
 	stop = envtest.StartManager(t, mgr)
-	names := make([]string, 0, len(servedCRDs))
-	for _, plural := range servedCRDs {
-		names = append(names, plural+"."+infrav1.GroupVersion.Group)
-	}
-	env.WaitForConversionWebhook(t, 60*time.Second, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path, names...)
+	env.WaitForConversionWebhook(t, 60*time.Second, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path, servedCRDNames()...)
 	return stop
 }
 
@@ -191,4 +197,29 @@ func TestConversion_V1Beta1ClientWorksOnDockerObjectsTheV1Beta2ControllersOwn(t 
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(dm), &infrav1.DockerMachine{}))
 	err = old.Get(ctx, client.ObjectKeyFromObject(dm), &infrav1beta1.DockerMachine{})
 	require.ErrorContains(t, err, "conversion webhook for infrastructure.cluster.x-k8s.io/v1beta2, Kind=DockerMachine failed")
+}
+
+// TestConversion_TwoReplicasShareOneTrustRootAndStopWriting runs two replicas of the provider's
+// conversion webhook behind one Service (contracts/envtest.RequireConversionReplicasAgree): once
+// both are ready they write no CRD, and a v1beta1 read converts through either replica.
+func TestConversion_TwoReplicasShareOneTrustRootAndStopWriting(t *testing.T) {
+	ctx := context.Background()
+	ns := env.CreateNamespace(t, "replicas")
+	dc := &infrav1.DockerCluster{ObjectMeta: metav1.ObjectMeta{Name: "dc", Namespace: ns}}
+	require.NoError(t, env.Client.Create(ctx, dc))
+	old, err := client.New(env.Config, client.Options{Scheme: conversionScheme(t)})
+	require.NoError(t, err)
+	env.RequireConversionReplicasAgree(t, envtest.ConversionReplicas{
+		CRDs: servedCRDNames(),
+		Start: func(t *testing.T, i int, webhook conversionwebhook.Options, healthAddr string) {
+			name := fmt.Sprintf("docker-replica-%d", i)
+			opts := manager.NewOptions(name, name, "default")
+			opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress, opts.Webhook = false, "0", healthAddr, webhook
+			mgr, err := manager.New(opts, conversionScheme(t), env.UserFromRBACMarkers(t, "capstan-"+name, "../../rbac.go"))
+			require.NoError(t, err)
+			require.NoError(t, conversionwebhook.Setup(mgr, opts.Webhook, Kinds()))
+			envtest.StartManager(t, mgr)
+		},
+		Convert: func() error { return old.Get(ctx, client.ObjectKeyFromObject(dc), &infrav1beta1.DockerCluster{}) },
+	})
 }
