@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1beta1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta1"
@@ -283,16 +284,10 @@ func TestConversion_TwoReplicasShareOneTrustRootAndStopWriting(t *testing.T) {
 	kc := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Name: "kc", Namespace: ns}}
 	require.NoError(t, env.Client.Create(ctx, kc))
 	env.RequireConversionReplicasAgree(t, envtest.ConversionReplicas{
-		CRDs: providerCRDs,
-		Start: func(t *testing.T, i int, webhook conversionwebhook.Options, healthAddr string) {
-			name := fmt.Sprintf("bootstrap-kubeadm-replica-%d", i)
-			opts := manager.NewOptions(name, name, "default")
-			opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress, opts.Webhook = false, "0", healthAddr, webhook
-			mgr, err := manager.New(opts, env.Client.Scheme(), env.UserFromRBACMarkers(t, "capstan-"+name, "rbac.go",
-				"internal/controller/kubeadmconfig/controller.go", "internal/controller/kubeadmcontrolplane/controller.go"))
-			require.NoError(t, err)
-			require.NoError(t, setupConversionWebhook(mgr, opts))
-			envtest.StartManager(t, mgr)
+		Name: "bootstrap-kubeadm", Scheme: env.Client.Scheme(), CRDs: providerCRDs,
+		RBAC: []string{"rbac.go", "internal/controller/kubeadmconfig/controller.go", "internal/controller/kubeadmcontrolplane/controller.go"},
+		Setup: func(mgr ctrl.Manager, webhook conversionwebhook.Options) error {
+			return setupConversionWebhook(mgr, &manager.Options{Webhook: webhook})
 		},
 		Convert: func() error {
 			return env.Client.Get(ctx, client.ObjectKeyFromObject(kc), &bootstrapv1beta1.KubeadmConfig{})

@@ -13,23 +13,47 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"capstan.dev/contracts/conversionwebhook"
+	"capstan.dev/contracts/manager"
 )
 
 // ConversionReplicas is a manager whose conversion webhook runs in several replicas behind one
 // Service, as its Deployment runs it.
 type ConversionReplicas struct {
+	// Name names the manager (each replica's name ends in its index).
+	Name string
+	// Scheme is the manager's scheme, with the older versions its webhook serves.
+	Scheme *runtime.Scheme
+	// RBAC are the files whose +kubebuilder:rbac markers hold what the webhook needs; each
+	// replica runs as a user holding only those.
+	RBAC []string
+	// Setup sets the conversion webhook up on a replica's manager as the provider's main does.
+	Setup func(mgr ctrl.Manager, webhook conversionwebhook.Options) error
 	// CRDs are the CRDs its webhook serves.
 	CRDs []string
-	// Start runs replica i: a manager with the conversion webhook set up as the provider's
-	// main sets it up, with webhook as its options and its health probes on healthAddr. It
-	// stops when the test ends.
-	Start func(t *testing.T, i int, webhook conversionwebhook.Options, healthAddr string)
 	// Convert reads an object at an older version, which the webhook converts.
 	Convert func() error
+}
+
+// startReplica runs replica i of r with its health probes on healthAddr until the test ends.
+func (e *Environment) startReplica(t *testing.T, r ConversionReplicas, i int, webhook conversionwebhook.Options, healthAddr string) {
+	t.Helper()
+	name := fmt.Sprintf("%s-replica-%d", r.Name, i)
+	opts := manager.NewOptions(name, name, "default")
+	opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress, opts.Webhook = false, "0", healthAddr, webhook
+	mgr, err := manager.New(opts, r.Scheme, e.UserFromRBACMarkers(t, "capstan-"+name, r.RBAC...))
+	if err != nil {
+		t.Fatalf("creating %s: %v", name, err)
+	}
+	if err := r.Setup(mgr, opts.Webhook); err != nil {
+		t.Fatalf("setting up the conversion webhook of %s: %v", name, err)
+	}
+	StartManager(t, mgr)
 }
 
 // quietResyncs is how many resyncs of every replica must pass without a CRD write.
@@ -51,7 +75,7 @@ func (e *Environment) RequireConversionReplicasAgree(t *testing.T, r ConversionR
 		o := conversionwebhook.DefaultOptions()
 		o.BindAddress, o.Service, o.URL, o.ResyncInterval = addr, ns+"/webhook-service", front.URL(), resync
 		health = append(health, FreeLoopbackAddr(t))
-		r.Start(t, i, o, health[i])
+		e.startReplica(t, r, i, o, health[i])
 	}
 	for i, addr := range health {
 		WaitFor(t, 60*time.Second, fmt.Sprintf("replica %d to be ready", i), func() (bool, error) {

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
@@ -268,16 +268,10 @@ func TestConversion_TwoReplicasShareOneTrustRootAndStopWriting(t *testing.T) {
 	old, err := client.New(env.Config, client.Options{Scheme: conversionScheme(t)})
 	require.NoError(t, err)
 	env.RequireConversionReplicasAgree(t, envtest.ConversionReplicas{
-		CRDs: coreCRDs(),
-		Start: func(t *testing.T, i int, webhook conversionwebhook.Options, healthAddr string) {
-			name := fmt.Sprintf("core-replica-%d", i)
-			opts := manager.NewOptions(name, name, "default")
-			opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress, opts.Webhook = false, "0", healthAddr, webhook
-			mgr, err := manager.New(opts, conversionScheme(t), env.UserFromRBACMarkers(t, "capstan-"+name,
-				"../../rbac.go", "../controller/cluster/controller.go"))
-			require.NoError(t, err)
-			require.NoError(t, conversionwebhook.Setup(mgr, opts.Webhook, converters.Kinds(conversion.CRDContractResolver{Reader: mgr.GetClient()})))
-			envtest.StartManager(t, mgr)
+		Name: "core", Scheme: conversionScheme(t), CRDs: coreCRDs(),
+		RBAC: []string{"../../rbac.go", "../controller/cluster/controller.go"},
+		Setup: func(mgr ctrl.Manager, webhook conversionwebhook.Options) error {
+			return conversionwebhook.Setup(mgr, webhook, converters.Kinds(conversion.CRDContractResolver{Reader: mgr.GetClient()}))
 		},
 		Convert: func() error { return old.Get(ctx, client.ObjectKeyFromObject(c), &clusterv1beta1.Cluster{}) },
 	})

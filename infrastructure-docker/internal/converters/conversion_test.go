@@ -2,7 +2,6 @@ package converters
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
@@ -210,15 +210,9 @@ func TestConversion_TwoReplicasShareOneTrustRootAndStopWriting(t *testing.T) {
 	old, err := client.New(env.Config, client.Options{Scheme: conversionScheme(t)})
 	require.NoError(t, err)
 	env.RequireConversionReplicasAgree(t, envtest.ConversionReplicas{
-		CRDs: servedCRDNames(),
-		Start: func(t *testing.T, i int, webhook conversionwebhook.Options, healthAddr string) {
-			name := fmt.Sprintf("docker-replica-%d", i)
-			opts := manager.NewOptions(name, name, "default")
-			opts.LeaderElect, opts.MetricsBindAddress, opts.HealthProbeBindAddress, opts.Webhook = false, "0", healthAddr, webhook
-			mgr, err := manager.New(opts, conversionScheme(t), env.UserFromRBACMarkers(t, "capstan-"+name, "../../rbac.go"))
-			require.NoError(t, err)
-			require.NoError(t, conversionwebhook.Setup(mgr, opts.Webhook, Kinds()))
-			envtest.StartManager(t, mgr)
+		Name: "infrastructure-docker", Scheme: conversionScheme(t), CRDs: servedCRDNames(), RBAC: []string{"../../rbac.go"},
+		Setup: func(mgr ctrl.Manager, webhook conversionwebhook.Options) error {
+			return conversionwebhook.Setup(mgr, webhook, Kinds())
 		},
 		Convert: func() error { return old.Get(ctx, client.ObjectKeyFromObject(dc), &infrav1beta1.DockerCluster{}) },
 	})
