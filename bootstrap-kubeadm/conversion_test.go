@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1beta1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta1"
@@ -18,6 +22,7 @@ import (
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
 	"capstan.dev/bootstrap-kubeadm/internal/controller/kubeadmconfig"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conversion"
 	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/manager"
@@ -153,6 +158,10 @@ func TestConversion_V1Beta1ClientWorksOnObjectsTheV1Beta2ControllersOwn(t *testi
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(kcp), gotCP))
 	require.Equal(t, infraRef, gotCP.Spec.MachineTemplate.InfrastructureRef)
 
+	t.Run("a v1beta1 client-side apply of a 200 KiB KubeadmConfigTemplate is accepted", func(t *testing.T) {
+		requireLargeClientSideApplyAccepted(t, ns)
+	})
+
 	// The manager goes away: v1beta2 still reads, v1beta1 fails and says why.
 	stop()
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(kc), &bootstrapv1.KubeadmConfig{}))
@@ -216,4 +225,72 @@ func updateV1Beta1(t *testing.T, obj client.Object, mutate func()) {
 		mutate()
 		return env.Client.Update(context.Background(), obj)
 	}))
+}
+
+// requireLargeClientSideApplyAccepted applies a KubeadmConfigTemplate of about 200 KiB of files
+// as `kubectl apply` (client-side) does through v1beta1: created with its last-applied copy in
+// an annotation, then changed with a merge patch that replaces that copy. Both are accepted (as
+// upstream): the conversion-data annotation beside the 200 KiB copy holds only what the other
+// version cannot express, so the annotations stay under the API server's 256 KiB limit on every
+// conversion. v1beta1 reads back what was applied. (It runs within the test above: a manager
+// starts once per process.)
+func requireLargeClientSideApplyAccepted(t *testing.T, ns string) {
+	ctx := context.Background()
+	tpl := &bootstrapv1beta1.KubeadmConfigTemplate{ObjectMeta: metav1.ObjectMeta{Name: "large", Namespace: ns}}
+	tpl.Spec.Template.Spec = legacySpec()
+	for i := range 4 {
+		tpl.Spec.Template.Spec.Files = append(tpl.Spec.Template.Spec.Files,
+			bootstrapv1beta1.File{Path: fmt.Sprintf("/etc/large-%d", i), Content: strings.Repeat("x", 50<<10)})
+	}
+	withLastApplied(t, tpl)
+	require.NoError(t, env.Client.Create(ctx, tpl))
+
+	applied := tpl.DeepCopy()
+	applied.Spec.Template.Spec.Files[1].Content = strings.Repeat("y", 50<<10)
+	withLastApplied(t, applied)
+	require.NoError(t, env.Client.Patch(ctx, applied, client.MergeFrom(tpl)))
+
+	got := &bootstrapv1beta1.KubeadmConfigTemplate{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(tpl), got))
+	require.Equal(t, applied.Spec, got.Spec)
+	require.Equal(t, applied.Annotations[lastAppliedAnnotation], got.Annotations[lastAppliedAnnotation])
+	stored := &bootstrapv1.KubeadmConfigTemplate{}
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(tpl), stored))
+	require.Less(t, len(stored.Annotations[conversion.DataAnnotation]), 1<<10,
+		"v1beta2 records only what it cannot express: %.300s", stored.Annotations[conversion.DataAnnotation])
+}
+
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// withLastApplied sets kubectl's last-applied annotation to obj as it is (without that
+// annotation), as a client-side apply does.
+func withLastApplied(t *testing.T, obj *bootstrapv1beta1.KubeadmConfigTemplate) {
+	t.Helper()
+	c := obj.DeepCopy()
+	c.TypeMeta = metav1.TypeMeta{APIVersion: bootstrapv1beta1.GroupVersion.String(), Kind: "KubeadmConfigTemplate"}
+	c.ResourceVersion = ""
+	delete(c.Annotations, lastAppliedAnnotation)
+	raw, err := json.Marshal(c)
+	require.NoError(t, err)
+	metav1.SetMetaDataAnnotation(&obj.ObjectMeta, lastAppliedAnnotation, string(raw))
+}
+
+// TestConversion_TwoReplicasShareOneTrustRootAndStopWriting runs two replicas of the manager's
+// conversion webhook behind one Service (contracts/envtest.RequireConversionReplicasAgree): once
+// both are ready they write no CRD, and a v1beta1 read converts through either replica.
+func TestConversion_TwoReplicasShareOneTrustRootAndStopWriting(t *testing.T) {
+	ctx := context.Background()
+	ns := env.CreateNamespace(t, "replicas")
+	kc := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Name: "kc", Namespace: ns}}
+	require.NoError(t, env.Client.Create(ctx, kc))
+	env.RequireConversionReplicasAgree(t, envtest.ConversionReplicas{
+		Name: "bootstrap-kubeadm", Scheme: env.Client.Scheme(), CRDs: providerCRDs,
+		RBAC: []string{"rbac.go", "internal/controller/kubeadmconfig/controller.go", "internal/controller/kubeadmcontrolplane/controller.go"},
+		Setup: func(mgr ctrl.Manager, webhook conversionwebhook.Options) error {
+			return setupConversionWebhook(mgr, &manager.Options{Webhook: webhook})
+		},
+		Convert: func() error {
+			return env.Client.Get(ctx, client.ObjectKeyFromObject(kc), &bootstrapv1beta1.KubeadmConfig{})
+		},
+	})
 }

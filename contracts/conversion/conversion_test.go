@@ -16,33 +16,6 @@ import (
 	"capstan.dev/contracts/conversion"
 )
 
-func TestMarshalHubData_DropsMetadataAndUnmarshalConsumesTheAnnotation(t *testing.T) {
-	hub := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns", Labels: map[string]string{"a": "b"}},
-		Spec: clusterv1.ClusterSpec{Paused: ptr.To(false)}}
-	spoke := &metav1.ObjectMeta{Annotations: map[string]string{"keep": "me"}}
-	require.NoError(t, conversion.MarshalHubData(hub, spoke))
-	require.JSONEq(t, `{"spec":{"paused":false}}`, spoke.Annotations[conversion.DataAnnotation])
-	require.Equal(t, "c", hub.Name, "the hub itself is not touched")
-
-	restored := &clusterv1.Cluster{}
-	ok, err := conversion.UnmarshalData(spoke, restored)
-	require.NoError(t, err)
-	require.True(t, ok)
-	require.Equal(t, ptr.To(false), restored.Spec.Paused)
-	require.Equal(t, map[string]string{"keep": "me"}, spoke.Annotations, "the annotation is consumed")
-
-	ok, err = conversion.UnmarshalData(spoke, restored)
-	require.NoError(t, err)
-	require.False(t, ok)
-}
-
-func TestUnmarshalData_InvalidJSONNamesTheAnnotation(t *testing.T) {
-	meta := &metav1.ObjectMeta{Annotations: map[string]string{conversion.DataAnnotation: "{not json"}}
-	_, err := conversion.UnmarshalData(meta, &clusterv1.Cluster{})
-	require.ErrorContains(t, err, "metadata.annotations[cluster.x-k8s.io/conversion-data] is not valid conversion data")
-	require.ErrorContains(t, err, "remove the annotation")
-}
-
 func TestRefToContract_TakesTheGroupAndRejectsAMalformedAPIVersion(t *testing.T) {
 	ref, err := conversion.RefToContract(&corev1.ObjectReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta1", Kind: "DockerCluster", Name: "c"}, "spec.infrastructureRef")
 	require.NoError(t, err)
@@ -87,14 +60,4 @@ func TestIntents_FalseAndZeroBecomeUnsetUnlessRecorded(t *testing.T) {
 	require.Equal(t, ptr.To(true), conversion.BoolIntent(true, nil))
 	require.Nil(t, conversion.Int32Intent(0, nil))
 	require.Equal(t, ptr.To[int32](0), conversion.Int32Intent(0, ptr.To[int32](0)))
-}
-
-func TestMarshalHubData_KeepsLargeIntegersExact(t *testing.T) {
-	hub := &clusterv1.Cluster{Status: clusterv1.ClusterStatus{ObservedGeneration: 6821913012222657579}}
-	spoke := &metav1.ObjectMeta{}
-	require.NoError(t, conversion.MarshalHubData(hub, spoke))
-	restored := &clusterv1.Cluster{}
-	_, err := conversion.UnmarshalData(spoke, restored)
-	require.NoError(t, err)
-	require.Equal(t, int64(6821913012222657579), restored.Status.ObservedGeneration)
 }

@@ -5,19 +5,24 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // How every kind converts (see DataAnnotation):
 //
 //   - up (old version -> v1beta2): the v1beta2 object recorded in the annotation, if any, settles
-//     what the old version cannot say (false vs unset, 0 vs unset, v1beta2-only fields); the old
-//     spec and status are then recorded on the v1beta2 object;
+//     what the old version cannot say (false vs unset, 0 vs unset, v1beta2-only fields); what of
+//     the old spec and status v1beta2 cannot express is then recorded on the v1beta2 object;
 //   - down (v1beta2 -> old version): fields are mapped; where the old spec or status recorded on
 //     the object still converts up to exactly the current v1beta2 one, it is returned as written
 //     (so nothing an old-version client wrote is lost, and nothing recorded can be stale: once a
 //     v1beta2 client changed the spec, the mapping wins, keeping only what the stored old spec
-//     says that still means the same); the v1beta2 object is then recorded on the old one.
+//     says that still means the same); what of the v1beta2 object the old version cannot
+//     express is then recorded on the old one.
+//
+// A recording is sparse (sparse.go): it is read back by laying it over what the object being
+// converted gives with nothing recorded (plainUp, plainDown), which yields the whole recorded
+// object again, as before, while nothing changed it.
 
 // KindConversion is one kind's spec and status conversions between an old version (the spoke)
 // and v1beta2 (the hub); Up and Down are the steps every kind shares. A kind without status
@@ -75,8 +80,10 @@ func (k KindConversion[SS, SSt, HS, HSt]) Up(srcMeta *metav1.ObjectMeta, srcSpec
 	dstMeta *metav1.ObjectMeta, dstSpec *HS, dstStatus *HSt) error {
 	*dstMeta = *srcMeta.DeepCopy()
 	restored := &hubData[HS, HSt]{}
-	if _, err := UnmarshalData(dstMeta, restored); err != nil {
-		return err
+	if raw, ok := takeData(dstMeta); ok {
+		if err := restoreSparse(raw, k.plainUp(srcSpec, srcStatus), restored); err != nil {
+			return invalidData(err)
+		}
 	}
 	spec, err := k.SpecUp(srcSpec, &restored.Spec)
 	if err != nil {
@@ -88,7 +95,7 @@ func (k KindConversion[SS, SSt, HS, HSt]) Up(srcMeta *metav1.ObjectMeta, srcSpec
 	if k.Derived != nil {
 		k.Derived.Strip(dstStatus, &recorded)
 	}
-	return MarshalData(spokeData[SS, SSt]{Spec: *srcSpec, Status: recorded}, dstMeta)
+	return recordSparse(k.plainDown(dstMeta.Namespace, dstSpec, dstStatus), spokeData[SS, SSt]{Spec: *srcSpec, Status: recorded}, dstMeta)
 }
 
 // ShowDerived adds to an old-version status what a read of it shows derived (see Derived), so
@@ -102,18 +109,17 @@ func (k KindConversion[SS, SSt, HS, HSt]) ShowDerived(s *SSt) {
 	k.Derived.Show(&hub, s)
 }
 
-// Down converts a hub object (hub, whose parts are srcMeta, srcSpec, srcStatus) into a spoke's.
-func (k KindConversion[SS, SSt, HS, HSt]) Down(ctx context.Context, resolver APIVersionResolver, hub runtime.Object,
+// Down converts a hub object (whose parts are srcMeta, srcSpec, srcStatus) into a spoke's.
+func (k KindConversion[SS, SSt, HS, HSt]) Down(ctx context.Context, resolver APIVersionResolver,
 	srcMeta *metav1.ObjectMeta, srcSpec *HS, srcStatus *HSt, dstMeta *metav1.ObjectMeta, dstSpec *SS, dstStatus *SSt) error {
 	*dstMeta = *srcMeta.DeepCopy()
-	stored := &spokeData[SS, SSt]{}
-	has, err := UnmarshalData(dstMeta, stored)
-	if err != nil {
-		return err
-	}
 	var storedSpec *SS
 	var storedStatus *SSt
-	if has {
+	if raw, ok := takeData(dstMeta); ok {
+		stored := &spokeData[SS, SSt]{}
+		if err := restoreSparse(raw, k.plainDown(srcMeta.Namespace, srcSpec, srcStatus), stored); err != nil {
+			return invalidData(err)
+		}
 		storedSpec, storedStatus = &stored.Spec, &stored.Status
 	}
 	spec, err := k.SpecDown(ctx, srcSpec, srcMeta.Namespace, storedSpec, resolver)
@@ -125,8 +131,37 @@ func (k KindConversion[SS, SSt, HS, HSt]) Down(ctx context.Context, resolver API
 	if k.Derived != nil {
 		k.Derived.Show(srcStatus, dstStatus)
 	}
-	return MarshalHubData(hub, dstMeta)
+	return recordSparse(k.plainUp(dstSpec, dstStatus), hubData[HS, HSt]{Spec: *srcSpec, Status: *srcStatus}, dstMeta)
 }
+
+// plainUp is the baseline of the v1beta2 data recorded on an old-version object: what the old
+// spec and status convert to with nothing restored. Nil (everything is recorded) when the spec
+// does not convert.
+func (k KindConversion[SS, SSt, HS, HSt]) plainUp(spec *SS, status *SSt) *hubData[HS, HSt] {
+	var none hubData[HS, HSt]
+	s, err := k.SpecUp(spec, &none.Spec)
+	if err != nil {
+		return nil
+	}
+	return &hubData[HS, HSt]{Spec: s, Status: k.StatusUp(status, &none.Status)}
+}
+
+// plainDown is the baseline of the old-version data recorded on a v1beta2 object: what the
+// v1beta2 spec and status convert to with nothing stored. References are written with the
+// version "unresolved" rather than looked up, so the baseline depends on the object alone (and
+// a reference an old-version client wrote is always recorded, as written).
+func (k KindConversion[SS, SSt, HS, HSt]) plainDown(namespace string, spec *HS, status *HSt) *spokeData[SS, SSt] {
+	s, err := k.SpecDown(context.Background(), spec, namespace, nil, unresolved)
+	if err != nil {
+		return nil
+	}
+	return &spokeData[SS, SSt]{Spec: s, Status: k.StatusDown(status)}
+}
+
+// unresolved names every group's version "unresolved" (see plainDown).
+var unresolved = ResolverFunc(func(_ context.Context, gk schema.GroupKind) (string, error) {
+	return schema.GroupVersion{Group: gk.Group, Version: "unresolved"}.String(), nil
+})
 
 // Prefer returns stored when it converts up to current, else mapped.
 func Prefer[T, H any](mapped T, stored *T, up func(*T) (H, error), current H) T {

@@ -14,18 +14,22 @@ import (
 	"time"
 )
 
-// servingCertificate is a CA and the serving certificate it signed, valid together.
+// servingCertificate is a CA and the serving certificate it signed, valid together. The CA's
+// key is not kept: a rotation makes a new CA.
 type servingCertificate struct {
-	caPEM    []byte
-	tls      tls.Certificate
-	notAfter time.Time
-	renewAt  time.Time // two thirds of the validity after issuance
+	caPEM, certPEM, keyPEM []byte
+	tls                    tls.Certificate
+	notAfter               time.Time
+	renewAt                time.Time // two thirds of the validity after issuance
 }
+
+// backdate is how long before its issuance a certificate is valid from (clock skew).
+const backdate = time.Minute
 
 // issue makes a new CA and a serving certificate for hosts (DNS names or IP addresses), both
 // valid from a minute ago (clock skew) for validity.
 func issue(hosts []string, validity time.Duration, now time.Time) (*servingCertificate, error) {
-	notBefore, notAfter := now.Add(-time.Minute), now.Add(validity)
+	notBefore, notAfter := now.Add(-backdate), now.Add(validity)
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("generating the webhook CA key: %w", err)
@@ -70,17 +74,49 @@ func issue(hosts []string, validity time.Duration, now time.Time) (*servingCerti
 	if err != nil {
 		return nil, fmt.Errorf("encoding the webhook serving key: %w", err)
 	}
-	pair, err := tls.X509KeyPair(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leafDER}),
+	return parseServing(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leafDER}),
 		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))
+}
+
+// parseServing loads a CA and serving pair (as issue makes them and the shared Secret holds
+// them); the pair must be the CA's.
+func parseServing(caPEM, certPEM, keyPEM []byte) (*servingCertificate, error) {
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
 		return nil, fmt.Errorf("loading the webhook serving certificate: %w", err)
 	}
+	leaf, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		return nil, fmt.Errorf("loading the webhook serving certificate: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return nil, fmt.Errorf("the webhook CA is not a PEM certificate")
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: pool, CurrentTime: leaf.NotBefore.Add(backdate)}); err != nil {
+		return nil, fmt.Errorf("the webhook serving certificate is not the CA's: %w", err)
+	}
+	issued := leaf.NotBefore.Add(backdate)
 	return &servingCertificate{
-		caPEM:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		tls:      pair,
-		notAfter: notAfter,
-		renewAt:  now.Add(validity * 2 / 3),
+		caPEM: caPEM, certPEM: certPEM, keyPEM: keyPEM, tls: pair,
+		notAfter: leaf.NotAfter,
+		renewAt:  issued.Add(leaf.NotAfter.Sub(issued) * 2 / 3),
 	}, nil
+}
+
+// serves reports whether the certificate is valid at now for every one of hosts.
+func (s *servingCertificate) serves(hosts []string, now time.Time) bool {
+	leaf, err := x509.ParseCertificate(s.tls.Certificate[0])
+	if err != nil || now.Before(leaf.NotBefore) || !now.Before(leaf.NotAfter) {
+		return false
+	}
+	for _, h := range hosts {
+		if leaf.VerifyHostname(h) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 func serial() *big.Int {
@@ -91,43 +127,12 @@ func serial() *big.Int {
 	return n
 }
 
-// maxBundleCAs bounds the CA bundle: the current CA and the two newest others still valid
-// (another replica's, or the one before a rotation).
-const maxBundleCAs = 3
-
-// mergeBundle returns current followed by the unexpired CAs of existing that differ from it,
-// newest first, at most maxBundleCAs in all.
-func mergeBundle(current, existing []byte, now time.Time) []byte {
-	type ca struct {
-		pem       []byte
-		notBefore time.Time
+// unexpired reports whether the PEM certificate caPEM is still valid at now.
+func unexpired(caPEM []byte, now time.Time) bool {
+	block, _ := pem.Decode(caPEM)
+	if block == nil {
+		return false
 	}
-	var others []ca
-	rest := existing
-	for {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			break
-		}
-		cert, err := x509.ParseCertificate(block.Bytes)
-		if err != nil || !now.Before(cert.NotAfter) {
-			continue
-		}
-		p := pem.EncodeToMemory(block)
-		if string(p) == string(current) {
-			continue
-		}
-		others = append(others, ca{pem: p, notBefore: cert.NotBefore})
-	}
-	for i := 1; i < len(others); i++ { // newest first
-		for j := i; j > 0 && others[j].notBefore.After(others[j-1].notBefore); j-- {
-			others[j], others[j-1] = others[j-1], others[j]
-		}
-	}
-	out := append([]byte(nil), current...)
-	for i := 0; i < len(others) && i < maxBundleCAs-1; i++ {
-		out = append(out, others[i].pem...)
-	}
-	return out
+	cert, err := x509.ParseCertificate(block.Bytes)
+	return err == nil && now.Before(cert.NotAfter)
 }

@@ -2,7 +2,7 @@
 // manager, with no cert-manager: it issues its own CA and serving certificate, rotates both
 // before they expire, and keeps the provider's CRDs pointed at itself (the Webhook conversion
 // strategy, the client config for where it runs, the CA bundle, and the older versions turned
-// on). It owns the webhook server, the certificate files and those CRD fields; the conversions
+// on). It owns the webhook server, the certificate Secret and those CRD fields; the conversions
 // themselves come from the caller (per kind, hub and spoke).
 //
 // Two shapes of deployment: a manager in a Deployment names the Service in front of it
@@ -23,10 +23,18 @@
 // an apply of a CRD that says served: false switches the version off until the next resync.
 // capstanctl init renders them so (core/config/crd, and the loopback URL for --dev).
 //
-// The certificate lives in memory only (the server asks for it on every handshake, so a rotation
-// takes effect at once). Safe to kill -9: nothing is persisted but the CRD fields, re-checked
-// every resync. Several replicas, or a restarted process, each have
-// their own CA: the bundle keeps up to three unexpired CAs, so every replica behind the Service
-// stays trusted, and a rotation never leaves the API server trusting only a certificate the
-// server does not serve yet.
+// One trust root. Behind a Service (a Deployment of any number of replicas) the CA and serving
+// certificate live in one Secret, <service name>-cert in the Service's namespace, read live by
+// name each resync (the manager caches no Secret) and written only with the resourceVersion it
+// was read at: the first replica to create it wins and the others adopt it, and of replicas that
+// find it due for rotation at once, one writes the new CA and the others adopt that. The CRDs'
+// bundle is derived from the Secret alone (its CA, then, until it expires, the CA before the last
+// rotation), so every replica computes the same bytes, one of them writes each CRD once, and
+// from then on no replica writes anything (a CRD write closes every watch on its kind). A replica
+// serves the Secret's certificate only once every CRD trusts its CA; until then the one it
+// served before stays, which the bundle still holds. Each write is a single API call, so kill -9
+// at any instant leaves the old or the new trust root; a Secret that is deleted or unusable is
+// made anew, keeping the CA the replicas served as the previous one. The CA's key is never
+// stored: a rotation makes a new CA. A local process (no Service: the API server calls its
+// loopback URL, which no other process serves) keeps the same in memory.
 package conversionwebhook

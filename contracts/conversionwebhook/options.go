@@ -3,11 +3,13 @@ package conversionwebhook
 import (
 	"fmt"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Options say where the conversion webhook listens and how the API server reaches it.
@@ -17,7 +19,13 @@ type Options struct {
 	BindAddress string
 	// Service is namespace/name of the Service in front of the manager; empty means the API server
 	// dials BindAddress directly, which must then be an IP address (a loopback one, locally).
+	// With a Service, the replicas behind it share one CA and serving certificate through the
+	// Secret <name>-cert in the Service's namespace (see CertSecret).
 	Service string
+	// URL, when set, is what the API server calls instead (https://host:port/path): a program
+	// that puts its own proxy in front of the replicas, as the tests do (envtest cannot route to
+	// a Service). The certificate is issued for its host. It has no flag.
+	URL string
 	// CertValidity is how long the CA and serving certificate are valid; they are replaced once
 	// two thirds of it have passed.
 	CertValidity time.Duration
@@ -66,6 +74,11 @@ func (o Options) Validate() error {
 	} else if net.ParseIP(host) == nil || net.ParseIP(host).IsUnspecified() {
 		return fmt.Errorf("--webhook-bind-address %q: without --webhook-service the API server calls this address, so it must be an IP it can reach, e.g. 127.0.0.1:%d", o.BindAddress, port)
 	}
+	if o.URL != "" {
+		if u, err := url.Parse(o.URL); err != nil || u.Scheme != "https" || u.Hostname() == "" {
+			return fmt.Errorf("webhook URL %q is not https://host:port/path", o.URL)
+		}
+	}
 	if o.CertValidity < 10*time.Second {
 		return fmt.Errorf("--webhook-cert-validity must be at least 10s, got %s", o.CertValidity)
 	}
@@ -90,8 +103,23 @@ func (o Options) serviceRef() (namespace, name string) {
 	return namespace, name
 }
 
+// CertSecret is the Secret (namespace, name) the replicas behind the Service share their CA and
+// serving certificate through; ok is false without a Service (a local process, the only one the
+// URL it is called at reaches, keeps them in memory).
+func (o Options) CertSecret() (key types.NamespacedName, ok bool) {
+	if o.Service == "" {
+		return key, false
+	}
+	ns, name := o.serviceRef()
+	return types.NamespacedName{Namespace: ns, Name: name + "-cert"}, true
+}
+
 // hosts are the names the serving certificate must carry.
 func (o Options) hosts() []string {
+	if o.URL != "" {
+		u, _ := url.Parse(o.URL)
+		return []string{u.Hostname()}
+	}
 	if o.Service != "" {
 		ns, name := o.serviceRef()
 		return []string{name + "." + ns + ".svc", name + "." + ns + ".svc.cluster.local"}

@@ -85,9 +85,10 @@ type controller struct {
 	kinds  []Kind
 	server webhook.Server
 	now    func() time.Time
+	store  trustStore
 
+	root    *trustRoot          // as last loaded; nil until the first load
 	current *servingCertificate // what the server serves
-	pending *servingCertificate // issued, not yet trusted by every CRD
 	serving atomic.Pointer[tls.Certificate]
 	ready   atomic.Bool
 }
@@ -97,10 +98,17 @@ func newController(reader client.Reader, writer client.Writer, scheme *runtime.S
 	if c.opts.ResyncInterval <= 0 {
 		c.opts.ResyncInterval = time.Minute
 	}
+	if key, ok := o.CertSecret(); ok {
+		c.store = &secretStore{reader: reader, writer: writer, key: key, hosts: o.hosts(), validity: o.CertValidity,
+			now: func() time.Time { return c.now() }}
+		return c, nil
+	}
 	cert, err := issue(o.hosts(), o.CertValidity, c.now())
 	if err != nil {
 		return nil, err
 	}
+	c.store = &memoryStore{root: &trustRoot{current: cert}}
+	c.root = c.store.(*memoryStore).root
 	c.serve(cert)
 	return c, nil
 }
@@ -109,9 +117,23 @@ func newController(reader client.Reader, writer client.Writer, scheme *runtime.S
 // trusted certificate.
 func (c *controller) NeedLeaderElection() bool { return false }
 
-// Start waits for the server, then keeps the CRDs and the certificate right until ctx ends.
+// Start loads the certificate, waits for the server, then keeps the CRDs and the certificate
+// right until ctx ends.
 func (c *controller) Start(ctx context.Context) error {
 	log := ctrl.LoggerFrom(ctx).WithName("conversion-webhook")
+	ctx = ctrl.LoggerInto(ctx, log)
+	for c.current == nil { // the server needs a certificate to start (it answers TLS at once)
+		root, err := c.store.load(ctx, nil)
+		if err == nil {
+			c.root = root
+			c.serve(root.current)
+			break
+		}
+		log.Error(err, "Loading the conversion webhook certificate; retrying")
+		if !sleep(ctx, time.Second) {
+			return nil
+		}
+	}
 	if err := c.waitForServer(ctx); err != nil {
 		return nil //nolint:nilerr // ctx ended: a clean stop
 	}
@@ -120,85 +142,90 @@ func (c *controller) Start(ctx context.Context) error {
 			log.Error(err, "Configuring the conversion webhook in the CRDs; retrying")
 		}
 		wait := c.opts.ResyncInterval
-		if until := c.current.renewAt.Sub(c.now()); until < wait {
+		if until := c.root.current.renewAt.Sub(c.now()); until < wait {
 			wait = max(until, 100*time.Millisecond)
 		}
-		if c.pending != nil || !c.ready.Load() {
+		if !c.ready.Load() {
 			wait = min(wait, time.Second)
 		}
-		select {
-		case <-ctx.Done():
+		if !sleep(ctx, wait) {
 			return nil
-		case <-time.After(wait):
 		}
+	}
+}
+
+// sleep waits for d; false when ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
 	}
 }
 
 func (c *controller) waitForServer(ctx context.Context) error {
 	check := c.server.StartedChecker()
 	for check(nil) != nil {
-		select {
-		case <-ctx.Done():
+		if !sleep(ctx, 50*time.Millisecond) {
 			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
 		}
 	}
 	return nil
 }
 
-// reconcile issues a new certificate when the current one is due, makes every CRD trust it,
-// and only then serves it, so the API server never meets a certificate it does not trust.
+// reconcile reads the trust root (rotating it when its certificate is due), makes every CRD
+// trust it, and only then serves its certificate, so the API server never meets a certificate
+// it does not trust: until then the one served before stays, which the bundle still holds.
 func (c *controller) reconcile(ctx context.Context) error {
-	if c.pending == nil && !c.now().Before(c.current.renewAt) {
-		cert, err := issue(c.opts.hosts(), c.opts.CertValidity, c.now())
-		if err != nil {
-			return err
-		}
-		c.pending = cert
-		ctrl.LoggerFrom(ctx).Info("Rotating the conversion webhook certificate", "notAfter", cert.notAfter)
-	}
-	trusted := c.current
-	if c.pending != nil {
-		trusted = c.pending
-	}
-	if err := c.injectAll(ctx, trusted.caPEM); err != nil {
+	root, err := c.store.load(ctx, c.current.caPEM)
+	if err != nil {
 		c.ready.Store(false)
 		return err
 	}
-	if c.pending != nil {
-		c.serve(c.pending)
-		c.pending = nil
+	if !c.now().Before(root.current.renewAt) {
+		next, err := issue(c.opts.hosts(), c.opts.CertValidity, c.now())
+		if err != nil {
+			return err
+		}
+		ctrl.LoggerFrom(ctx).Info("Rotating the conversion webhook certificate", "notAfter", next.notAfter)
+		if root, err = c.store.rotate(ctx, root, next); err != nil {
+			c.ready.Store(false)
+			return err
+		}
 	}
+	c.root = root
+	if err := c.injectAll(ctx, root.bundle(c.now())); err != nil {
+		c.ready.Store(false)
+		return err
+	}
+	c.serve(root.current)
 	c.ready.Store(true)
 	return nil
 }
 
-func (c *controller) injectAll(ctx context.Context, caPEM []byte) error {
+func (c *controller) injectAll(ctx context.Context, bundle []byte) error {
 	var errs []error
 	for _, k := range c.kinds {
-		if err := c.inject(ctx, contract.CalculateCRDName(k.GroupKind.Group, k.GroupKind.Kind), caPEM); err != nil {
+		if err := c.inject(ctx, contract.CalculateCRDName(k.GroupKind.Group, k.GroupKind.Kind), bundle); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// inject points one CRD at the webhook, trusting caPEM (and the other unexpired CAs already
-// there), and turns on every version the scheme can convert; it writes only on change.
-func (c *controller) inject(ctx context.Context, name string, caPEM []byte) error {
+// inject points one CRD at the webhook, trusting exactly bundle, and turns on every version
+// the scheme can convert; it writes only on change.
+func (c *controller) inject(ctx context.Context, name string, bundle []byte) error {
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	if err := c.reader.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 		return fmt.Errorf("reading CRD %s: %w", name, err)
 	}
 	before := crd.DeepCopy()
-	var existing []byte
-	if w := crd.Spec.Conversion; w != nil && w.Webhook != nil {
-		existing = w.Webhook.ClientConfig.CABundle
-	}
 	crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{
 		Strategy: apiextensionsv1.WebhookConverter,
 		Webhook: &apiextensionsv1.WebhookConversion{
-			ClientConfig:             c.clientConfig(mergeBundle(caPEM, existing, c.now())),
+			ClientConfig:             c.clientConfig(bundle),
 			ConversionReviewVersions: []string{"v1"},
 		},
 	}
@@ -219,6 +246,10 @@ func (c *controller) inject(ctx context.Context, name string, caPEM []byte) erro
 }
 
 func (c *controller) clientConfig(caBundle []byte) *apiextensionsv1.WebhookClientConfig {
+	if c.opts.URL != "" {
+		url := c.opts.URL
+		return &apiextensionsv1.WebhookClientConfig{URL: &url, CABundle: caBundle}
+	}
 	if c.opts.Service != "" {
 		ns, name := c.opts.serviceRef()
 		path, port := Path, int32(443)

@@ -3,8 +3,6 @@ package conversionwebhook
 import (
 	"context"
 	"crypto/x509"
-	"encoding/pem"
-	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +30,7 @@ func TestValidate_NamesTheFlagAndWhatIsAllowed(t *testing.T) {
 		{Options{BindAddress: ":9443", CertValidity: time.Hour}, "must be an IP it can reach, e.g. 127.0.0.1:9443"},
 		{Options{BindAddress: ":9443", Service: "svc", CertValidity: time.Hour}, `--webhook-service "svc" is not namespace/name`},
 		{Options{BindAddress: "127.0.0.1:9443", CertValidity: time.Second}, "--webhook-cert-validity must be at least 10s"},
+		{Options{BindAddress: "127.0.0.1:9443", URL: "http://127.0.0.1:9443/convert", CertValidity: time.Hour}, `webhook URL "http://127.0.0.1:9443/convert" is not https://host:port/path`},
 	} {
 		require.ErrorContains(t, tc.o.Validate(), tc.want)
 	}
@@ -63,36 +62,6 @@ func verify(leaf *x509.Certificate, caPEM []byte, host string) error {
 	pool.AppendCertsFromPEM(caPEM)
 	_, err := leaf.Verify(x509.VerifyOptions{Roots: pool, DNSName: host})
 	return err
-}
-
-func TestMergeBundle_KeepsTheCurrentCAFirstAndAtMostTwoOtherUnexpiredOnes(t *testing.T) {
-	now := time.Now()
-	ca := func(at time.Time, validity time.Duration) []byte {
-		c, err := issue([]string{"x"}, validity, at)
-		require.NoError(t, err)
-		return c.caPEM
-	}
-	current := ca(now, time.Hour)
-	expired := ca(now.Add(-2*time.Hour), time.Hour)
-	older, old, newer := ca(now.Add(-30*time.Minute), time.Hour), ca(now.Add(-20*time.Minute), time.Hour), ca(now.Add(-10*time.Minute), time.Hour)
-	existing := append(append(append(append(append([]byte{}, older...), expired...), current...), newer...), old...)
-
-	got := mergeBundle(current, existing, now)
-	require.Equal(t, [][]byte{current, newer, old}, splitPEM(got))
-	require.Equal(t, got, mergeBundle(current, got, now), "stable: nothing to write the second time")
-	require.Equal(t, current, mergeBundle(current, []byte("garbage"), now))
-}
-
-func splitPEM(b []byte) [][]byte {
-	var out [][]byte
-	for {
-		var block *pem.Block
-		block, b = pem.Decode(b)
-		if block == nil {
-			return out
-		}
-		out = append(out, pem.EncodeToMemory(block))
-	}
 }
 
 func crd(plural string) *apiextensionsv1.CustomResourceDefinition {
@@ -138,15 +107,16 @@ func TestInject_PointsTheCRDAtTheWebhookTurnsKnownVersionsOnAndWritesOnlyOnChang
 		patches = 0
 		ctrl, err := newController(c, c, scheme, tc.o, nil)
 		require.NoError(t, err)
-		require.NoError(t, ctrl.inject(ctx, "clusters.cluster.x-k8s.io", ctrl.current.caPEM))
-		require.NoError(t, ctrl.inject(ctx, "clusters.cluster.x-k8s.io", ctrl.current.caPEM))
+		bundle := []byte("ca bundle of " + tc.o.BindAddress)
+		require.NoError(t, ctrl.inject(ctx, "clusters.cluster.x-k8s.io", bundle))
+		require.NoError(t, ctrl.inject(ctx, "clusters.cluster.x-k8s.io", bundle))
 		require.Equal(t, 1, patches, "the second pass finds nothing to change")
 
 		got := &apiextensionsv1.CustomResourceDefinition{}
 		require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "clusters.cluster.x-k8s.io"}, got))
 		require.Equal(t, apiextensionsv1.WebhookConverter, got.Spec.Conversion.Strategy)
 		require.Equal(t, []string{"v1"}, got.Spec.Conversion.Webhook.ConversionReviewVersions)
-		require.True(t, strings.HasPrefix(string(got.Spec.Conversion.Webhook.ClientConfig.CABundle), string(ctrl.current.caPEM)))
+		require.Equal(t, bundle, got.Spec.Conversion.Webhook.ClientConfig.CABundle, "exactly the bundle, nothing kept of what was there")
 		tc.check(got.Spec.Conversion.Webhook.ClientConfig)
 		require.True(t, got.Spec.Versions[0].Served, "v1beta1 is turned on")
 	}

@@ -42,7 +42,7 @@ func ConvertDevClusterToHub(_ context.Context, src *DevCluster, dst *infrav1.Dev
 
 // ConvertHubToDevCluster converts a v1beta2 DevCluster to v1beta1.
 func ConvertHubToDevCluster(ctx context.Context, src *infrav1.DevCluster, dst *DevCluster, resolver conversion.APIVersionResolver) error {
-	return devClusterConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return devClusterConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 var devClusterTemplateConversion = conversion.KindConversion[DevClusterTemplateSpec, noStatus, infrav1.DevClusterTemplateSpec, noStatus]{
@@ -69,7 +69,7 @@ func ConvertDevClusterTemplateToHub(_ context.Context, src *DevClusterTemplate, 
 
 // ConvertHubToDevClusterTemplate converts a v1beta2 DevClusterTemplate to v1beta1.
 func ConvertHubToDevClusterTemplate(ctx context.Context, src *infrav1.DevClusterTemplate, dst *DevClusterTemplate, resolver conversion.APIVersionResolver) error {
-	return devClusterTemplateConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
+	return devClusterTemplateConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
 }
 
 func devClusterSpecUp(in *DevClusterSpec, restored *infrav1.DevClusterSpec) infrav1.DevClusterSpec {
@@ -115,7 +115,7 @@ func ConvertDevMachineToHub(_ context.Context, src *DevMachine, dst *infrav1.Dev
 
 // ConvertHubToDevMachine converts a v1beta2 DevMachine to v1beta1.
 func ConvertHubToDevMachine(ctx context.Context, src *infrav1.DevMachine, dst *DevMachine, resolver conversion.APIVersionResolver) error {
-	return devMachineConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return devMachineConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 var devMachineTemplateConversion = conversion.KindConversion[DevMachineTemplateSpec, noStatus, infrav1.DevMachineTemplateSpec, noStatus]{
@@ -142,7 +142,7 @@ func ConvertDevMachineTemplateToHub(_ context.Context, src *DevMachineTemplate, 
 
 // ConvertHubToDevMachineTemplate converts a v1beta2 DevMachineTemplate to v1beta1.
 func ConvertHubToDevMachineTemplate(ctx context.Context, src *infrav1.DevMachineTemplate, dst *DevMachineTemplate, resolver conversion.APIVersionResolver) error {
-	return devMachineTemplateConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
+	return devMachineTemplateConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
 }
 
 func devMachineSpecUp(in *DevMachineSpec, restored *infrav1.DevMachineSpec) infrav1.DevMachineSpec {

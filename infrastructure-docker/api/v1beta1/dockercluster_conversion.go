@@ -78,7 +78,7 @@ func ConvertDockerClusterToHub(_ context.Context, src *DockerCluster, dst *infra
 
 // ConvertHubToDockerCluster converts a v1beta2 DockerCluster to v1beta1.
 func ConvertHubToDockerCluster(ctx context.Context, src *infrav1.DockerCluster, dst *DockerCluster, resolver conversion.APIVersionResolver) error {
-	return dockerClusterConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return dockerClusterConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 var dockerClusterTemplateConversion = conversion.KindConversion[DockerClusterTemplateSpec, noStatus, infrav1.DockerClusterTemplateSpec, noStatus]{
@@ -105,7 +105,7 @@ func ConvertDockerClusterTemplateToHub(_ context.Context, src *DockerClusterTemp
 
 // ConvertHubToDockerClusterTemplate converts a v1beta2 DockerClusterTemplate to v1beta1.
 func ConvertHubToDockerClusterTemplate(ctx context.Context, src *infrav1.DockerClusterTemplate, dst *DockerClusterTemplate, resolver conversion.APIVersionResolver) error {
-	return dockerClusterTemplateConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
+	return dockerClusterTemplateConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
 }
 
 func dockerClusterSpecUp(in *DockerClusterSpec, restored *infrav1.DockerClusterSpec) infrav1.DockerClusterSpec {

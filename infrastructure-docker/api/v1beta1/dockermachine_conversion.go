@@ -39,7 +39,7 @@ func ConvertDockerMachineToHub(_ context.Context, src *DockerMachine, dst *infra
 
 // ConvertHubToDockerMachine converts a v1beta2 DockerMachine to v1beta1.
 func ConvertHubToDockerMachine(ctx context.Context, src *infrav1.DockerMachine, dst *DockerMachine, resolver conversion.APIVersionResolver) error {
-	return dockerMachineConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return dockerMachineConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 var dockerMachineTemplateConversion = conversion.KindConversion[DockerMachineTemplateSpec, noStatus, infrav1.DockerMachineTemplateSpec, noStatus]{
@@ -66,7 +66,7 @@ func ConvertDockerMachineTemplateToHub(_ context.Context, src *DockerMachineTemp
 
 // ConvertHubToDockerMachineTemplate converts a v1beta2 DockerMachineTemplate to v1beta1.
 func ConvertHubToDockerMachineTemplate(ctx context.Context, src *infrav1.DockerMachineTemplate, dst *DockerMachineTemplate, resolver conversion.APIVersionResolver) error {
-	return dockerMachineTemplateConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
+	return dockerMachineTemplateConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
 }
 
 func dockerMachineSpecUp(in *DockerMachineSpec, restored *infrav1.DockerMachineSpec) infrav1.DockerMachineSpec {

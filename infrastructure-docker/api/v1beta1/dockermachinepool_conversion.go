@@ -39,7 +39,7 @@ func ConvertDockerMachinePoolToHub(_ context.Context, src *DockerMachinePool, ds
 
 // ConvertHubToDockerMachinePool converts a v1beta2 DockerMachinePool to v1beta1.
 func ConvertHubToDockerMachinePool(ctx context.Context, src *infrav1.DockerMachinePool, dst *DockerMachinePool, resolver conversion.APIVersionResolver) error {
-	return dockerMachinePoolConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return dockerMachinePoolConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 var dockerMachinePoolTemplateConversion = conversion.KindConversion[DockerMachinePoolTemplateSpec, noStatus, infrav1.DockerMachinePoolTemplateSpec, noStatus]{
@@ -66,7 +66,7 @@ func ConvertDockerMachinePoolTemplateToHub(_ context.Context, src *DockerMachine
 
 // ConvertHubToDockerMachinePoolTemplate converts a v1beta2 DockerMachinePoolTemplate to v1beta1.
 func ConvertHubToDockerMachinePoolTemplate(ctx context.Context, src *infrav1.DockerMachinePoolTemplate, dst *DockerMachinePoolTemplate, resolver conversion.APIVersionResolver) error {
-	return dockerMachinePoolTemplateConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
+	return dockerMachinePoolTemplateConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
 }
 
 func dockerMachinePoolSpecUp(in *DockerMachinePoolSpec, restored *infrav1.DockerMachinePoolSpec) infrav1.DockerMachinePoolSpec {

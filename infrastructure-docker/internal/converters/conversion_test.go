@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
@@ -32,6 +33,15 @@ import (
 // plural names of the CRDs the provider's webhook serves.
 var servedCRDs = []string{"dockerclusters", "dockerclustertemplates", "dockermachines", "dockermachinetemplates",
 	"dockermachinepools", "dockermachinepooltemplates", "devclusters", "devclustertemplates", "devmachines", "devmachinetemplates"}
+
+// servedCRDNames are the names of the CRDs the provider's webhook serves.
+func servedCRDNames() []string {
+	names := make([]string, 0, len(servedCRDs))
+	for _, plural := range servedCRDs {
+		names = append(names, plural+"."+infrav1.GroupVersion.Group)
+	}
+	return names
+}
 
 func conversionScheme(t *testing.T) *runtime.Scheme {
 	t.Helper()
@@ -66,11 +76,7 @@ func startManagerWithWebhook(t *testing.T, plane string) (stop func()) {
 	require.NoError(t, (&dockermachine.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc,
 		WatchFilterValue: plane}).SetupWithManager(ctx, mgr, copts))
 	stop = envtest.StartManager(t, mgr)
-	names := make([]string, 0, len(servedCRDs))
-	for _, plural := range servedCRDs {
-		names = append(names, plural+"."+infrav1.GroupVersion.Group)
-	}
-	env.WaitForConversionWebhook(t, 60*time.Second, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path, names...)
+	env.WaitForConversionWebhook(t, 60*time.Second, "https://"+opts.Webhook.BindAddress+conversionwebhook.Path, servedCRDNames()...)
 	return stop
 }
 
@@ -191,4 +197,23 @@ func TestConversion_V1Beta1ClientWorksOnDockerObjectsTheV1Beta2ControllersOwn(t 
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(dm), &infrav1.DockerMachine{}))
 	err = old.Get(ctx, client.ObjectKeyFromObject(dm), &infrav1beta1.DockerMachine{})
 	require.ErrorContains(t, err, "conversion webhook for infrastructure.cluster.x-k8s.io/v1beta2, Kind=DockerMachine failed")
+}
+
+// TestConversion_TwoReplicasShareOneTrustRootAndStopWriting runs two replicas of the provider's
+// conversion webhook behind one Service (contracts/envtest.RequireConversionReplicasAgree): once
+// both are ready they write no CRD, and a v1beta1 read converts through either replica.
+func TestConversion_TwoReplicasShareOneTrustRootAndStopWriting(t *testing.T) {
+	ctx := context.Background()
+	ns := env.CreateNamespace(t, "replicas")
+	dc := &infrav1.DockerCluster{ObjectMeta: metav1.ObjectMeta{Name: "dc", Namespace: ns}}
+	require.NoError(t, env.Client.Create(ctx, dc))
+	old, err := client.New(env.Config, client.Options{Scheme: conversionScheme(t)})
+	require.NoError(t, err)
+	env.RequireConversionReplicasAgree(t, envtest.ConversionReplicas{
+		Name: "infrastructure-docker", Scheme: conversionScheme(t), CRDs: servedCRDNames(), RBAC: []string{"../../rbac.go"},
+		Setup: func(mgr ctrl.Manager, webhook conversionwebhook.Options) error {
+			return conversionwebhook.Setup(mgr, webhook, Kinds())
+		},
+		Convert: func() error { return old.Get(ctx, client.ObjectKeyFromObject(dc), &infrav1beta1.DockerCluster{}) },
+	})
 }

@@ -154,7 +154,7 @@ func ConvertKubeadmConfigToHub(_ context.Context, src *KubeadmConfig, dst *boots
 
 // ConvertHubToKubeadmConfig converts a v1beta2 KubeadmConfig to v1beta1.
 func ConvertHubToKubeadmConfig(ctx context.Context, src *bootstrapv1.KubeadmConfig, dst *KubeadmConfig, resolver conversion.APIVersionResolver) error {
-	return kubeadmConfigConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return kubeadmConfigConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 // noStatus is the status of the template kinds, which have none.
@@ -189,7 +189,7 @@ func ConvertKubeadmConfigTemplateToHub(_ context.Context, src *KubeadmConfigTemp
 // ConvertHubToKubeadmConfigTemplate converts a v1beta2 KubeadmConfigTemplate to v1beta1.
 func ConvertHubToKubeadmConfigTemplate(ctx context.Context, src *bootstrapv1.KubeadmConfigTemplate, dst *KubeadmConfigTemplate,
 	resolver conversion.APIVersionResolver) error {
-	return kubeadmConfigTemplateConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
+	return kubeadmConfigTemplateConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
 }
 
 // TemplateMetaUp converts a template's metadata (labels and annotations).

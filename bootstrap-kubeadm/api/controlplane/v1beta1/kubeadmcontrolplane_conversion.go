@@ -55,7 +55,7 @@ func ConvertKubeadmControlPlaneToHub(_ context.Context, src *KubeadmControlPlane
 // names the API version of an infrastructure reference v1beta1 clients did not write themselves.
 func ConvertHubToKubeadmControlPlane(ctx context.Context, src *controlplanev1.KubeadmControlPlane, dst *KubeadmControlPlane,
 	resolver conversion.APIVersionResolver) error {
-	return kubeadmControlPlaneConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return kubeadmControlPlaneConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 const infraRefPath = "spec.machineTemplate.infrastructureRef"

@@ -51,7 +51,7 @@ func ConvertKubeadmControlPlaneTemplateToHub(_ context.Context, src *KubeadmCont
 // ConvertHubToKubeadmControlPlaneTemplate converts a v1beta2 KubeadmControlPlaneTemplate to v1beta1.
 func ConvertHubToKubeadmControlPlaneTemplate(ctx context.Context, src *controlplanev1.KubeadmControlPlaneTemplate, dst *KubeadmControlPlaneTemplate,
 	resolver conversion.APIVersionResolver) error {
-	return kubeadmControlPlaneTemplateConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
+	return kubeadmControlPlaneTemplateConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &noStatus{}, &dst.ObjectMeta, &dst.Spec, &noStatus{})
 }
 
 func kcpTemplateSpecUp(in *KubeadmControlPlaneTemplateSpec, restored *controlplanev1.KubeadmControlPlaneTemplateSpec) controlplanev1.KubeadmControlPlaneTemplateSpec {

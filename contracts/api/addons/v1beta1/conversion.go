@@ -69,7 +69,7 @@ func ConvertClusterResourceSetToHub(_ context.Context, src *ClusterResourceSet, 
 
 // ConvertHubToClusterResourceSet converts a v1beta2 ClusterResourceSet to v1beta1.
 func ConvertHubToClusterResourceSet(ctx context.Context, src *addonsv1.ClusterResourceSet, dst *ClusterResourceSet, resolver conversion.APIVersionResolver) error {
-	return clusterResourceSetConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return clusterResourceSetConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 var clusterResourceSetBindingConversion = conversion.SpecOnly(
@@ -123,5 +123,5 @@ func ConvertClusterResourceSetBindingToHub(_ context.Context, src *ClusterResour
 
 // ConvertHubToClusterResourceSetBinding converts a v1beta2 ClusterResourceSetBinding to v1beta1.
 func ConvertHubToClusterResourceSetBinding(ctx context.Context, src *addonsv1.ClusterResourceSetBinding, dst *ClusterResourceSetBinding, resolver conversion.APIVersionResolver) error {
-	return clusterResourceSetBindingConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &struct{}{}, &dst.ObjectMeta, &dst.Spec, &struct{}{})
+	return clusterResourceSetBindingConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &struct{}{}, &dst.ObjectMeta, &dst.Spec, &struct{}{})
 }

@@ -55,7 +55,7 @@ func ConvertClusterClassToHub(_ context.Context, src *ClusterClass, dst *cluster
 // ConvertHubToClusterClass converts a v1beta2 ClusterClass to v1beta1. A ClusterClass's
 // references carry their apiVersion in both versions, so resolver is not needed.
 func ConvertHubToClusterClass(ctx context.Context, src *clusterv1.ClusterClass, dst *ClusterClass, resolver conversion.APIVersionResolver) error {
-	return clusterClassConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return clusterClassConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func clusterClassSpecUp(in *ClusterClassSpec, restored *clusterv1.ClusterClassSpec) clusterv1.ClusterClassSpec {

@@ -53,7 +53,7 @@ func ConvertMachineToHub(_ context.Context, src *Machine, dst *clusterv1.Machine
 // ConvertHubToMachine converts a v1beta2 Machine to v1beta1; resolver names the API version of
 // references that v1beta1 clients did not write themselves.
 func ConvertHubToMachine(ctx context.Context, src *clusterv1.Machine, dst *Machine, resolver conversion.APIVersionResolver) error {
-	return machineConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machineConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 // machineSpecUp converts a Machine spec (also a template's); restored supplies the v1beta2-only

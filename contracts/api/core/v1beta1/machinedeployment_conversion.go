@@ -44,7 +44,7 @@ func ConvertMachineDeploymentToHub(_ context.Context, src *MachineDeployment, ds
 // ConvertHubToMachineDeployment converts a v1beta2 MachineDeployment to v1beta1; resolver names the API version of
 // references that v1beta1 clients did not write themselves.
 func ConvertHubToMachineDeployment(ctx context.Context, src *clusterv1.MachineDeployment, dst *MachineDeployment, resolver conversion.APIVersionResolver) error {
-	return machineDeploymentConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machineDeploymentConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func machineDeploymentSpecUp(in *MachineDeploymentSpec, restored *clusterv1.MachineDeploymentSpec) (clusterv1.MachineDeploymentSpec, error) {

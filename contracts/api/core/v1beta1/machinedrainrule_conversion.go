@@ -61,7 +61,7 @@ func ConvertMachineDrainRuleToHub(_ context.Context, src *MachineDrainRule, dst 
 
 // ConvertHubToMachineDrainRule converts a v1beta2 MachineDrainRule to v1beta1.
 func ConvertHubToMachineDrainRule(ctx context.Context, src *clusterv1.MachineDrainRule, dst *MachineDrainRule, resolver conversion.APIVersionResolver) error {
-	return machineDrainRuleConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &struct{}{}, &dst.ObjectMeta, &dst.Spec, &struct{}{})
+	return machineDrainRuleConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &struct{}{}, &dst.ObjectMeta, &dst.Spec, &struct{}{})
 }
 
 func selectorPtrUp(in *metav1.LabelSelector) *clusterv1.LabelSelector {

@@ -47,7 +47,7 @@ func ConvertMachineHealthCheckToHub(_ context.Context, src *MachineHealthCheck, 
 // ConvertHubToMachineHealthCheck converts a v1beta2 MachineHealthCheck to v1beta1; resolver names the API version of
 // references that v1beta1 clients did not write themselves.
 func ConvertHubToMachineHealthCheck(ctx context.Context, src *clusterv1.MachineHealthCheck, dst *MachineHealthCheck, resolver conversion.APIVersionResolver) error {
-	return machineHealthCheckConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machineHealthCheckConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func machineHealthCheckSpecUp(in *MachineHealthCheckSpec, restored *clusterv1.MachineHealthCheckSpec) clusterv1.MachineHealthCheckSpec {

@@ -46,7 +46,7 @@ func ConvertMachinePoolToHub(_ context.Context, src *MachinePool, dst *clusterv1
 // ConvertHubToMachinePool converts a v1beta2 MachinePool to v1beta1; resolver names the API version of
 // references that v1beta1 clients did not write themselves.
 func ConvertHubToMachinePool(ctx context.Context, src *clusterv1.MachinePool, dst *MachinePool, resolver conversion.APIVersionResolver) error {
-	return machinePoolConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machinePoolConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func machinePoolSpecUp(in *MachinePoolSpec, restored *clusterv1.MachinePoolSpec) (clusterv1.MachinePoolSpec, error) {

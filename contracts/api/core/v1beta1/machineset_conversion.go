@@ -44,7 +44,7 @@ func ConvertMachineSetToHub(_ context.Context, src *MachineSet, dst *clusterv1.M
 // ConvertHubToMachineSet converts a v1beta2 MachineSet to v1beta1; resolver names the API version of
 // references that v1beta1 clients did not write themselves.
 func ConvertHubToMachineSet(ctx context.Context, src *clusterv1.MachineSet, dst *MachineSet, resolver conversion.APIVersionResolver) error {
-	return machineSetConversion.Down(ctx, resolver, src, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
+	return machineSetConversion.Down(ctx, resolver, &src.ObjectMeta, &src.Spec, &src.Status, &dst.ObjectMeta, &dst.Spec, &dst.Status)
 }
 
 func machineSetSpecUp(in *MachineSetSpec, restored *clusterv1.MachineSetSpec) (clusterv1.MachineSetSpec, error) {

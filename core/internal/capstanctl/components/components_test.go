@@ -1,6 +1,7 @@
 package components
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -216,14 +217,27 @@ func TestEmbedded_EachProviderDeploysAloneIntoItsNamespaceHardened(t *testing.T)
 				require.True(t, clusterRoles[crb.RoleRef.Name], "binding %s names ClusterRole %s", crb.Name, crb.RoleRef.Name)
 				require.Equal(t, subject, crb.Subjects)
 			}
-			require.Len(t, kinds["Role"], 1)
-			role := convert[rbacv1.Role](t, kinds["Role"][0])
-			require.Contains(t, role.Rules, rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"},
+			// The leader-election Role, and the docker provider's for its webhook Secret (the
+			// others' ClusterRole covers theirs).
+			roles := map[string]*rbacv1.Role{}
+			var rules []rbacv1.PolicyRule
+			for _, o := range kinds["Role"] {
+				role := convert[rbacv1.Role](t, o)
+				require.Equal(t, p.Namespace, role.Namespace)
+				roles[role.Name] = role
+				rules = append(rules, role.Rules...)
+			}
+			require.Contains(t, rules, rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"},
 				Verbs: []string{"get", "list", "watch", "create", "update", "patch"}}, "the manager may hold its Lease")
-			require.Len(t, kinds["RoleBinding"], 1)
-			rb := convert[rbacv1.RoleBinding](t, kinds["RoleBinding"][0])
-			require.Equal(t, role.Name, rb.RoleRef.Name)
-			require.Equal(t, subject, rb.Subjects)
+			require.Len(t, kinds["RoleBinding"], len(roles))
+			for _, o := range kinds["RoleBinding"] {
+				rb := convert[rbacv1.RoleBinding](t, o)
+				require.Contains(t, roles, rb.RoleRef.Name)
+				require.Equal(t, subject, rb.Subjects)
+			}
+			for _, o := range kinds["ClusterRole"] {
+				rules = append(rules, convert[rbacv1.ClusterRole](t, o).Rules...)
+			}
 
 			require.Len(t, kinds["Deployment"], 1)
 			d := convert[appsv1.Deployment](t, kinds["Deployment"][0])
@@ -250,6 +264,10 @@ func TestEmbedded_EachProviderDeploysAloneIntoItsNamespaceHardened(t *testing.T)
 				require.Len(t, kinds["Service"], 1)
 				svc := convert[corev1.Service](t, kinds["Service"][0])
 				require.Contains(t, c.Args, "--webhook-service=$(POD_NAMESPACE)/"+svc.Name)
+				for _, verb := range []string{"get", "create", "update"} {
+					require.True(t, allows(rules, verb, "secrets", svc.Name+"-cert"),
+						"the replicas may %s the Secret they share the webhook certificate through", verb)
+				}
 				require.Equal(t, "webhook", svc.Spec.Ports[0].TargetPort.String())
 				require.Equal(t, int32(443), svc.Spec.Ports[0].Port)
 				for k, v := range svc.Spec.Selector {
@@ -318,4 +336,16 @@ func TestEmbedded_CoreAggregatesLabelledClusterRoles(t *testing.T) {
 	require.Equal(t, []metav1.LabelSelector{{MatchLabels: map[string]string{"cluster.x-k8s.io/aggregate-to-manager": "true"}}},
 		aggregated.AggregationRule.ClusterRoleSelectors)
 	require.True(t, bound, "the aggregated role is bound to the core's ServiceAccount")
+}
+
+// allows reports whether rules let verb act on the named object of the core-group resource
+// (create is never narrowed by name).
+func allows(rules []rbacv1.PolicyRule, verb, resource, name string) bool {
+	for _, r := range rules {
+		if slices.Contains(r.APIGroups, "") && slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb) &&
+			(len(r.ResourceNames) == 0 || (verb != "create" && slices.Contains(r.ResourceNames, name))) {
+			return true
+		}
+	}
+	return false
 }

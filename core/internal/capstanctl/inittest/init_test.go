@@ -122,7 +122,7 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 	}
 	// Services: the conversion webhooks of the core, bootstrap-kubeadm and docker managers.
 	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 26, "ServiceAccount": 3, "ClusterRole": 4,
-		"ClusterRoleBinding": 4, "Role": 3, "RoleBinding": 3, "Deployment": 3, "Service": 3,
+		"ClusterRoleBinding": 4, "Role": 4, "RoleBinding": 4, "Deployment": 3, "Service": 3,
 		"MutatingAdmissionPolicy": 11, "MutatingAdmissionPolicyBinding": 11,
 		"ValidatingAdmissionPolicy": 27, "ValidatingAdmissionPolicyBinding": 27}, kinds)
 

@@ -5,9 +5,12 @@ import (
 	"crypto/sha256"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 )
 
 // fieldManagerPrefix starts the server-side apply field manager of every ClusterResourceSet.
@@ -29,29 +32,49 @@ func fieldManager(crsName string) string {
 	return m[:maxFieldManagerLength-len(suffix)] + suffix
 }
 
-// applyObjects applies objs to a workload cluster with server-side apply, taking over fields
-// others set (the ClusterResourceSet's content wins, as upstream's create-or-patch). An object of
-// a namespaced kind without a namespace goes to "default", as with kubectl. Every object is
-// tried; the error names the ones that failed.
-func applyObjects(ctx context.Context, c client.Client, manager string, objs []*unstructured.Unstructured) error {
+// applyObjects puts objs into a workload cluster as strategy says. Every object is tried; the
+// error names the ones that failed.
+//
+// ApplyOnce creates each object and counts one that already exists as applied, as upstream
+// does: what is in the workload cluster is never overwritten, neither an object a user changed
+// since nor one a partly failed earlier attempt created (it is created again only if gone).
+// Reconcile applies each object with server-side apply, taking over fields others set (the
+// ClusterResourceSet's content wins, as upstream's create-or-patch). Either way an object of a
+// namespaced kind without a namespace goes to "default", as with kubectl.
+func applyObjects(ctx context.Context, c client.Client, strategy, manager string, objs []*unstructured.Unstructured) error {
 	var failed []error
 	for _, o := range objs {
 		obj := o.DeepCopy()
-		if obj.GetNamespace() == "" {
-			namespaced, err := c.IsObjectNamespaced(obj)
-			if err != nil {
-				failed = append(failed, fmt.Errorf("%s: %w", describe(obj), err))
-				continue
-			}
-			if namespaced {
-				obj.SetNamespace(metav1.NamespaceDefault)
-			}
+		if err := defaultNamespace(c, obj); err != nil {
+			failed = append(failed, fmt.Errorf("%s: %w", describe(obj), err))
+			continue
 		}
-		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(manager), client.ForceOwnership); err != nil {
+		var err error
+		if strategy == string(addonsv1.ClusterResourceSetStrategyReconcile) {
+			err = c.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(manager), client.ForceOwnership)
+		} else if err = c.Create(ctx, obj, client.FieldOwner(manager)); apierrors.IsAlreadyExists(err) {
+			err = nil
+		}
+		if err != nil {
 			failed = append(failed, fmt.Errorf("%s: %w", describe(obj), err))
 		}
 	}
 	return summarize(failed)
+}
+
+// defaultNamespace puts an object of a namespaced kind that names no namespace into "default".
+func defaultNamespace(c client.Client, obj *unstructured.Unstructured) error {
+	if obj.GetNamespace() != "" {
+		return nil
+	}
+	namespaced, err := c.IsObjectNamespaced(obj)
+	if err != nil {
+		return err
+	}
+	if namespaced {
+		obj.SetNamespace(metav1.NamespaceDefault)
+	}
+	return nil
 }
 
 // describe names an object for messages: "apps/v1 DaemonSet kube-system/kube-flannel".

@@ -18,11 +18,11 @@ import (
 	"capstan.dev/contracts/envtest"
 )
 
-// TestClusterResourceSet_AppliesToMatchingClustersWithServerSideApply: a ConfigMap of two
-// documents and a resource-set Secret are applied to the matching Cluster only, under the
-// ClusterResourceSet's field manager; the binding records both with their hashes; the
-// resources get the ClusterResourceSet as owner; ResourcesApplied is True.
-func TestClusterResourceSet_AppliesToMatchingClustersWithServerSideApply(t *testing.T) {
+// TestClusterResourceSet_AppliesToMatchingClusters: a ConfigMap of two documents and a
+// resource-set Secret are applied to the matching Cluster only, under the ClusterResourceSet's
+// field manager; the binding records both with their hashes; the resources get the
+// ClusterResourceSet as owner; ResourcesApplied is True.
+func TestClusterResourceSet_AppliesToMatchingClusters(t *testing.T) {
 	startController(t, controllerOptions{})
 	f := newFixture(t)
 	f.newCluster("c1", true)
@@ -41,8 +41,8 @@ func TestClusterResourceSet_AppliesToMatchingClustersWithServerSideApply(t *test
 	f.waitWorkloadConfigMap("from-secret", "1")
 	require.NoError(t, env.Client.Get(f.ctx, client.ObjectKey{Namespace: nsName, Name: "in-new-ns"}, &corev1.ConfigMap{}))
 	require.True(t, slices.ContainsFunc(applied.ManagedFields, func(m metav1.ManagedFieldsEntry) bool {
-		return m.Manager == "clusterresourceset/cni" && m.Operation == metav1.ManagedFieldsOperationApply
-	}), "applied with server-side apply by the ClusterResourceSet's field manager: %+v", applied.ManagedFields)
+		return m.Manager == "clusterresourceset/cni"
+	}), "created by the ClusterResourceSet's field manager: %+v", applied.ManagedFields)
 
 	entry := f.waitApplied("c1", crs, configMapRef("cni"), secretRef("creds"))
 	for _, rb := range entry.Resources {
@@ -68,8 +68,9 @@ func TestClusterResourceSet_AppliesToMatchingClustersWithServerSideApply(t *test
 }
 
 // TestClusterResourceSet_ApplyOnceIgnoresChangesReconcileReappliesThem changes the content of
-// the resource of two ClusterResourceSets: the Reconcile one applies it again and records the
-// new hash; the ApplyOnce one, reconciled after the change, leaves the object as it was.
+// the resource of two ClusterResourceSets: the Reconcile one applies it again, with server-side
+// apply, and records the new hash; the ApplyOnce one, reconciled after the change, leaves the
+// object as it was.
 func TestClusterResourceSet_ApplyOnceIgnoresChangesReconcileReappliesThem(t *testing.T) {
 	f := newFixture(t)
 	once := f.newCRS("once", addonsv1.ClusterResourceSetStrategyApplyOnce, configMapRef("once"))
@@ -85,7 +86,10 @@ func TestClusterResourceSet_ApplyOnceIgnoresChangesReconcileReappliesThem(t *tes
 	f.waitApplied("c1", once, configMapRef("once"))
 
 	envtest.Update(t, env.Client, reconcileCM, func() { reconcileCM.Data["m"] = f.workloadConfigMap("applied-reconcile", "v2") })
-	f.waitWorkloadConfigMap("applied-reconcile", "v2")
+	applied := f.waitWorkloadConfigMap("applied-reconcile", "v2")
+	require.True(t, slices.ContainsFunc(applied.ManagedFields, func(m metav1.ManagedFieldsEntry) bool {
+		return m.Manager == "clusterresourceset/reconcile" && m.Operation == metav1.ManagedFieldsOperationApply
+	}), "applied with server-side apply by the ClusterResourceSet's field manager: %+v", applied.ManagedFields)
 	envtest.WaitFor(t, timeout, "the new hash in the binding", func() (bool, error) {
 		e := f.waitApplied("c1", rec, configMapRef("reconcile"))
 		return e.Resources[0].Hash != before, nil
@@ -131,7 +135,7 @@ func TestClusterResourceSet_RefusesSecretsOfAnotherTypeAndInvalidManifests(t *te
 
 	c := f.waitCondition(crs, metav1.ConditionFalse, addonsv1.ClusterResourceSetResourcesAppliedWrongSecretTypeReason)
 	require.Contains(t, c.Message, "Secret opaque has type Opaque: only Secrets of type addons.cluster.x-k8s.io/resource-set are applied")
-	require.Contains(t, c.Message, `ConfigMap broken: key "bad.yaml": document 1: v1 ConfigMap has no metadata.name`)
+	require.Contains(t, c.Message, `ConfigMap broken: key "bad.yaml": document 1: v1 ConfigMap has neither metadata.name nor metadata.generateName`)
 	f.waitWorkloadConfigMap("from-good", "1")
 	err := env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: "wl-from-opaque"}, &corev1.ConfigMap{})
 	require.True(t, apierrors.IsNotFound(err), "the Opaque Secret's content was not applied: %v", err)
@@ -196,4 +200,55 @@ func TestClusterResourceSet_PausedByAnnotationDoesNothingButReportIt(t *testing.
 	envtest.Update(t, env.Client, crs, func() { delete(crs.Annotations, clusterv1.PausedAnnotation) })
 	f.waitApplied("c1", crs, configMapRef("cni"))
 	f.waitCondition(crs, metav1.ConditionTrue, addonsv1.ClusterResourceSetResourcesAppliedReason)
+}
+
+// TestClusterResourceSet_ApplyOnceNeverOverwritesWhatIsInTheWorkloadCluster: each resource holds
+// an object that cannot be created yet (its namespace is missing), so ApplyOnce fails part-way
+// and retries. A user changes an object the first attempt created: the retry that succeeds once
+// the namespace exists leaves the change alone (it creates, and counts AlreadyExists as
+// applied). An object with generateName is created once however often the resource is retried.
+func TestClusterResourceSet_ApplyOnceNeverOverwritesWhatIsInTheWorkloadCluster(t *testing.T) {
+	startController(t, controllerOptions{})
+	f := newFixture(t)
+	f.newCluster("c1", true)
+	later := f.ns + "-later"
+	inLater := func(name string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\n", name, later)
+	}
+	// The object that fails comes first: an attempt that gets past it (once the namespace
+	// exists) puts "kept" after the user changed it.
+	f.newConfigMap("named", map[string]string{"m": inLater("named") + "---\n" + f.workloadConfigMap("kept", "1")})
+	f.newConfigMap("generated", map[string]string{"m": fmt.Sprintf(
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: wl-gen-\n  namespace: %s\ndata:\n  value: x\n---\n%s", f.ns, inLater("generated"))})
+	crs := f.newCRS("once", addonsv1.ClusterResourceSetStrategyApplyOnce, configMapRef("named"), configMapRef("generated"))
+
+	kept := f.waitWorkloadConfigMap("kept", "1")
+	envtest.WaitFor(t, timeout, "the apply to fail on the missing namespace", func() (bool, error) {
+		cur := &addonsv1.ClusterResourceSet{}
+		if err := env.Client.Get(f.ctx, client.ObjectKeyFromObject(crs), cur); err != nil {
+			return false, err
+		}
+		c := conditions.Get(cur, addonsv1.ClusterResourceSetResourcesAppliedCondition)
+		return c != nil && strings.Contains(c.Message, `namespaces "`+later+`" not found`), nil
+	})
+	envtest.Update(t, env.Client, kept, func() { kept.Data["value"] = "changed by the user" })
+
+	require.NoError(t, env.Client.Create(f.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: later}}))
+	t.Cleanup(func() { _ = env.Client.Delete(f.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: later}}) })
+	f.waitApplied("c1", crs, configMapRef("named"))
+	require.NoError(t, env.Client.Get(f.ctx, client.ObjectKey{Namespace: later, Name: "named"}, &corev1.ConfigMap{}))
+	require.NoError(t, env.Client.Get(f.ctx, client.ObjectKeyFromObject(kept), kept))
+	require.Equal(t, "changed by the user", kept.Data["value"], "ApplyOnce overwrote what the user changed")
+
+	f.waitApplied("c1", crs, configMapRef("generated"))
+	f.waitCondition(crs, metav1.ConditionTrue, addonsv1.ClusterResourceSetResourcesAppliedReason)
+	list := &corev1.ConfigMapList{}
+	require.NoError(t, env.Client.List(f.ctx, list, client.InNamespace(f.ns)))
+	var generated []string
+	for _, cm := range list.Items {
+		if strings.HasPrefix(cm.Name, "wl-gen-") {
+			generated = append(generated, cm.Name)
+		}
+	}
+	require.Len(t, generated, 1, "one object however often the resource was tried: %v", generated)
 }

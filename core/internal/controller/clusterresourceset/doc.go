@@ -1,9 +1,13 @@
 // Package clusterresourceset reconciles ClusterResourceSets: for every Cluster of its namespace
-// that the selector matches and whose control plane is initialized, it applies the objects held
-// in the named Secrets and ConfigMaps to the workload cluster with server-side apply (field
-// manager clusterresourceset/<name>, through contracts/remote's ClusterCache), records what it
-// applied in the Cluster's ClusterResourceSetBinding, and reports ResourcesApplied. ApplyOnce
-// applies each resource once per Cluster; Reconcile applies it again when its hash changes.
+// that the selector matches and whose control plane is initialized, it puts the objects held in
+// the named Secrets and ConfigMaps into the workload cluster (field manager
+// clusterresourceset/<name>, through contracts/remote's ClusterCache), records what it applied
+// in the Cluster's ClusterResourceSetBinding, and reports ResourcesApplied. ApplyOnce creates
+// each object once per Cluster and counts one that already exists as applied (as upstream: it
+// never overwrites what is in the workload cluster, not even after a partly failed attempt);
+// Reconcile applies with server-side apply, again whenever the resource's hash changes. Objects
+// with generateName get a name derived from their content (generatename.go), so a retry never
+// makes a second copy.
 //
 // Secrets and ConfigMaps: the manager caches neither. A resource is read live, by name, only when
 // a ClusterResourceSet names it (through the APIReader), so the controller reads no other

@@ -94,15 +94,15 @@ func decodeValue(value []byte) ([]*unstructured.Unstructured, error) {
 	}
 }
 
-// checkObject requires what server-side apply needs of an object.
+// checkObject requires what applying needs of an object: a kind and a name or generateName.
 func checkObject(u *unstructured.Unstructured) error {
 	switch {
 	case u.GetAPIVersion() == "":
 		return errors.New("an object has no apiVersion")
 	case u.GetKind() == "":
 		return fmt.Errorf("object %q has no kind", u.GetName())
-	case u.GetName() == "":
-		return fmt.Errorf("%s %s has no metadata.name (server-side apply needs one; generateName is not supported)", u.GetAPIVersion(), u.GetKind())
+	case u.GetName() == "" && u.GetGenerateName() == "":
+		return fmt.Errorf("%s %s has neither metadata.name nor metadata.generateName", u.GetAPIVersion(), u.GetKind())
 	}
 	return nil
 }

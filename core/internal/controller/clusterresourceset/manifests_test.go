@@ -3,6 +3,7 @@ package clusterresourceset
 import (
 	"crypto/sha256"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -51,17 +52,49 @@ func TestParseManifests_NamesTheKeyAndDocumentOfBadInput(t *testing.T) {
 		want string
 	}{
 		{"NoData", nil, "it has no data: put the manifests under data"},
-		{"NoName", map[string][]byte{"cni.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: x-\n")},
-			`key "cni.yaml": document 2: v1 ConfigMap has no metadata.name`},
+		{"NoName", map[string][]byte{"cni.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: {a: b}\n")},
+			`key "cni.yaml": document 2: v1 ConfigMap has neither metadata.name nor metadata.generateName`},
 		{"NoKind", map[string][]byte{"k": []byte("apiVersion: v1\nmetadata:\n  name: a\n")}, `key "k": document 1: object "a" has no kind`},
 		{"NoAPIVersion", map[string][]byte{"k": []byte("kind: ConfigMap\nmetadata:\n  name: a\n")}, `key "k": document 1: an object has no apiVersion`},
 		{"NotYAML", map[string][]byte{"k": []byte("apiVersion: v1\nkind: [unclosed\n")}, `key "k": document 1: not YAML`},
 		{"BadJSONList", map[string][]byte{"k": []byte(`[{"apiVersion": "v1"`)}, `key "k": not a JSON list of objects`},
-		{"JSONListItemWithoutName", map[string][]byte{"k": []byte(`[{"apiVersion":"v1","kind":"ConfigMap","metadata":{}}]`)}, `key "k": list item 1: v1 ConfigMap has no metadata.name`},
+		{"JSONListItemWithoutName", map[string][]byte{"k": []byte(`[{"apiVersion":"v1","kind":"ConfigMap","metadata":{}}]`)}, `key "k": list item 1: v1 ConfigMap has neither metadata.name nor metadata.generateName`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseManifests(tc.data)
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
+}
+
+// TestNameGenerated_IsStableAndTellsObjectsApart: an object with generateName gets the same name
+// on every parse (so a retry finds what an earlier attempt created), a name the API server could
+// have made (generateName cut to 58, five characters of its alphabet), and another name for other
+// content, another ClusterResourceSet or resource, or a second identical object.
+func TestNameGenerated_IsStableAndTellsObjectsApart(t *testing.T) {
+	parse := func(seed, doc string) []string {
+		m, err := parseManifests(map[string][]byte{"k": []byte(doc)})
+		require.NoError(t, err)
+		require.NoError(t, nameGenerated(m.objects, seed))
+		var names []string
+		for _, o := range m.objects {
+			names = append(names, o.GetName())
+		}
+		return names
+	}
+	job := "apiVersion: batch/v1\nkind: Job\nmetadata:\n  generateName: install-\nspec:\n  parallelism: 1\n"
+	named := "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fixed\n  generateName: ignored-\n"
+	first := parse("crs/ConfigMap/a", job+"---\n"+job+named)
+	require.Len(t, first, 3)
+	require.Regexp(t, `^install-[bcdfghjklmnpqrstvwxz2456789]{5}$`, first[0])
+	require.NotEqual(t, first[0], first[1], "two identical objects are two objects")
+	require.Equal(t, "fixed", first[2], "a name wins over generateName")
+	require.Equal(t, first, parse("crs/ConfigMap/a", job+"---\n"+job+named), "stable across parses")
+	require.NotEqual(t, first[0], parse("other/ConfigMap/a", job)[0])
+	require.NotEqual(t, first[0], parse("crs/ConfigMap/a", strings.Replace(job, "parallelism: 1", "parallelism: 2", 1))[0])
+
+	long := strings.Repeat("x", 70)
+	got := parse("crs/ConfigMap/a", strings.Replace(job, "install-", long, 1))[0]
+	require.Len(t, got, 63)
+	require.True(t, strings.HasPrefix(got, strings.Repeat("x", 58)))
 }

@@ -110,7 +110,7 @@ func (r *Reconciler) applyToCluster(ctx context.Context, s *scope, cluster *clus
 	for _, res := range due {
 		ctrl.LoggerFrom(ctx).Info("Applying resource to the workload cluster", "kind", res.ref.Kind, "name", res.ref.Name,
 			"objects", len(res.manifests.objects))
-		err := applyObjects(ctx, workload, fieldManager(s.crs.Name), res.manifests.objects)
+		err := applyObjects(ctx, workload, s.crs.Spec.Strategy, fieldManager(s.crs.Name), res.manifests.objects)
 		b.record(i, addonsv1.ResourceBinding{ResourceRef: res.ref, Hash: res.manifests.hash, Applied: ptr.To(err == nil), LastAppliedTime: now})
 		if err != nil {
 			s.report(addonsv1.ClusterResourceSetResourcesNotAppliedReason,

@@ -31,7 +31,11 @@ func (r *Reconciler) readResources(ctx context.Context, s *scope) error {
 				return err
 			}
 			m, err := parseManifests(data)
+			if err == nil {
+				err = nameGenerated(m.objects, s.crs.Name+"/"+ref.Kind+"/"+ref.Name)
+			}
 			if err != nil {
+				m = nil
 				s.report(addonsv1.ClusterResourceSetResourcesNotAppliedReason,
 					fmt.Sprintf("%s %s: %v: fix its data", ref.Kind, ref.Name, err))
 			}

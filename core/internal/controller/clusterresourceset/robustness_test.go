@@ -55,7 +55,7 @@ func TestClusterResourceSet_SteadyStateWritesNothing(t *testing.T) {
 
 // TestClusterResourceSet_RecoversWhenKilledBetweenApplyingAndRecording runs a controller whose
 // binding writes fail, as if the process died right after applying; a new process applies
-// the resource again (server-side apply is idempotent) and records it.
+// the resource again (creating what exists already counts as applied) and records it.
 func TestClusterResourceSet_RecoversWhenKilledBetweenApplyingAndRecording(t *testing.T) {
 	f := newFixture(t)
 	f.newCluster("c1", true)

@@ -12,8 +12,15 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/contract"
+	"capstan.dev/contracts/conversion"
 	"capstan.dev/contracts/owner"
 )
+
+// notCopied are the template annotations a copy does not get: kubectl's last-applied copy of the
+// template, and the conversion data of the template's other API version (what a client of that
+// version wrote to the template: carried into a copy, it would be read back as if written to the
+// copy, and it counts against the copy's annotation size limit).
+var notCopied = []string{corev1.LastAppliedConfigAnnotation, conversion.DataAnnotation}
 
 // Compute returns the desired state of in.Cluster: the class's templates are copied (one set per
 // MachineDeployment and MachinePool topology entry), patched by in.Patch, and the generated
@@ -236,7 +243,9 @@ func templateCopy(tpl *unstructured.Unstructured, c *clusterv1.Cluster, name str
 	}
 	obj.SetLabels(labels)
 	annotations := clonedFrom(tpl.GetAnnotations(), tpl)
-	delete(annotations, corev1.LastAppliedConfigAnnotation) // kubectl's copy of the template
+	for _, a := range notCopied {
+		delete(annotations, a)
+	}
 	obj.SetAnnotations(annotations)
 	obj.SetOwnerReferences([]metav1.OwnerReference{owner.ClusterReference(c)})
 	return obj

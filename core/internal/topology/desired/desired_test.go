@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conversion"
 )
 
 // counter returns deterministic "random" parts: r0001, r0002, ...
@@ -47,7 +48,7 @@ func quickStart() *Input {
 		map[string]any{"template": map[string]any{"spec": map[string]any{"image": "node:v1"}}})
 	bootstrap := tmpl("bootstrap.cluster.x-k8s.io/v1beta2", "KubeadmConfigTemplate", "workers", map[string]any{"template": map[string]any{"spec": map[string]any{}}})
 	workers := tmpl("infrastructure.cluster.x-k8s.io/v1beta2", "DevMachineTemplate", "workers", map[string]any{"template": map[string]any{"spec": map[string]any{"image": "node:v1"}}})
-	workers.SetAnnotations(map[string]string{corev1.LastAppliedConfigAnnotation: "{}", "keep": "me"})
+	workers.SetAnnotations(map[string]string{corev1.LastAppliedConfigAnnotation: "{}", conversion.DataAnnotation: `{"spec":{"template":{"spec":{"legacy":"x"}}}}`, "keep": "me"})
 	cc := &clusterv1.ClusterClass{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "classes", Name: "quick-start"},
 		Spec: clusterv1.ClusterClassSpec{
@@ -169,7 +170,7 @@ func TestCompute_GeneratesOneMachineDeploymentPerTopologyEntry(t *testing.T) {
 	require.Equal(t, "md-0", mds.Infrastructure.GetLabels()[clusterv1.ClusterTopologyMachineDeploymentNameLabel])
 	require.Equal(t, map[string]string{"keep": "me", clusterv1.TemplateClonedFromNameAnnotation: "workers",
 		clusterv1.TemplateClonedFromGroupKindAnnotation: "DevMachineTemplate.infrastructure.cluster.x-k8s.io"}, mds.Infrastructure.GetAnnotations(),
-		"kubectl's last-applied annotation is not copied")
+		"neither kubectl's last-applied annotation nor the template's conversion data is copied")
 	require.Equal(t, clusterv1.ContractVersionedObjectReference{APIGroup: "bootstrap.cluster.x-k8s.io", Kind: "KubeadmConfigTemplate", Name: "c1-md-0-r0005"},
 		md.Spec.Template.Spec.Bootstrap.ConfigRef)
 	require.Equal(t, "c1-md-0-r0006", md.Spec.Template.Spec.InfrastructureRef.Name)
