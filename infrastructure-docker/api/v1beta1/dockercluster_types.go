@@ -51,7 +51,8 @@ type DockerLoadBalancer struct {
 	ImageMeta `json:",inline"`
 
 	// customHAProxyConfigTemplateRef names a ConfigMap whose haproxy.cfg template replaces the
-	// generated configuration.
+	// generated configuration in upstream's Docker provider. Capstan keeps it through conversion
+	// but does not apply it: the load balancer's configuration is always generated.
 	// +optional
 	CustomHAProxyConfigTemplateRef *corev1.LocalObjectReference `json:"customHAProxyConfigTemplateRef,omitempty"`
 }

@@ -110,8 +110,8 @@ type Mount struct {
 // DockerMachineStatus is the observed state of a DockerMachine.
 // +kubebuilder:validation:MinProperties=1
 type DockerMachineStatus struct {
-	// conditions are the observations of the DockerMachine's state. Known types: Ready, Deleting,
-	// Paused.
+	// conditions are the observations of the DockerMachine's state. Known types: Ready,
+	// ContainerProvisioned, BootstrapExecSucceeded, Deleting, Paused.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

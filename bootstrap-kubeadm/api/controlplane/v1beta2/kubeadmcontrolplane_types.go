@@ -387,7 +387,7 @@ type KubeadmControlPlaneInitializationStatus struct {
 // +kubebuilder:printcolumn:name="Version",type="string",JSONPath=".spec.version",description="Kubernetes version of the control plane"
 
 // KubeadmControlPlane runs a Cluster's Kubernetes control plane on Machines bootstrapped with
-// kubeadm, with etcd stacked on the same Machines.
+// kubeadm, with etcd stacked on the same Machines (the default) or external.
 type KubeadmControlPlane struct {
 	metav1.TypeMeta `json:",inline"`
 	// metadata is the standard object metadata.

@@ -43,9 +43,9 @@ type KubeadmControlPlaneTemplateResource struct {
 	Spec KubeadmControlPlaneTemplateResourceSpec `json:"spec,omitempty,omitzero"`
 }
 
-// KubeadmControlPlaneTemplateResourceSpec is KubeadmControlPlaneSpec without replicas, version
-// and machineTemplate.spec.infrastructureRef, which whoever creates the KubeadmControlPlane from
-// the template sets.
+// KubeadmControlPlaneTemplateResourceSpec is KubeadmControlPlaneSpec without replicas, version,
+// machineTemplate.spec.infrastructureRef and machineTemplate.spec.readinessGates, which whoever
+// creates the KubeadmControlPlane from the template (a ClusterClass's topology) sets.
 // +kubebuilder:validation:XValidation:rule="has(self.machineTemplate) || has(self.kubeadmConfigSpec) || has(self.rollout) || has(self.remediation) || has(self.machineNaming)",message="must set at least one of machineTemplate, kubeadmConfigSpec, rollout, remediation or machineNaming, or be left out instead of written as an empty object ({})"
 type KubeadmControlPlaneTemplateResourceSpec struct {
 	// machineTemplate describes the control plane Machines.

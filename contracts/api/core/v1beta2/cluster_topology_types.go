@@ -25,8 +25,8 @@ import (
 
 // Labels the topology controller puts on the objects it generates, as upstream does.
 const (
-	// ClusterTopologyOwnedLabel marks every object generated from a Cluster's topology (and the
-	// Cluster itself); the topology controller lists and watches managed objects by it.
+	// ClusterTopologyOwnedLabel marks every object generated from a Cluster's topology; the topology
+	// controller lists and watches managed objects by it.
 	ClusterTopologyOwnedLabel = "topology.cluster.x-k8s.io/owned"
 
 	// ClusterTopologyMachineDeploymentNameLabel is the topology name of the MachineDeployment an

@@ -266,7 +266,9 @@ type ClusterAvailabilityGate struct {
 // ClusterNetwork is the network configuration of a workload cluster.
 // +kubebuilder:validation:XValidation:rule="has(self.apiServerPort) || has(self.services) || has(self.pods) || has(self.serviceDomain)",message="is empty: set at least one of apiServerPort, services, pods or serviceDomain, or leave it out"
 type ClusterNetwork struct {
-	// apiServerPort is the port the API server binds to on control plane nodes. Defaults to 6443.
+	// apiServerPort is upstream's port for the API server on control plane nodes. Capstan accepts it
+	// but does not use it: the API server listens on 6443 unless the KubeadmConfig's
+	// localAPIEndpoint.bindPort says otherwise.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
@@ -336,7 +338,7 @@ func (v APIEndpoint) String() string {
 type ClusterStatus struct {
 	// conditions are the observations of the Cluster's state. Known types: Available,
 	// InfrastructureReady, ControlPlaneInitialized, ControlPlaneAvailable, WorkersAvailable,
-	// RemoteConnectionProbe, RollingOut, ScalingUp, ScalingDown, Remediating, Deleting, Paused.
+	// RemoteConnectionProbe, Deleting, Paused, and TopologyReconciled on a topology Cluster.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -27,7 +27,7 @@ const ClusterClassKind = "ClusterClass"
 
 // ClusterClassFinalizer holds a ClusterClass's deletion while a Cluster's spec.topology.classRef
 // names it; the ClusterClass controller removes it once none does. Upstream refuses such a
-// deletion in its webhook; Capstan has no webhooks.
+// deletion in its webhook; Capstan runs no admission webhooks.
 const ClusterClassFinalizer = "clusterclass.cluster.x-k8s.io"
 
 // ClusterClass's Deleting condition, set only while a deletion waits for Clusters.
@@ -603,7 +603,8 @@ type ClusterClassUpgradeExternal struct {
 // ClusterClassStatus is the observed state of a ClusterClass.
 // +kubebuilder:validation:MinProperties=1
 type ClusterClassStatus struct {
-	// conditions: VariablesReady, RefVersionsUpToDate, Paused.
+	// conditions: VariablesReady, RefVersionsUpToDate, Paused, and Deleting while a deletion waits
+	// for the Clusters that use the class.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

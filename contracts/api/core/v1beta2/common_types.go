@@ -72,7 +72,8 @@ const (
 	TemplateClonedFromGroupKindAnnotation = "cluster.x-k8s.io/cloned-from-groupkind"
 
 	// ManagedByAnnotation on an InfraCluster tells the infrastructure provider that an external system
-	// manages the cluster infrastructure, so the provider must leave the object alone.
+	// manages the cluster infrastructure, so the provider must leave the object alone (upstream's
+	// contract; Capstan's Docker provider does not honour it yet).
 	ManagedByAnnotation = "cluster.x-k8s.io/managed-by"
 
 	// ReplicasManagedByAnnotation tells the core that something other than Cluster API (e.g. an

@@ -99,13 +99,15 @@ const (
 	// MachinePhaseRunning is the phase of a Machine with a Node.
 	MachinePhaseRunning = MachinePhase("Running")
 
-	// MachinePhaseUpdating is the phase of a Machine being updated in place.
+	// MachinePhaseUpdating is upstream's phase of a Machine being updated in place; Capstan has no
+	// in-place updates and never sets it.
 	MachinePhaseUpdating = MachinePhase("Updating")
 
 	// MachinePhaseDeleting is the phase of a Machine with a deletionTimestamp.
 	MachinePhaseDeleting = MachinePhase("Deleting")
 
-	// MachinePhaseDeleted is the phase of a Machine whose infrastructure is gone.
+	// MachinePhaseDeleted is upstream's phase of a Machine whose infrastructure is gone; Capstan never
+	// sets it (a Machine goes once its infrastructure is gone).
 	MachinePhaseDeleted = MachinePhase("Deleted")
 
 	// MachinePhaseFailed is kept for compatibility only: v1beta2 controllers never set it.

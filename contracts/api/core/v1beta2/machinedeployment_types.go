@@ -138,8 +138,8 @@ type MachineDeploymentSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",messageExpression="'clusterName is immutable (it was \"' + oldSelf + '\"): a MachineDeployment cannot move to another Cluster; create a new MachineDeployment in the target Cluster instead'"
 	ClusterName string `json:"clusterName,omitempty"`
 
-	// replicas is the number of Machines wanted. Unset means "not managed here" (e.g. an autoscaler will
-	// set it); the controller then treats it as 1 unless autoscaler min/max size annotations say otherwise.
+	// replicas is the number of Machines wanted. When unset it is defaulted at admission, as upstream:
+	// to the cluster-autoscaler's min-size annotation when its min/max size annotations are set, else 1.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Replicas *int32 `json:"replicas,omitempty"`
@@ -253,7 +253,7 @@ type MachineDeploymentDeletionSpec struct {
 // +kubebuilder:validation:MinProperties=1
 type MachineDeploymentStatus struct {
 	// conditions are the observations of the MachineDeployment's state. Known types: Available,
-	// MachinesReady, MachinesUpToDate, RollingOut, ScalingUp, ScalingDown, Remediating, Deleting, Paused.
+	// RollingOut, ScalingUp, ScalingDown, Deleting, Paused.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

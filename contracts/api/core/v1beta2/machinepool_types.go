@@ -74,8 +74,9 @@ type MachinePoolSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",messageExpression="'clusterName is immutable (it was \"' + oldSelf + '\"): a MachinePool cannot move to another Cluster; create a new MachinePool in the target Cluster instead'"
 	ClusterName string `json:"clusterName,omitempty"`
 
-	// replicas is the number of instances wanted. Defaults to 1 in the controller; unset lets an external
-	// autoscaler own the number.
+	// replicas is the number of instances wanted. When unset it is defaulted at admission to the
+	// cluster-autoscaler's min-size annotation when its min/max size annotations are set, else 1; to let an
+	// external autoscaler own the number, set the cluster.x-k8s.io/replicas-managed-by annotation.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Replicas *int32 `json:"replicas,omitempty"`
@@ -108,8 +109,7 @@ type MachinePoolSpec struct {
 // +kubebuilder:validation:MinProperties=1
 type MachinePoolStatus struct {
 	// conditions are the observations of the MachinePool's state. Known types: Available,
-	// BootstrapConfigReady, InfrastructureReady, MachinesReady, MachinesUpToDate, ScalingUp,
-	// ScalingDown, Remediating, Deleting, Paused.
+	// BootstrapConfigReady, InfrastructureReady, ScalingUp, ScalingDown, Deleting, Paused.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -137,8 +137,8 @@ type MachineSetSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",messageExpression="'clusterName is immutable (it was \"' + oldSelf + '\"): a MachineSet cannot move to another Cluster; create a new MachineSet in the target Cluster instead'"
 	ClusterName string `json:"clusterName,omitempty"`
 
-	// replicas is the number of Machines wanted. Unset means "not managed here" (e.g. an autoscaler will
-	// set it); the controller then treats it as 1 unless autoscaler min/max size annotations say otherwise.
+	// replicas is the number of Machines wanted. When unset it is defaulted at admission, as upstream:
+	// to the cluster-autoscaler's min-size annotation when its min/max size annotations are set, else 1.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Replicas *int32 `json:"replicas,omitempty"`

@@ -26,6 +26,7 @@
 // A change of spec.topology.version is orchestrated (core/internal/topology/upgrade): the
 // control plane first, then the MachineDeployments a few at a time, then the MachinePools; the
 // controller reads the ControlPlane's status (watching its kind), the MachineDeployments' Machines
-// and the MachinePools' Node counts, and reports what is pending in TopologyReconciled. Not done
-// here (upstream does): external patches, lifecycle hooks, multi-step upgrade plans.
+// and the MachinePools' Node counts, and reports what is pending in TopologyReconciled; a move of
+// several minors runs step by step through the class's spec.kubernetesVersions. Not done here
+// (upstream does): external patches, lifecycle hooks, upgrade plans from a Runtime Extension.
 package topology
