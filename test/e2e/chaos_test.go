@@ -67,7 +67,7 @@ func TestChaos(t *testing.T) {
 		if !deleted {
 			s.deleteCluster(10 * time.Minute)
 		}
-		t.Logf("chaos timings:\n  %s", strings.Join(s.timings, "\n  "))
+		t.Logf("chaos timings:\n  %s", s.timings)
 	})
 
 	for _, mhc := range s.chaosHealthChecks() {

@@ -54,6 +54,12 @@ func (s *suite) machinePoolTokenRotation() {
 		return done, fmt.Sprintf("token %s… (first %s…), first expires %s", prefix(now), prefix(first), expiration.Format(time.TimeOnly)), nil
 	})
 
+	// The control plane's rollout runs beside this spec (TestE2E): the pool's surge instance waits
+	// until it is done, so that no more than 5 nodes run at once (the host's inotify instances).
+	s.waitFor(10*time.Minute, "the control plane to be one up-to-date Machine before the pool rolls out", func() (bool, string, error) {
+		nodes, seen, err := s.upToDateControlPlaneNodes(1)
+		return nodes != nil, seen, err
+	})
 	before, err := s.containers("io.capstan.docker-machine-pool=" + key.Name)
 	require.NoError(s.t, err)
 	s.rollOutPool(key, before)

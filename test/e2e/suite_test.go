@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,7 +52,34 @@ type suite struct {
 	kubeconfig []byte
 	workload   client.Client
 	clientset  *kubernetes.Clientset
-	timings    []string
+	timings    *timings
+}
+
+// timings are the wall times of the specs, for docs/benchmarks.md; specs running in parallel
+// (each with its own copy of the suite, see forSubtest) add to the same list.
+type timings struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *timings) add(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, line)
+}
+
+func (l *timings) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n  ")
+}
+
+// forSubtest is a copy of the suite for a subtest that runs in parallel with another: its own t,
+// the same clients, cluster and timings. The specs run that way touch different objects.
+func (s *suite) forSubtest(t *testing.T) *suite {
+	c := *s
+	c.t = t
+	return &c
 }
 
 func repoRoot(t *testing.T) string {
@@ -85,7 +113,7 @@ func newSuite(t *testing.T) *suite {
 	}
 	t.Cleanup(func() { _ = docker.Close() })
 	name := fmt.Sprintf("e2e-%05d", rand.IntN(100000))
-	s := &suite{t: t, ctx: context.Background(), mgmt: mgmt, mgmtConfig: cfg, docker: docker, repo: repo, ns: name, name: name}
+	s := &suite{t: t, ctx: context.Background(), mgmt: mgmt, mgmtConfig: cfg, docker: docker, repo: repo, ns: name, name: name, timings: &timings{}}
 	require.NoError(t, mgmt.Create(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}}))
 	return s
 }
@@ -117,7 +145,7 @@ func (s *suite) timed(name string, f func()) {
 	start := time.Now()
 	f()
 	line := fmt.Sprintf("%s: %s", name, time.Since(start).Round(time.Second))
-	s.timings = append(s.timings, line)
+	s.timings.add(line)
 	s.t.Logf("e2e timing: %s", line)
 }
 

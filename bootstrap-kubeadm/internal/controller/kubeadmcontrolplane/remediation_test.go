@@ -114,11 +114,13 @@ func TestRemediation_NeverBreaksEtcdQuorum(t *testing.T) {
 	}
 }
 
-// TestRemediation_NeverDeletesTheOnlyMachine: a single control plane Machine is never remediated.
+// TestRemediation_NeverDeletesTheOnlyMachine: the single Machine of an initialized control plane
+// is never remediated (before initialization it is: see the next test).
 func TestRemediation_NeverDeletesTheOnlyMachine(t *testing.T) {
 	startController(t)
 	f := newFixture(t)
 	m := f.growTo(1)[0]
+	f.waitCondition(controlplanev1.KubeadmControlPlaneInitializedCondition, metav1.ConditionTrue, "")
 	markUnhealthy(t, f, m)
 	f.waitCondition(controlplanev1.KubeadmControlPlaneRemediatingCondition, metav1.ConditionTrue, "is the only control plane Machine")
 	f.etcd().waitPasses(t, 2)

@@ -30,7 +30,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
@@ -47,7 +46,7 @@ import (
 // still there). The new instances run with the mount.
 func TestDockerMachinePool_RollsOutANewTemplateOneInstanceAtATime(t *testing.T) {
 	rt := nodetest.Docker(t)
-	startRolloutManager(t, rt)
+	startManager(t, rt, nil, func(r *Reconciler) { r.NodeReadyPoll = 200 * time.Millisecond })
 	f := nodetest.NewFixture(t, env, rt, "roll")
 	f.SetInfrastructureProvisioned(t)
 	_, pool := newPool(t, f, "pool", fakeBootstrapData("data"), poolOptions{replicas: ptr.To(int32(2))})
@@ -129,17 +128,6 @@ func createNode(t *testing.T, name string, ready bool) {
 	envtest.UpdateStatus(t, env.Client, n, func() {
 		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status, LastTransitionTime: metav1.Now()}}
 	})
-}
-
-// startRolloutManager is startManager with a rollout that re-checks Node readiness every 200ms.
-func startRolloutManager(t *testing.T, rt *docker.Runtime) {
-	t.Helper()
-	mgr := env.NewManager(t, "infrastructure-docker", env.Config)
-	cc := nodetest.ClusterCache(t, mgr, rt)
-	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc, WatchFilterValue: rt.Plane(),
-		NodeReadyPoll: 200 * time.Millisecond}
-	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
-	envtest.StartManager(t, mgr)
 }
 
 // TestMarkOutdated_ComparesTheSpecHashOrTheImage: an instance is outdated when its spec label is

@@ -30,7 +30,7 @@ func TestMain(m *testing.M) { os.Exit(apitest.Run(m, &env)) }
 
 // startManager runs the DockerMachinePool controller (and its ClusterCache) in a new manager,
 // as cfg's user (nil: an administrator), and returns the function that stops it.
-func startManager(t *testing.T, rt *docker.Runtime, cfg *rest.Config) (stop func()) {
+func startManager(t *testing.T, rt *docker.Runtime, cfg *rest.Config, opts ...func(*Reconciler)) (stop func()) {
 	t.Helper()
 	if cfg == nil {
 		cfg = env.Config
@@ -38,6 +38,9 @@ func startManager(t *testing.T, rt *docker.Runtime, cfg *rest.Config) (stop func
 	mgr := env.NewManager(t, "infrastructure-docker", cfg)
 	cc := nodetest.ClusterCache(t, mgr, rt)
 	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc, WatchFilterValue: rt.Plane()}
+	for _, o := range opts {
+		o(r)
+	}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	return envtest.StartManager(t, mgr)
 }
