@@ -135,11 +135,11 @@ func (s *suite) waitForWorkers(n, cp int, timeout time.Duration) {
 		if err != nil {
 			return false, "", err
 		}
-		nodes, ready, err := s.workloadNodes()
+		nodes, ready, notReady, err := s.workloadNodes()
 		if err != nil {
 			return false, "", err
 		}
-		seen := fmt.Sprintf("%d Machines (%d with a Node), %d worker containers, %d Nodes (%d Ready)", len(ms), withNode, len(cs), nodes, ready)
+		seen := fmt.Sprintf("%d Machines (%d with a Node), %d worker containers, %d Nodes (%d Ready; not: %v)", len(ms), withNode, len(cs), nodes, ready, notReady)
 		return len(ms) == n && withNode == n && len(cs) == n && nodes == n+cp && ready == n+cp, seen, nil
 	})
 }

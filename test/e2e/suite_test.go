@@ -188,17 +188,28 @@ func (s *suite) volumes() ([]*volume.Volume, error) {
 }
 
 // workloadNodes counts the workload cluster's Nodes and those of them that are Ready.
-func (s *suite) workloadNodes() (total, ready int, err error) {
+// notReady names, in the second result, each Node that is not Ready and what its Ready condition
+// says, for a spec's progress lines.
+func (s *suite) workloadNodes() (total, ready int, notReady []string, err error) {
 	nodes := &corev1.NodeList{}
 	if err := s.workload.List(s.ctx, nodes); err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
 	for i := range nodes.Items {
-		if framework.NodeIsReady(&nodes.Items[i]) {
+		n := &nodes.Items[i]
+		if framework.NodeIsReady(n) {
 			ready++
+			continue
 		}
+		why := "no Ready condition"
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady {
+				why = fmt.Sprintf("Ready %s %s: %s", c.Status, c.Reason, c.Message)
+			}
+		}
+		notReady = append(notReady, n.Name+" ("+why+")")
 	}
-	return len(nodes.Items), ready, nil
+	return len(nodes.Items), ready, notReady, nil
 }
 
 func (s *suite) machines(labels client.MatchingLabels) ([]clusterv1.Machine, error) {

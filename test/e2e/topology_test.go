@@ -135,7 +135,7 @@ func (s *suite) requirePrivilegedPodRefused() {
 // Machines, each with its Node.
 func (s *suite) waitForReadyNodes(n int, timeout time.Duration) {
 	s.waitFor(timeout, fmt.Sprintf("%d Ready Nodes", n), func() (bool, string, error) {
-		nodes, ready, err := s.workloadNodes()
+		nodes, ready, notReady, err := s.workloadNodes()
 		if err != nil {
 			return false, "", err
 		}
@@ -150,6 +150,6 @@ func (s *suite) waitForReadyNodes(n int, timeout time.Duration) {
 			}
 		}
 		return ready == n && nodes == n && withNode == n && len(ms) == n,
-			fmt.Sprintf("%d Nodes, %d Ready; %d Machines, %d with a Node", nodes, ready, len(ms), withNode), nil
+			fmt.Sprintf("%d Nodes, %d Ready (not: %v); %d Machines, %d with a Node", nodes, ready, notReady, len(ms), withNode), nil
 	})
 }
