@@ -148,7 +148,7 @@ func TestTopology_GeneratesTheClusterFromItsClass(t *testing.T) {
 	})
 	waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
 	require.Equal(t, before, versions(), "steady state: nothing was written")
-	require.Equal(t, appliedBefore, applies.Load(), "steady state: only dry-run applies were sent")
+	require.Empty(t, applies.SinceIn(appliedBefore, ns), "steady state: only dry-run applies were sent")
 	require.Equal(t, ptr.To[int32](4), machineDeployments(t, got)["md-1"].Spec.Replicas)
 	cur, err := getCluster(c)
 	require.NoError(t, err)

@@ -107,7 +107,7 @@ func TestTopology_MachinePoolIsGeneratedScaledUpdatedInPlaceAndRemoved(t *testin
 		return g > gets, nil
 	})
 	waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
-	require.Equal(t, appliedBefore, applies.Load(), "steady state: only dry-run applies were sent")
+	require.Empty(t, applies.SinceIn(appliedBefore, ns), "steady state: only dry-run applies were sent")
 	require.Equal(t, mp.ResourceVersion, machinePools(t, got)["mp-0"].ResourceVersion)
 	require.Equal(t, infra.GetResourceVersion(), get(t, crds.GenericInfrastructureMachineGVK, ns, iref.Name).GetResourceVersion())
 	require.Equal(t, bootstrap.GetResourceVersion(), get(t, crds.GenericBootstrapConfigGVK, ns, bref.Name).GetResourceVersion())

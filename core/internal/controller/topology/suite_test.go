@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,9 +38,9 @@ func TestMain(m *testing.M) { os.Exit(coretest.Run(m, &env)) }
 const timeout = 60 * time.Second
 
 // startController runs the controller as cfg (nil: the admin), counting through calls (nil: not);
-// it returns the number of server-side applies that were not dry runs, i.e. real writes.
+// it returns the log of server-side applies that were not dry runs, i.e. real writes.
 // Generated names get a counter instead of random characters, so tests can predict them.
-func startController(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter) *atomic.Int64 {
+func startController(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter) *applyLog {
 	t.Helper()
 	if cfg == nil {
 		cfg = env.Config
@@ -49,13 +50,13 @@ func startController(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter)
 	if calls != nil {
 		c = calls.Wrap(c)
 	}
-	applies := &atomic.Int64{}
+	applies := &applyLog{}
 	c = envtest.Intercept(c, interceptor.Funcs{
 		Apply: func(ctx context.Context, cl client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
 			o := &client.ApplyOptions{}
 			o.ApplyOptions(opts)
 			if len(o.DryRun) == 0 {
-				applies.Add(1)
+				applies.add(obj)
 			}
 			return cl.Apply(ctx, obj, opts...)
 		},
@@ -65,6 +66,49 @@ func startController(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter)
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	coretest.StartManager(t, mgr)
 	return applies
+}
+
+// applyLog records the real (not dry-run) server-side applies, as namespace/kind/name.
+type applyLog struct {
+	mu      sync.Mutex
+	applied []string
+}
+
+func (l *applyLog) add(obj runtime.ApplyConfiguration) {
+	what := fmt.Sprintf("%T", obj)
+	if u, ok := obj.(interface {
+		GetNamespace() string
+		GetKind() string
+		GetName() string
+	}); ok {
+		what = u.GetNamespace() + "/" + u.GetKind() + "/" + u.GetName()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.applied = append(l.applied, what)
+}
+
+// Load is the number of applies so far.
+func (l *applyLog) Load() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.applied)
+}
+
+// SinceIn lists the applies to namespace ns after the first n applies. The controller of a test
+// also reconciles the Clusters earlier tests left behind (envtest deletes no namespace's
+// contents), and some of those are mid-upgrade with nobody playing their control plane: their
+// writes are not this test's steady state.
+func (l *applyLog) SinceIn(n int, ns string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var in []string
+	for _, a := range l.applied[n:] {
+		if strings.HasPrefix(a, ns+"/") {
+			in = append(in, a)
+		}
+	}
+	return in
 }
 
 func classRef(gvk schema.GroupVersionKind, name string) clusterv1.ClusterClassTemplateReference {
