@@ -24,8 +24,8 @@ import (
 //
 // The family rules compare fields, so they sit here rather than on the fields; each is guarded by
 // isIP so that an invalid address is reported once, by the rule on the address itself.
-// +kubebuilder:validation:XValidation:rule="!has(self.address) || !isIP(self.address) || !has(self.prefix) || self.prefix <= (ip(self.address).family() == 4 ? 32 : 128)",messageExpression="'spec.prefix ' + string(self.prefix) + ' does not fit the IPv' + string(ip(self.address).family()) + ' address ' + self.address + ': allowed are 0..32 for an IPv4 address and 0..128 for an IPv6 one'",fieldPath=".prefix"
-// +kubebuilder:validation:XValidation:rule="!has(self.gateway) || !isIP(self.gateway) || !has(self.address) || !isIP(self.address) || ip(self.gateway).family() == ip(self.address).family()",messageExpression="'spec.gateway ' + self.gateway + ' is not of the address family of spec.address ' + self.address + ' (IPv' + string(ip(self.address).family()) + ')'",fieldPath=".gateway"
+// +kubebuilder:validation:XValidation:rule="!has(self.address) || !isIP(self.address) || !has(self.prefix) || self.prefix <= (ip(self.address).family() == 4 ? 32 : 128)",messageExpression="'spec.prefix is too long for the address ' + self.address + ': allowed are 0..32 for an IPv4 address and 0..128 for an IPv6 one'",fieldPath=".prefix"
+// +kubebuilder:validation:XValidation:rule="!has(self.gateway) || !isIP(self.gateway) || !has(self.address) || !isIP(self.address) || ip(self.gateway).family() == ip(self.address).family()",messageExpression="'spec.gateway ' + self.gateway + ' is not of the address family (IPv4 or IPv6) of spec.address ' + self.address",fieldPath=".gateway"
 type IPAddressSpec struct {
 	// claimRef is a reference to the claim this IPAddress was created for.
 	// +required
