@@ -26,10 +26,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, claim *ipamv1.IPAddres
 	switch {
 	case err == nil:
 		if !controlledBy(addr, claim) {
-			return r.notReady(claim, ipamv1.IPAddressClaimReadyAllocationFailedReason,
+			notReady(claim, ipamv1.IPAddressClaimReadyAllocationFailedReason,
 				fmt.Sprintf("IPAddress %s/%s exists and belongs to no claim of this name: delete it or rename the claim", addr.Namespace, addr.Name))
+			return nil
 		}
-		return r.ready(claim, addr)
+		ready(claim, addr)
+		return nil
 	case !apierrors.IsNotFound(err):
 		return fmt.Errorf("reading IPAddress %s/%s: %w", claim.Namespace, claim.Name, err)
 	}
@@ -43,9 +45,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, claim *ipamv1.IPAddres
 	}
 	free, ok := p.lowestFree(used)
 	if !ok {
-		return r.notReady(claim, ipamv1.IPAddressClaimReadyPoolExhaustedReason,
+		notReady(claim, ipamv1.IPAddressClaimReadyPoolExhaustedReason,
 			fmt.Sprintf("TestIPPool %s/%s is exhausted: all its %d addresses are allocated; add addresses to the pool or delete a claim",
 				claim.Namespace, claim.Spec.PoolRef.Name, len(p.addresses)))
+		return nil
 	}
 	addr = newAddress(claim, p, free)
 	if err := controllerutil.SetControllerReference(claim, addr, r.Client.Scheme()); err != nil {
@@ -55,7 +58,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, claim *ipamv1.IPAddres
 	if err := r.Client.Create(ctx, addr); err != nil {
 		return fmt.Errorf("creating IPAddress %s/%s: %w", addr.Namespace, addr.Name, err)
 	}
-	return r.ready(claim, addr)
+	ready(claim, addr)
+	return nil
 }
 
 func newAddress(claim *ipamv1.IPAddressClaim, p *pool, a netip.Addr) *ipamv1.IPAddress {
@@ -73,15 +77,17 @@ func (r *Reconciler) readPool(ctx context.Context, claim *ipamv1.IPAddressClaim)
 	u.SetGroupVersionKind(PoolGVK)
 	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: claim.Namespace, Name: claim.Spec.PoolRef.Name}, u); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, r.notReady(claim, ipamv1.IPAddressClaimReadyPoolNotReadyReason,
+			notReady(claim, ipamv1.IPAddressClaimReadyPoolNotReadyReason,
 				fmt.Sprintf("TestIPPool %s/%s not found: create it", claim.Namespace, claim.Spec.PoolRef.Name))
+			return nil, nil
 		}
 		return nil, fmt.Errorf("reading TestIPPool %s/%s: %w", claim.Namespace, claim.Spec.PoolRef.Name, err)
 	}
 	p, err := parsePool(u)
 	if err != nil {
-		return nil, r.notReady(claim, ipamv1.IPAddressClaimReadyPoolNotReadyReason,
+		notReady(claim, ipamv1.IPAddressClaimReadyPoolNotReadyReason,
 			fmt.Sprintf("TestIPPool %s/%s is invalid: %v", claim.Namespace, claim.Spec.PoolRef.Name, err))
+		return nil, nil
 	}
 	return p, nil
 }
@@ -122,16 +128,14 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, claim *ipamv1.IPAddres
 	return nil
 }
 
-func (r *Reconciler) ready(claim *ipamv1.IPAddressClaim, addr *ipamv1.IPAddress) error {
+func ready(claim *ipamv1.IPAddressClaim, addr *ipamv1.IPAddress) {
 	claim.Status.AddressRef = ipamv1.IPAddressReference{Name: addr.Name}
 	conditions.Set(claim, conditions.True(ipamv1.IPAddressClaimReadyCondition, AllocatedReason,
 		fmt.Sprintf("Allocated %s/%d from TestIPPool %s", addr.Spec.Address, *addr.Spec.Prefix, claim.Spec.PoolRef.Name)))
-	return nil
 }
 
-func (r *Reconciler) notReady(claim *ipamv1.IPAddressClaim, reason, message string) error {
+func notReady(claim *ipamv1.IPAddressClaim, reason, message string) {
 	conditions.Set(claim, conditions.False(ipamv1.IPAddressClaimReadyCondition, reason, message))
-	return nil
 }
 
 // controlledBy reports whether addr's controller is claim (by UID, so an address left
