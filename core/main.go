@@ -1,6 +1,8 @@
 // Command core is the manager of Capstan's core provider (Cluster, Machine, MachineSet,
 // MachineDeployment, MachineHealthCheck and MachinePool controllers, and the addons group's
-// ClusterResourceSet and ClusterResourceSetBinding controllers). It builds the scheme, the
+// ClusterResourceSet and ClusterResourceSetBinding controllers; it serves the ipam group's
+// IPAddressClaim and IPAddress, converting their older versions, and, as upstream, leaves
+// reconciling them to IPAM providers). It builds the scheme, the
 // controller-runtime manager (leader election on a Lease, metrics, health probes)
 // and registers the provider's controllers; everything else lives in packages.
 package main
@@ -18,6 +20,9 @@ import (
 	"capstan.dev/contracts/api/core/converters"
 	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	ipamv1alpha1 "capstan.dev/contracts/api/ipam/v1alpha1"
+	ipamv1beta1 "capstan.dev/contracts/api/ipam/v1beta1"
+	ipamv1 "capstan.dev/contracts/api/ipam/v1beta2"
 	"capstan.dev/contracts/conversion"
 	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/contracts/manager"
@@ -54,7 +59,8 @@ func main() {
 	}
 
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, clusterv1beta1.AddToScheme, addonsv1.AddToScheme, addonsv1beta1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, clusterv1beta1.AddToScheme, addonsv1.AddToScheme, addonsv1beta1.AddToScheme,
+		ipamv1.AddToScheme, ipamv1beta1.AddToScheme, ipamv1alpha1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			log.Error(err, "Unable to build the scheme")
 			os.Exit(1)

@@ -283,9 +283,18 @@ func (c *controller) readyCheck(_ *http.Request) error {
 // spoke did not write (conversion.CRDContractResolver in a manager).
 func HubSpokeKind[H, S client.Object](gk schema.GroupKind, hub H, spoke S, up func(context.Context, S, H) error,
 	down func(context.Context, H, S, conversion.APIVersionResolver) error, resolver conversion.APIVersionResolver) Kind {
-	return Kind{
-		GroupKind: gk,
-		Converter: crconversion.NewHubSpokeConverter(hub, crconversion.NewSpokeConverter(spoke,
-			func(ctx context.Context, h H, s S) error { return down(ctx, h, s, resolver) }, up)),
-	}
+	return HubSpokesKind(gk, hub, Spoke(spoke, up, down, resolver))
+}
+
+// HubSpokesKind is the Kind for gk whose hub converts to and from several spokes (the IPAM kinds
+// are served at v1alpha1 and v1beta1 besides v1beta2); a conversion between two spokes goes
+// through the hub.
+func HubSpokesKind[H client.Object](gk schema.GroupKind, hub H, spokes ...crconversion.SpokeConverter[H]) Kind {
+	return Kind{GroupKind: gk, Converter: crconversion.NewHubSpokeConverter(hub, spokes...)}
+}
+
+// Spoke is one spoke of HubSpokesKind, converted with up and down (see HubSpokeKind).
+func Spoke[H, S client.Object](spoke S, up func(context.Context, S, H) error,
+	down func(context.Context, H, S, conversion.APIVersionResolver) error, resolver conversion.APIVersionResolver) crconversion.SpokeConverter[H] {
+	return crconversion.NewSpokeConverter(spoke, func(ctx context.Context, h H, s S) error { return down(ctx, h, s, resolver) }, up)
 }

@@ -21,6 +21,7 @@ import (
 
 	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	ipamv1 "capstan.dev/contracts/api/ipam/v1beta2"
 	"capstan.dev/contracts/k8sbin"
 )
 
@@ -77,11 +78,11 @@ type Environment struct {
 }
 
 // DefaultScheme returns a scheme with client-go's types, apiextensions/v1 and the
-// core and addons v1beta2 types.
+// core, addons and ipam v1beta2 types.
 func DefaultScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, addonsv1.AddToScheme,
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, addonsv1.AddToScheme, ipamv1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, err

@@ -24,6 +24,8 @@ import (
 	"capstan.dev/contracts/api/core/converters"
 	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	ipamv1alpha1 "capstan.dev/contracts/api/ipam/v1alpha1"
+	ipamv1beta1 "capstan.dev/contracts/api/ipam/v1beta1"
 	"capstan.dev/contracts/contract"
 	"capstan.dev/contracts/conversion"
 	"capstan.dev/contracts/conversionwebhook"
@@ -35,13 +37,15 @@ import (
 	"capstan.dev/core/internal/controller/machine"
 )
 
-// conversionScheme knows both versions of the core kinds, as the core manager's does.
+// conversionScheme knows every version of the core kinds, as the core manager's does.
 func conversionScheme(t *testing.T) *runtime.Scheme {
 	t.Helper()
 	s, err := envtest.DefaultScheme()
 	require.NoError(t, err)
 	require.NoError(t, clusterv1beta1.AddToScheme(s))
 	require.NoError(t, addonsv1beta1.AddToScheme(s))
+	require.NoError(t, ipamv1beta1.AddToScheme(s))
+	require.NoError(t, ipamv1alpha1.AddToScheme(s))
 	return s
 }
 

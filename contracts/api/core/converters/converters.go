@@ -14,8 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package converters ties the v1beta1 spokes of the kinds the core serves (groups
-// cluster.x-k8s.io and addons.cluster.x-k8s.io) to their v1beta2 hubs for the core manager's
+// Package converters ties the older spokes of the kinds the core serves (groups
+// cluster.x-k8s.io and addons.cluster.x-k8s.io at v1beta1, ipam.cluster.x-k8s.io at v1alpha1
+// and v1beta1) to their v1beta2 hubs for the core manager's
 // conversion webhook (capstan.dev/contracts/conversionwebhook). It is apart from the
 // API packages so that importing the types never pulls in controller-runtime.
 package converters
@@ -29,11 +30,14 @@ import (
 	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	ipamv1alpha1 "capstan.dev/contracts/api/ipam/v1alpha1"
+	ipamv1beta1 "capstan.dev/contracts/api/ipam/v1beta1"
+	ipamv1 "capstan.dev/contracts/api/ipam/v1beta2"
 	"capstan.dev/contracts/conversion"
 	"capstan.dev/contracts/conversionwebhook"
 )
 
-// Kinds are the kinds served at v1beta1; resolver names the API version of references
+// Kinds are the kinds served at older versions; resolver names the API version of references
 // that v1beta1 clients did not write (conversion.CRDContractResolver in the manager).
 func Kinds(resolver conversion.APIVersionResolver) []conversionwebhook.Kind {
 	return []conversionwebhook.Kind{
@@ -52,6 +56,12 @@ func Kinds(resolver conversion.APIVersionResolver) []conversionwebhook.Kind {
 			addonsv1beta1.ConvertClusterResourceSetToHub, addonsv1beta1.ConvertHubToClusterResourceSet, resolver),
 		addonsKind("ClusterResourceSetBinding", &addonsv1.ClusterResourceSetBinding{}, &addonsv1beta1.ClusterResourceSetBinding{},
 			addonsv1beta1.ConvertClusterResourceSetBindingToHub, addonsv1beta1.ConvertHubToClusterResourceSetBinding, resolver),
+		conversionwebhook.HubSpokesKind(ipamv1.GroupVersion.WithKind("IPAddressClaim").GroupKind(), &ipamv1.IPAddressClaim{},
+			conversionwebhook.Spoke(&ipamv1beta1.IPAddressClaim{}, ipamv1beta1.ConvertIPAddressClaimToHub, ipamv1beta1.ConvertHubToIPAddressClaim, resolver),
+			conversionwebhook.Spoke(&ipamv1alpha1.IPAddressClaim{}, ipamv1alpha1.ConvertIPAddressClaimToHub, ipamv1alpha1.ConvertHubToIPAddressClaim, resolver)),
+		conversionwebhook.HubSpokesKind(ipamv1.GroupVersion.WithKind("IPAddress").GroupKind(), &ipamv1.IPAddress{},
+			conversionwebhook.Spoke(&ipamv1beta1.IPAddress{}, ipamv1beta1.ConvertIPAddressToHub, ipamv1beta1.ConvertHubToIPAddress, resolver),
+			conversionwebhook.Spoke(&ipamv1alpha1.IPAddress{}, ipamv1alpha1.ConvertIPAddressToHub, ipamv1alpha1.ConvertHubToIPAddress, resolver)),
 	}
 }
 
