@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package v1alpha1 serves ExtensionConfig of group runtime.cluster.x-k8s.io at version v1alpha1,
 // field for field as upstream's (deprecated) v1alpha1, so that ExtensionConfigs written for it
 // keep working. It is a spoke: v1beta2 (capstan.dev/contracts/api/runtime/v1beta2) is the hub and

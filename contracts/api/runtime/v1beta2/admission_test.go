@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package v1beta2_test
 
 import (
@@ -49,7 +48,9 @@ func TestAdmission_RejectsInvalidExtensionConfigs(t *testing.T) {
 		mutate func(*runtimev1.ExtensionConfig)
 		want   []string
 	}{
-		{"NeitherURLNorService", func(c *runtimev1.ExtensionConfig) { c.Spec.ClientConfig = runtimev1.ClientConfig{CABundle: []byte("x")} },
+		{"NeitherURLNorService", func(c *runtimev1.ExtensionConfig) {
+			c.Spec.ClientConfig = runtimev1.ClientConfig{CABundle: []byte("x")}
+		},
 			[]string{"spec.clientConfig.url", "exactly one of url and service must be set"}},
 		{"BothURLAndService", func(c *runtimev1.ExtensionConfig) {
 			c.Spec.ClientConfig.Service = &runtimev1.ServiceReference{Namespace: "ext-system", Name: "ext"}
