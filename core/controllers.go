@@ -16,12 +16,15 @@ import (
 	"capstan.dev/core/internal/controller/clusterclass"
 	"capstan.dev/core/internal/controller/clusterresourceset"
 	"capstan.dev/core/internal/controller/clusterresourcesetbinding"
+	"capstan.dev/core/internal/controller/extensionconfig"
 	"capstan.dev/core/internal/controller/machine"
 	"capstan.dev/core/internal/controller/machinedeployment"
 	"capstan.dev/core/internal/controller/machinehealthcheck"
 	"capstan.dev/core/internal/controller/machinepool"
 	"capstan.dev/core/internal/controller/machineset"
 	"capstan.dev/core/internal/controller/topology"
+	runtimeclient "capstan.dev/core/internal/runtime/client"
+	"capstan.dev/core/internal/runtime/registry"
 )
 
 // coreSettings are the core manager's own flags.
@@ -94,6 +97,14 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	if err := (&clusterresourcesetbinding.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilterValue: opts.WatchFilterValue,
 	}).SetupWithManager(ctx, mgr, workers("clusterresourcesetbinding")); err != nil {
+		return err
+	}
+	// The Runtime SDK: the controller discovers ExtensionConfigs into the registry the client
+	// calls through (no hook is called by another controller yet).
+	extensions := runtimeclient.New(registry.New(), mgr.GetClient())
+	if err := (&extensionconfig.Reconciler{
+		Client: mgr.GetClient(), Runtime: extensions, WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("extensionconfig")); err != nil {
 		return err
 	}
 	return nil

@@ -23,6 +23,8 @@ import (
 	addonsv1beta1 "capstan.dev/contracts/api/addons/v1beta1"
 	"capstan.dev/contracts/api/core/converters"
 	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
+	runtimev1alpha1 "capstan.dev/contracts/api/runtime/v1alpha1"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/contract"
 	"capstan.dev/contracts/conversion"
@@ -42,6 +44,8 @@ func conversionScheme(t *testing.T) *runtime.Scheme {
 	require.NoError(t, err)
 	require.NoError(t, clusterv1beta1.AddToScheme(s))
 	require.NoError(t, addonsv1beta1.AddToScheme(s))
+	require.NoError(t, runtimev1.AddToScheme(s))
+	require.NoError(t, runtimev1alpha1.AddToScheme(s))
 	return s
 }
 

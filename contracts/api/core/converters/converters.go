@@ -14,8 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package converters ties the v1beta1 spokes of the kinds the core serves (groups
-// cluster.x-k8s.io and addons.cluster.x-k8s.io) to their v1beta2 hubs for the core manager's
+// Package converters ties the old-version spokes of the kinds the core serves (v1beta1 of groups
+// cluster.x-k8s.io and addons.cluster.x-k8s.io, v1alpha1 of runtime.cluster.x-k8s.io) to their
+// v1beta2 hubs for the core manager's
 // conversion webhook (capstan.dev/contracts/conversionwebhook). It is apart from the
 // API packages so that importing the types never pulls in controller-runtime.
 package converters
@@ -29,11 +30,13 @@ import (
 	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	clusterv1beta1 "capstan.dev/contracts/api/core/v1beta1"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	runtimev1alpha1 "capstan.dev/contracts/api/runtime/v1alpha1"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/contracts/conversion"
 	"capstan.dev/contracts/conversionwebhook"
 )
 
-// Kinds are the kinds served at v1beta1; resolver names the API version of references
+// Kinds are the kinds served at an old version (v1beta1, or v1alpha1 for ExtensionConfig); resolver names the API version of references
 // that v1beta1 clients did not write (conversion.CRDContractResolver in the manager).
 func Kinds(resolver conversion.APIVersionResolver) []conversionwebhook.Kind {
 	return []conversionwebhook.Kind{
@@ -52,6 +55,9 @@ func Kinds(resolver conversion.APIVersionResolver) []conversionwebhook.Kind {
 			addonsv1beta1.ConvertClusterResourceSetToHub, addonsv1beta1.ConvertHubToClusterResourceSet, resolver),
 		addonsKind("ClusterResourceSetBinding", &addonsv1.ClusterResourceSetBinding{}, &addonsv1beta1.ClusterResourceSetBinding{},
 			addonsv1beta1.ConvertClusterResourceSetBindingToHub, addonsv1beta1.ConvertHubToClusterResourceSetBinding, resolver),
+		// ExtensionConfig's old version is v1alpha1 (runtime.cluster.x-k8s.io), as upstream's.
+		conversionwebhook.HubSpokeKind(runtimev1.GroupVersion.WithKind("ExtensionConfig").GroupKind(), &runtimev1.ExtensionConfig{},
+			&runtimev1alpha1.ExtensionConfig{}, runtimev1alpha1.ConvertExtensionConfigToHub, runtimev1alpha1.ConvertHubToExtensionConfig, resolver),
 	}
 }
 
