@@ -84,8 +84,11 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	}).SetupWithManager(ctx, mgr, workers("clusterclass")); err != nil {
 		return err
 	}
+	// The Runtime SDK: the ExtensionConfig controller discovers extensions into the registry the
+	// client calls through; the topology controller calls BeforeClusterCreate.
+	extensions := runtimeclient.New(registry.New(), mgr.GetClient())
 	if err := (&topology.Reconciler{
-		Client: mgr.GetClient(), WatchFilterValue: opts.WatchFilterValue,
+		Client: mgr.GetClient(), WatchFilterValue: opts.WatchFilterValue, Runtime: extensions,
 	}).SetupWithManager(ctx, mgr, workers("topology")); err != nil {
 		return err
 	}
@@ -99,9 +102,6 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	}).SetupWithManager(ctx, mgr, workers("clusterresourcesetbinding")); err != nil {
 		return err
 	}
-	// The Runtime SDK: the controller discovers ExtensionConfigs into the registry the client
-	// calls through (no hook is called by another controller yet).
-	extensions := runtimeclient.New(registry.New(), mgr.GetClient())
 	if err := (&extensionconfig.Reconciler{
 		Client: mgr.GetClient(), Runtime: extensions, WatchFilterValue: opts.WatchFilterValue,
 	}).SetupWithManager(ctx, mgr, workers("extensionconfig")); err != nil {
