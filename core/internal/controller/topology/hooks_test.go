@@ -32,6 +32,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	hooksv1 "capstan.dev/contracts/api/runtime/hooks/v1alpha1"
 	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
+	"capstan.dev/contracts/conditions"
 	runtimeclient "capstan.dev/core/internal/runtime/client"
 	"capstan.dev/core/internal/runtime/registry"
 )
@@ -127,5 +128,6 @@ func TestTopology_AnUnreachableBeforeClusterCreateExtensionIsNamed(t *testing.T)
 	got := waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
 		"calling BeforeClusterCreate handler hold.hook-ext of extension hook-ext: Unreachable")
 	require.Equal(t, clusterv1.ClusterTopologyReconciledFailedReason, conditionReason(got))
+	require.Contains(t, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Message, "fix the Runtime Extension or its ExtensionConfig")
 	require.False(t, got.Spec.InfrastructureRef.IsDefined())
 }
