@@ -35,6 +35,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	hooksv1 "capstan.dev/contracts/api/runtime/hooks/v1alpha1"
 	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/contracts/envtest"
@@ -171,4 +172,27 @@ func TestExtensionConfig_SteadyStateWritesNothing(t *testing.T) {
 	require.Equal(t, before, after, "steady state: the reconcile wrote nothing")
 	cur := getExt(t, "steady-ext")
 	require.Equal(t, metav1.ConditionTrue, cur.Status.Conditions[0].Status, "no discovery ran: %s", strings.Join(after, ", "))
+}
+
+// TestExtensionConfig_PausedIsNotDiscovered: with the cluster.x-k8s.io/paused annotation the
+// controller only sets Paused (no discovery, no handlers); without it the extension is discovered.
+func TestExtensionConfig_PausedIsNotDiscovered(t *testing.T) {
+	startExtension(t, "paused-ext")
+	cur := getExt(t, "paused-ext")
+	envtest.Update(t, env.Client, cur, func() { cur.Annotations = map[string]string{clusterv1.PausedAnnotation: ""} })
+	rc := startController(t, nil, nil)
+	envtest.WaitFor(t, timeout, "ExtensionConfig paused-ext to be Paused", func() (bool, error) {
+		got := getExt(t, "paused-ext")
+		return len(got.Status.Conditions) > 0 && got.Status.Conditions[0].Type == clusterv1.PausedCondition &&
+			got.Status.Conditions[0].Status == metav1.ConditionTrue, nil
+	})
+	got := getExt(t, "paused-ext")
+	require.Len(t, got.Status.Conditions, 1, "no Discovered condition while paused")
+	require.Empty(t, got.Status.Handlers)
+	_, registered := rc.Registry.Get("before-cluster-create.paused-ext")
+	require.False(t, registered)
+
+	envtest.Update(t, env.Client, got, func() { delete(got.Annotations, clusterv1.PausedAnnotation) })
+	got = waitDiscovered(t, "paused-ext", metav1.ConditionTrue)
+	require.Len(t, got.Status.Handlers, len(hooksv1.LifecycleHooks()))
 }
