@@ -16,12 +16,15 @@ import (
 	"capstan.dev/core/internal/controller/clusterclass"
 	"capstan.dev/core/internal/controller/clusterresourceset"
 	"capstan.dev/core/internal/controller/clusterresourcesetbinding"
+	"capstan.dev/core/internal/controller/extensionconfig"
 	"capstan.dev/core/internal/controller/machine"
 	"capstan.dev/core/internal/controller/machinedeployment"
 	"capstan.dev/core/internal/controller/machinehealthcheck"
 	"capstan.dev/core/internal/controller/machinepool"
 	"capstan.dev/core/internal/controller/machineset"
 	"capstan.dev/core/internal/controller/topology"
+	runtimeclient "capstan.dev/core/internal/runtime/client"
+	"capstan.dev/core/internal/runtime/registry"
 )
 
 // coreSettings are the core manager's own flags.
@@ -81,8 +84,11 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	}).SetupWithManager(ctx, mgr, workers("clusterclass")); err != nil {
 		return err
 	}
+	// The Runtime SDK: the ExtensionConfig controller discovers extensions into the registry the
+	// client calls through; the topology controller calls BeforeClusterCreate.
+	extensions := runtimeclient.New(registry.New(), mgr.GetClient())
 	if err := (&topology.Reconciler{
-		Client: mgr.GetClient(), WatchFilterValue: opts.WatchFilterValue,
+		Client: mgr.GetClient(), WatchFilterValue: opts.WatchFilterValue, Runtime: extensions,
 	}).SetupWithManager(ctx, mgr, workers("topology")); err != nil {
 		return err
 	}
@@ -94,6 +100,11 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	if err := (&clusterresourcesetbinding.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilterValue: opts.WatchFilterValue,
 	}).SetupWithManager(ctx, mgr, workers("clusterresourcesetbinding")); err != nil {
+		return err
+	}
+	if err := (&extensionconfig.Reconciler{
+		Client: mgr.GetClient(), Runtime: extensions, WatchFilterValue: opts.WatchFilterValue,
+	}).SetupWithManager(ctx, mgr, workers("extensionconfig")); err != nil {
 		return err
 	}
 	return nil

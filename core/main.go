@@ -1,8 +1,9 @@
 // Command core is the manager of Capstan's core provider (Cluster, Machine, MachineSet,
-// MachineDeployment, MachineHealthCheck and MachinePool controllers, and the addons group's
-// ClusterResourceSet and ClusterResourceSetBinding controllers; it serves the ipam group's
-// IPAddressClaim and IPAddress, converting their older versions, and, as upstream, leaves
-// reconciling them to IPAM providers). It builds the scheme, the
+// MachineDeployment, MachineHealthCheck and MachinePool controllers, the addons group's
+// ClusterResourceSet and ClusterResourceSetBinding controllers, and the Runtime SDK's
+// ExtensionConfig controller; it serves the ipam group's IPAddressClaim and IPAddress,
+// converting their older versions, and, as upstream, leaves reconciling them to IPAM
+// providers). It builds the scheme, the
 // controller-runtime manager (leader election on a Lease, metrics, health probes)
 // and registers the provider's controllers; everything else lives in packages.
 package main
@@ -23,6 +24,8 @@ import (
 	ipamv1alpha1 "capstan.dev/contracts/api/ipam/v1alpha1"
 	ipamv1beta1 "capstan.dev/contracts/api/ipam/v1beta1"
 	ipamv1 "capstan.dev/contracts/api/ipam/v1beta2"
+	runtimev1alpha1 "capstan.dev/contracts/api/runtime/v1alpha1"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/contracts/conversion"
 	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/contracts/manager"
@@ -32,7 +35,7 @@ import (
 
 func main() {
 	opts := manager.NewOptions("core", "capstan-core-leader-election", "capstan-system", "cluster", "machine", "machineset", "machinedeployment", "machinehealthcheck", "machinepool",
-		"clusterresourceset", "clusterresourcesetbinding", "clusterclass", "topology")
+		"clusterresourceset", "clusterresourcesetbinding", "clusterclass", "topology", "extensionconfig")
 	opts.AddFlags(pflag.CommandLine)
 	remoteConditionsGracePeriod := pflag.Duration("remote-conditions-grace-period", machine.DefaultRemoteConditionsGracePeriod,
 		"How long a Machine keeps its last observed Node conditions while its workload cluster cannot be reached, from the last successful probe.")
@@ -60,7 +63,8 @@ func main() {
 
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, clusterv1beta1.AddToScheme, addonsv1.AddToScheme, addonsv1beta1.AddToScheme,
-		ipamv1.AddToScheme, ipamv1beta1.AddToScheme, ipamv1alpha1.AddToScheme} {
+		ipamv1.AddToScheme, ipamv1beta1.AddToScheme, ipamv1alpha1.AddToScheme,
+		runtimev1.AddToScheme, runtimev1alpha1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			log.Error(err, "Unable to build the scheme")
 			os.Exit(1)

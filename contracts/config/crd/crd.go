@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package crd embeds the CustomResourceDefinitions of the core Cluster API group
 // (cluster.x-k8s.io) and of the addons group (addons.cluster.x-k8s.io: ClusterResourceSet and
-// its binding, served by the core provider too), generated from capstan.dev/contracts/api, so that
+// its binding, served by the core provider too) and ExtensionConfig (runtime.cluster.x-k8s.io,
+// the Runtime SDK's, also served by the core provider), generated from capstan.dev/contracts/api, so that
 // test environments and third parties can install them straight from the module
 // instead of locating YAML files on disk. It owns no logic: bases/ is regenerated
 // by controller-gen and must never be edited by hand.

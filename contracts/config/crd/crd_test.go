@@ -37,7 +37,7 @@ import (
 func TestBases_PassTheAPIServersCRDValidation(t *testing.T) {
 	files, err := fs.Glob(crd.Bases, "bases/*.yaml")
 	require.NoError(t, err)
-	require.Len(t, files, 12, "one CRD per core kind (with MachineDrainRule and ClusterClass), per addons kind and per ipam kind")
+	require.Len(t, files, 13, "one CRD per core kind (with MachineDrainRule and ClusterClass), per addons kind, per ipam kind, and ExtensionConfig")
 
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
@@ -45,7 +45,7 @@ func TestBases_PassTheAPIServersCRDValidation(t *testing.T) {
 			require.NoError(t, err)
 			var v1 apiextensionsv1.CustomResourceDefinition
 			require.NoError(t, yaml.UnmarshalStrict(data, &v1))
-			require.Contains(t, []string{"cluster.x-k8s.io", "addons.cluster.x-k8s.io", "ipam.cluster.x-k8s.io"}, v1.Spec.Group)
+			require.Contains(t, []string{"cluster.x-k8s.io", "addons.cluster.x-k8s.io", "ipam.cluster.x-k8s.io", "runtime.cluster.x-k8s.io"}, v1.Spec.Group)
 			require.Contains(t, v1.Spec.Names.Categories, "cluster-api")
 
 			apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(&v1)

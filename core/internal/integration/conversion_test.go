@@ -26,6 +26,8 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	ipamv1alpha1 "capstan.dev/contracts/api/ipam/v1alpha1"
 	ipamv1beta1 "capstan.dev/contracts/api/ipam/v1beta1"
+	runtimev1alpha1 "capstan.dev/contracts/api/runtime/v1alpha1"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/contracts/contract"
 	"capstan.dev/contracts/conversion"
 	"capstan.dev/contracts/conversionwebhook"
@@ -46,6 +48,8 @@ func conversionScheme(t *testing.T) *runtime.Scheme {
 	require.NoError(t, addonsv1beta1.AddToScheme(s))
 	require.NoError(t, ipamv1beta1.AddToScheme(s))
 	require.NoError(t, ipamv1alpha1.AddToScheme(s))
+	require.NoError(t, runtimev1.AddToScheme(s))
+	require.NoError(t, runtimev1alpha1.AddToScheme(s))
 	return s
 }
 

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package converters ties the older spokes of the kinds the core serves (groups
 // cluster.x-k8s.io and addons.cluster.x-k8s.io at v1beta1, ipam.cluster.x-k8s.io at v1alpha1
-// and v1beta1) to their v1beta2 hubs for the core manager's
+// and v1beta1, runtime.cluster.x-k8s.io at v1alpha1) to their v1beta2 hubs for the core manager's
 // conversion webhook (capstan.dev/contracts/conversionwebhook). It is apart from the
 // API packages so that importing the types never pulls in controller-runtime.
 package converters
@@ -33,6 +33,8 @@ import (
 	ipamv1alpha1 "capstan.dev/contracts/api/ipam/v1alpha1"
 	ipamv1beta1 "capstan.dev/contracts/api/ipam/v1beta1"
 	ipamv1 "capstan.dev/contracts/api/ipam/v1beta2"
+	runtimev1alpha1 "capstan.dev/contracts/api/runtime/v1alpha1"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/contracts/conversion"
 	"capstan.dev/contracts/conversionwebhook"
 )
@@ -62,6 +64,9 @@ func Kinds(resolver conversion.APIVersionResolver) []conversionwebhook.Kind {
 		conversionwebhook.HubSpokesKind(ipamv1.GroupVersion.WithKind("IPAddress").GroupKind(), &ipamv1.IPAddress{},
 			conversionwebhook.Spoke(&ipamv1beta1.IPAddress{}, ipamv1beta1.ConvertIPAddressToHub, ipamv1beta1.ConvertHubToIPAddress, resolver),
 			conversionwebhook.Spoke(&ipamv1alpha1.IPAddress{}, ipamv1alpha1.ConvertIPAddressToHub, ipamv1alpha1.ConvertHubToIPAddress, resolver)),
+		// ExtensionConfig's old version is v1alpha1 (runtime.cluster.x-k8s.io), as upstream's.
+		conversionwebhook.HubSpokeKind(runtimev1.GroupVersion.WithKind("ExtensionConfig").GroupKind(), &runtimev1.ExtensionConfig{},
+			&runtimev1alpha1.ExtensionConfig{}, runtimev1alpha1.ConvertExtensionConfigToHub, runtimev1alpha1.ConvertHubToExtensionConfig, resolver),
 	}
 }
 

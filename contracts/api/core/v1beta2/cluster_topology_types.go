@@ -105,6 +105,10 @@ const (
 	// ClusterTopologyReconciledClusterUpgradingReason is used while the control plane,
 	// MachineDeployments or MachinePools roll out a new version and nothing else is held.
 	ClusterTopologyReconciledClusterUpgradingReason = "ClusterUpgrading"
+
+	// ClusterTopologyReconciledClusterCreatingReason is used while a BeforeClusterCreate hook of a
+	// Runtime Extension holds the creation of the Cluster's topology objects.
+	ClusterTopologyReconciledClusterCreatingReason = "ClusterCreating"
 )
 
 // Topology says which ClusterClass a Cluster is built from and how: version, control plane, workers

@@ -101,7 +101,7 @@ func TestNewPlan_OfEveryProviderInstallsAllNamespacesAndCRDsBeforeAnythingElse(t
 	p := NewPlan(objs, PlanOptions{})
 	require.Equal(t, []string{"Namespace/capstan-system", "Namespace/capstan-kubeadm-bootstrap-system", "Namespace/capstan-docker-system"},
 		kindsOf(p.Namespaces))
-	require.Len(t, p.CRDs, 8+2+2+4+6+6, "core (with MachineDrainRule and ClusterClass, addons and ipam), kubeadm, docker, dev")
+	require.Len(t, p.CRDs, 8+2+2+1+4+6+6, "core (with MachineDrainRule and ClusterClass, addons, ipam and ExtensionConfig), kubeadm, docker, dev")
 	require.Equal(t, []string{"Deployment/cluster-api-controller-manager", "Deployment/bootstrap-kubeadm-controller-manager",
 		"Deployment/infrastructure-docker-controller-manager"}, kindsOf(p.Rest[len(p.Rest)-3:]))
 }

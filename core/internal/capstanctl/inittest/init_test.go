@@ -102,10 +102,10 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 	require.Contains(t, r.stdout, "CustomResourceDefinition clusters.cluster.x-k8s.io configured\n",
 		"envtest installed the core CRDs without the labels config/default adds")
 	require.Contains(t, r.stdout, "CustomResourceDefinition kubeadmconfigs.bootstrap.cluster.x-k8s.io created\n")
-	require.Contains(t, r.stdout, "28 CustomResourceDefinitions established\n")
+	require.Contains(t, r.stdout, "29 CustomResourceDefinitions established\n")
 	require.Contains(t, r.stdout, "MutatingAdmissionPolicy cluster-api-machinedeployment-defaults created\n")
 	require.Contains(t, r.stdout, "ValidatingAdmissionPolicy cluster-api-clusters.cluster.x-k8s.io-v1beta2-rules created\n")
-	require.Contains(t, r.stdout, "11 MutatingAdmissionPolicies and 29 ValidatingAdmissionPolicies in effect\n")
+	require.Contains(t, r.stdout, "11 MutatingAdmissionPolicies and 30 ValidatingAdmissionPolicies in effect\n")
 	require.Contains(t, r.stdout, "Deployment capstan-docker-system/infrastructure-docker-controller-manager created\n")
 	require.Less(t, strings.Index(r.stdout, "Namespace capstan-docker-system created"),
 		strings.Index(r.stdout, "CustomResourceDefinition clusters.cluster.x-k8s.io"), "namespaces first")
@@ -121,14 +121,14 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 		require.Equal(t, "capstanctl", managerOf(o), "%s %s is applied by capstanctl", o.GetKind(), o.GetName())
 	}
 	// Services: the conversion webhooks of the core, bootstrap-kubeadm and docker managers.
-	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 28, "ServiceAccount": 3, "ClusterRole": 4,
+	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 29, "ServiceAccount": 3, "ClusterRole": 4,
 		"ClusterRoleBinding": 4, "Role": 4, "RoleBinding": 4, "Deployment": 3, "Service": 3,
 		"MutatingAdmissionPolicy": 11, "MutatingAdmissionPolicyBinding": 11,
-		"ValidatingAdmissionPolicy": 29, "ValidatingAdmissionPolicyBinding": 29}, kinds)
+		"ValidatingAdmissionPolicy": 30, "ValidatingAdmissionPolicyBinding": 30}, kinds)
 
 	crds := &apiextensionsv1.CustomResourceDefinitionList{}
 	require.NoError(t, env.Client.List(ctx, crds, client.HasLabels{"cluster.x-k8s.io/provider"}))
-	require.Len(t, crds.Items, 28)
+	require.Len(t, crds.Items, 29)
 	for _, crd := range crds.Items {
 		require.Equal(t, "v1beta2", crd.Labels["cluster.x-k8s.io/v1beta2"], "contract label on %s", crd.Name)
 		established := false

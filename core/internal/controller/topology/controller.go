@@ -19,6 +19,7 @@ import (
 	"capstan.dev/contracts/external"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
+	runtimeclient "capstan.dev/core/internal/runtime/client"
 	"capstan.dev/core/internal/topology/clusterstate"
 	"capstan.dev/core/internal/topology/desired"
 	"capstan.dev/core/internal/topology/upgrade"
@@ -44,6 +45,8 @@ type Reconciler struct {
 	WatchFilterValue string
 	// Random returns the random part of generated names; nil means desired.RandomSuffix.
 	Random func() string
+	// Runtime calls Runtime Extensions (BeforeClusterCreate); nil calls none.
+	Runtime *runtimeclient.Client
 
 	tracker *external.Tracker
 }

@@ -36,6 +36,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if err := r.planUpgrade(ctx, s); err != nil || s.blocked != nil {
 		return ctrl.Result{}, err
 	}
+	if res, err := r.callBeforeClusterCreate(ctx, s); err != nil || s.blocked != nil {
+		return res, err
+	}
 	state, err := clusterstate.Compute(s.cluster, s.class, s.definitions, s.templates, s.current, s.versions(), r.Random)
 	if err != nil {
 		return ctrl.Result{}, err

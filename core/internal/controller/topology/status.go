@@ -5,6 +5,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
+	runtimeclient "capstan.dev/core/internal/runtime/client"
 )
 
 // setStatus sets TopologyReconciled from what the reconcile found: upstream's ReconcileFailed
@@ -14,8 +15,12 @@ func setStatus(s *scope, err error) {
 	t := clusterv1.ClusterTopologyReconciledCondition
 	switch {
 	case err != nil:
+		hint := ": fix the ClusterClass, its templates or the topology; the topology controller retries"
+		if runtimeclient.KindOf(err) != "" { // a Runtime Extension's call failed: the class is not at fault
+			hint = ": fix the Runtime Extension or its ExtensionConfig; the topology controller retries"
+		}
 		conditions.Set(s.cluster, conditions.False(t, clusterv1.ClusterTopologyReconciledFailedReason,
-			strings.ReplaceAll(err.Error(), "\n", "; ")+": fix the ClusterClass, its templates or the topology; the topology controller retries"))
+			strings.ReplaceAll(err.Error(), "\n", "; ")+hint))
 	case s.blocked != nil:
 		conditions.Set(s.cluster, conditions.False(t, s.blocked.reason, s.blocked.message))
 	case s.applied && s.upgrade != nil && s.upgrade.Reason != "":

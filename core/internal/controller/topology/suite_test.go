@@ -28,6 +28,7 @@ import (
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/testing/crds"
 	"capstan.dev/core/internal/coretest"
+	runtimeclient "capstan.dev/core/internal/runtime/client"
 	"capstan.dev/core/internal/topology/variables"
 )
 
@@ -41,6 +42,12 @@ const timeout = 60 * time.Second
 // it returns the log of server-side applies that were not dry runs, i.e. real writes.
 // Generated names get a counter instead of random characters, so tests can predict them.
 func startController(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter) *applyLog {
+	t.Helper()
+	return startControllerWith(t, cfg, calls, nil)
+}
+
+// startControllerWith is startController with a Runtime SDK client (nil: none).
+func startControllerWith(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter, rc *runtimeclient.Client) *applyLog {
 	t.Helper()
 	if cfg == nil {
 		cfg = env.Config
@@ -62,7 +69,7 @@ func startController(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter)
 		},
 	})
 	var n atomic.Int64
-	r := &Reconciler{Client: c, Random: func() string { return fmt.Sprintf("n%04d", n.Add(1)) }}
+	r := &Reconciler{Client: c, Random: func() string { return fmt.Sprintf("n%04d", n.Add(1)) }, Runtime: rc}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	coretest.StartManager(t, mgr)
 	return applies

@@ -67,7 +67,7 @@ func TestKustomize_EachProviderBuildsAloneIntoItsNamespace(t *testing.T) {
 			require.Equal(t, 1, kinds["Deployment"])
 			require.Equal(t, 1, kinds["Namespace"])
 			if p.Config.Context == "core" {
-				require.Equal(t, 12, kinds["CustomResourceDefinition"], "core deploys the eight core CRDs (with MachineDrainRule and ClusterClass), the two addons CRDs and the two ipam CRDs")
+				require.Equal(t, 13, kinds["CustomResourceDefinition"], "core deploys the eight core CRDs (with MachineDrainRule and ClusterClass), the two addons CRDs, the two ipam CRDs and ExtensionConfig")
 			}
 		})
 	}

@@ -1,0 +1,71 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package topology
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	hooksv1 "capstan.dev/contracts/api/runtime/hooks/v1alpha1"
+	"capstan.dev/contracts/conversion"
+)
+
+// callBeforeClusterCreate calls the BeforeClusterCreate handlers (Runtime SDK) while the Cluster
+// has neither an InfrastructureCluster nor a ControlPlane, i.e. before any topology object is
+// created, as upstream does. An answer with retryAfterSeconds > 0 holds the creation
+// (TopologyReconciled False, ClusterCreating, naming the hook and its message) and asks again
+// after that long; a failed call fails the reconcile (its error names the extension and the
+// hook). Without a runtime client or a registered handler nothing is called.
+func (r *Reconciler) callBeforeClusterCreate(ctx context.Context, s *scope) (ctrl.Result, error) {
+	c := s.cluster
+	if r.Runtime == nil || c.Spec.InfrastructureRef.IsDefined() || c.Spec.ControlPlaneRef.IsDefined() ||
+		len(r.Runtime.Registry.ForHook(hooksv1.BeforeClusterCreate)) == 0 {
+		return ctrl.Result{}, nil
+	}
+	req := &hooksv1.BeforeClusterCreateRequest{TypeMeta: hooksv1.TypeMeta(hooksv1.BeforeClusterCreate, "Request"), Cluster: hookCluster(c)}
+	resp := &hooksv1.BeforeClusterCreateResponse{}
+	notes, err := r.Runtime.CallAll(ctx, hooksv1.BeforeClusterCreate, c.Namespace, req, resp,
+		func() hooksv1.Response { return &hooksv1.BeforeClusterCreateResponse{} })
+	for _, n := range notes {
+		ctrl.LoggerFrom(ctx).Info("Runtime Extension call ignored", "note", n)
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if resp.RetryAfterSeconds > 0 {
+		s.blocked = &blockedReason{clusterv1.ClusterTopologyReconciledClusterCreatingReason,
+			fmt.Sprintf("Following hooks are blocking create: %s: %s", hooksv1.BeforeClusterCreate, resp.Message)}
+		return ctrl.Result{RequeueAfter: time.Duration(resp.RetryAfterSeconds) * time.Second}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// hookCluster is the Cluster as hook requests carry it: without status, managed fields and the
+// annotations that are Capstan's bookkeeping (upstream's cleanupCluster).
+func hookCluster(c *clusterv1.Cluster) clusterv1.Cluster {
+	out := *c.DeepCopy()
+	out.Status = clusterv1.ClusterStatus{}
+	out.ManagedFields = nil
+	delete(out.Annotations, "kubectl.kubernetes.io/last-applied-configuration")
+	delete(out.Annotations, conversion.DataAnnotation)
+	out.APIVersion, out.Kind = clusterv1.GroupVersion.String(), "Cluster"
+	return out
+}

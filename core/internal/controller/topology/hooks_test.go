@@ -1,0 +1,133 @@
+/*
+Copyright 2026 The Capstan Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package topology
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	hooksv1 "capstan.dev/contracts/api/runtime/hooks/v1alpha1"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
+	"capstan.dev/contracts/conditions"
+	runtimeclient "capstan.dev/core/internal/runtime/client"
+	"capstan.dev/core/internal/runtime/registry"
+)
+
+// beforeCreateExtension is an extension whose BeforeClusterCreate handler "hold" answers
+// retryAfterSeconds as set, recording the Clusters it was asked about.
+type beforeCreateExtension struct {
+	srv      *httptest.Server
+	retry    atomic.Int32
+	mu       sync.Mutex
+	clusters []string
+}
+
+func newBeforeCreateExtension(t *testing.T) *beforeCreateExtension {
+	e := &beforeCreateExtension{}
+	e.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/hooks.runtime.cluster.x-k8s.io/v1alpha1/beforeclustercreate/hold" {
+			http.NotFound(w, r)
+			return
+		}
+		req := &hooksv1.BeforeClusterCreateRequest{}
+		if err := json.NewDecoder(r.Body).Decode(req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		e.mu.Lock()
+		e.clusters = append(e.clusters, req.Cluster.Namespace+"/"+req.Cluster.Name)
+		e.mu.Unlock()
+		_ = json.NewEncoder(w).Encode(hooksv1.BeforeClusterCreateResponse{TypeMeta: hooksv1.TypeMeta(hooksv1.BeforeClusterCreate, "Response"),
+			CommonRetryResponse: hooksv1.CommonRetryResponse{CommonResponse: hooksv1.CommonResponse{Status: hooksv1.ResponseStatusSuccess,
+				Message: "waiting for DNS"}, RetryAfterSeconds: e.retry.Load()}})
+	}))
+	t.Cleanup(e.srv.Close)
+	return e
+}
+
+// registerFor registers the extension's handler in a new registry, for the namespace ns only (so
+// Clusters other tests left behind are not held).
+func (e *beforeCreateExtension) registerFor(ns string) *runtimeclient.Client {
+	rc := runtimeclient.New(registry.New(), env.Client)
+	rc.Registry.Register(&runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: "hook-ext"},
+		Spec: runtimev1.ExtensionConfigSpec{
+			ClientConfig: runtimev1.ClientConfig{URL: e.srv.URL,
+				CABundle: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: e.srv.Certificate().Raw})},
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
+		},
+		Status: runtimev1.ExtensionConfigStatus{Handlers: []runtimev1.ExtensionHandler{{Name: "hold.hook-ext",
+			RequestHook:    runtimev1.GroupVersionHook{APIVersion: hooksv1.APIVersion, Hook: hooksv1.BeforeClusterCreate},
+			TimeoutSeconds: ptr.To[int32](10), FailurePolicy: runtimev1.FailurePolicyFail}}},
+	})
+	return rc
+}
+
+// TestTopology_BeforeClusterCreateHoldsTheTopologyUntilTheHookAllows: while the extension's
+// BeforeClusterCreate handler answers retryAfterSeconds > 0, no topology object is created and
+// TopologyReconciled says which hook holds and why; once it answers 0 the topology is created.
+func TestTopology_BeforeClusterCreateHoldsTheTopologyUntilTheHookAllows(t *testing.T) {
+	ns := env.CreateNamespace(t, "topology-hook")
+	ext := newBeforeCreateExtension(t)
+	ext.retry.Store(1)
+	startControllerWith(t, nil, nil, ext.registerFor(ns))
+	quickStart(t, ns)
+	c := topologyCluster(ns)
+	require.NoError(t, env.Client.Create(t.Context(), c))
+
+	got := waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
+		"Following hooks are blocking create: BeforeClusterCreate: waiting for DNS")
+	require.Equal(t, clusterv1.ClusterTopologyReconciledClusterCreatingReason, conditionReason(got))
+	require.False(t, got.Spec.InfrastructureRef.IsDefined(), "no InfrastructureCluster while the hook holds")
+	require.False(t, got.Spec.ControlPlaneRef.IsDefined(), "no ControlPlane while the hook holds")
+	ext.mu.Lock()
+	require.Contains(t, ext.clusters, ns+"/c1", "the request carries the Cluster")
+	ext.mu.Unlock()
+
+	ext.retry.Store(0)
+	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
+	require.True(t, got.Spec.InfrastructureRef.IsDefined())
+	require.True(t, got.Spec.ControlPlaneRef.IsDefined())
+}
+
+// TestTopology_AnUnreachableBeforeClusterCreateExtensionIsNamed: a handler that cannot be called
+// (failurePolicy Fail) holds the creation too, and TopologyReconciled names the extension, the
+// hook and what failed.
+func TestTopology_AnUnreachableBeforeClusterCreateExtensionIsNamed(t *testing.T) {
+	ns := env.CreateNamespace(t, "topology-hook")
+	ext := newBeforeCreateExtension(t)
+	rc := ext.registerFor(ns)
+	ext.srv.Close()
+	startControllerWith(t, nil, nil, rc)
+	quickStart(t, ns)
+	c := topologyCluster(ns)
+	require.NoError(t, env.Client.Create(t.Context(), c))
+	got := waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
+		"calling BeforeClusterCreate handler hold.hook-ext of extension hook-ext: Unreachable")
+	require.Equal(t, clusterv1.ClusterTopologyReconciledFailedReason, conditionReason(got))
+	require.Contains(t, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Message, "fix the Runtime Extension or its ExtensionConfig")
+	require.False(t, got.Spec.InfrastructureRef.IsDefined())
+}
