@@ -136,3 +136,15 @@ func unexpired(caPEM []byte, now time.Time) bool {
 	cert, err := x509.ParseCertificate(block.Bytes)
 	return err == nil && now.Before(cert.NotAfter)
 }
+
+// SelfSigned makes a new CA and a serving certificate it signs for hosts (DNS names or IP
+// addresses), valid from a minute ago for validity, as the webhook issues its own: for servers
+// that publish their CA themselves, e.g. a Runtime Extension writing its ExtensionConfig's
+// caBundle. caPEM is the CA to trust.
+func SelfSigned(hosts []string, validity time.Duration) (cert tls.Certificate, caPEM []byte, err error) {
+	s, err := issue(hosts, validity, time.Now())
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	return s.tls, s.caPEM, nil
+}

@@ -41,6 +41,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
+	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/test/extension/server"
 )
 
@@ -68,7 +69,7 @@ func run(listen, extURL, name, kubeconfig string) error {
 		}
 		host = u.Hostname()
 	}
-	cert, caPEM, err := server.SelfSigned([]string{host}, 365*24*time.Hour)
+	cert, caPEM, err := conversionwebhook.SelfSigned([]string{host}, 365*24*time.Hour)
 	if err != nil {
 		return err
 	}
