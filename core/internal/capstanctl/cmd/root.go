@@ -1,7 +1,7 @@
 // Package cmd is capstanctl's command line: the cobra command tree, its flags,
 // and the translation of each command's result into text or -o yaml|json data.
 // The work itself lives in sibling packages (describe, template, kubeconfig,
-// deletecluster, move, providers, version, and components, install, devcreds and
+// deletecluster, move, rollout, providers, version, and components, install, devcreds and
 // localmanagers for init); this package must stay a thin layer of flag parsing and printing
 // over them, so that every behaviour can be tested without cobra.
 //
@@ -64,6 +64,7 @@ It talks to the management cluster chosen by --kubeconfig, else KUBECONFIG, else
 		newInitCommand(g),
 		newMoveCommand(g),
 		newTopologyCommand(g),
+		newRolloutCommand(g),
 	)
 	return root
 }
