@@ -92,7 +92,7 @@ controller has observed the latest spec and spec.replicas Machines are up to dat
 ready, with no outdated Machine left. Fails after --timeout, and at once when the rollout cannot
 finish without you: the object is paused (spec.paused, the cluster.x-k8s.io/paused annotation,
 or a Paused condition, e.g. from a paused Cluster) or being deleted. With --watch=false, prints
-the current progress once.
+the current progress once and fails only when the rollout cannot finish.
 
 RESOURCE is ` + rollout.Allowed + ".",
 		Example: fmt.Sprintf(rolloutExamples, "status") + `

@@ -2,6 +2,7 @@ package rollout_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,9 +83,11 @@ func exitCode(t *testing.T, done chan int, out *ctltest.SyncBuffer) int {
 
 func TestStatus_FollowsAMachineDeploymentUntilItsReplicasAreUpToDate(t *testing.T) {
 	md := machineDeployment(t, "md-0")
+	require.Greater(t, md.Generation, int64(1), "the replicas update made a generation the controller has not observed")
 	setMachineDeploymentStatus(t, md, counts{observed: 1, replicas: 3, upToDate: 3, available: 3, ready: 3})
 	stdout, stderr, done := startStatus(t, "md/md-0", "-n", md.Namespace)
-	waitOutput(t, stdout, "Waiting for rollout to start: the controller has not observed generation 2 yet (observed: 1)...")
+	waitOutput(t, stdout, fmt.Sprintf("Waiting for rollout to start: the controller has not observed generation %d yet (observed: 1)...",
+		reread(t, md).Generation))
 
 	setMachineDeploymentStatus(t, md, counts{replicas: 4, upToDate: 1, available: 1, ready: 1})
 	waitOutput(t, stdout, "Waiting for rollout to finish: 1 of 3 replicas are up to date...")
