@@ -24,7 +24,7 @@ func TestStart_MissingBinariesNameTheMakeTarget(t *testing.T) {
 	require.ErrorContains(t, err, "etcd not found")
 }
 
-func TestCoreCRDs_HoldsTheCoreKindsAndTheAddonsAndIPAMKinds(t *testing.T) {
+func TestCoreCRDs_HoldsTheCoreAddonsIPAMAndRuntimeKinds(t *testing.T) {
 	crds, err := CoreCRDs()
 	require.NoError(t, err)
 	kinds := map[string][]string{}
@@ -34,7 +34,8 @@ func TestCoreCRDs_HoldsTheCoreKindsAndTheAddonsAndIPAMKinds(t *testing.T) {
 	require.ElementsMatch(t, []string{"Cluster", "Machine", "MachineSet", "MachineDeployment", "MachineHealthCheck", "MachinePool", "MachineDrainRule", "ClusterClass"}, kinds["cluster.x-k8s.io"])
 	require.ElementsMatch(t, []string{"ClusterResourceSet", "ClusterResourceSetBinding"}, kinds["addons.cluster.x-k8s.io"])
 	require.ElementsMatch(t, []string{"IPAddressClaim", "IPAddress"}, kinds["ipam.cluster.x-k8s.io"])
-	require.Len(t, kinds, 3)
+	require.ElementsMatch(t, []string{"ExtensionConfig"}, kinds["runtime.cluster.x-k8s.io"])
+	require.Len(t, kinds, 4)
 }
 
 func TestDecodeCRDs_RejectsANonCRDDocument(t *testing.T) {
