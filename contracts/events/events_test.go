@@ -27,7 +27,6 @@ func object(uid, rv string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cm", UID: types.UID("uid-" + uid), ResourceVersion: rv}}
 }
 
-
 func TestRecorder_LimitsEachObjectToABurstThenOnePerFiveMinutes(t *testing.T) {
 	inner := &capture{}
 	clock := clocktesting.NewFakePassiveClock(time.Now())
