@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/manager"
 	"capstan.dev/contracts/remote"
 	"capstan.dev/core/internal/controller/cluster"
@@ -55,6 +56,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	if err := (&machine.Reconciler{
 		Client: mgr.GetClient(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
 		RemoteConditionsGracePeriod: settings.remoteConditionsGracePeriod, AdditionalSync: settings.syncPatterns,
+		Recorder: events.New(mgr, machine.ControllerName),
 	}).SetupWithManager(ctx, mgr, workers("machine")); err != nil {
 		return err
 	}
@@ -70,7 +72,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	}
 	if err := (&machineset.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilterValue: opts.WatchFilterValue,
-		PreflightChecks: settings.preflightChecks,
+		PreflightChecks: settings.preflightChecks, Recorder: events.New(mgr, machineset.ControllerName),
 	}).SetupWithManager(ctx, mgr, workers("machineset")); err != nil {
 		return err
 	}
