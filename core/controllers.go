@@ -62,6 +62,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	}
 	if err := (&machinehealthcheck.Reconciler{
 		Client: mgr.GetClient(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
+		Recorder: events.New(mgr, machinehealthcheck.ControllerName),
 	}).SetupWithManager(ctx, mgr, workers("machinehealthcheck")); err != nil {
 		return err
 	}
