@@ -97,6 +97,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	}
 	if err := (&clusterresourceset.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
+		Recorder: events.New(mgr, clusterresourceset.ControllerName),
 	}).SetupWithManager(ctx, mgr, workers("clusterresourceset")); err != nil {
 		return err
 	}
