@@ -37,7 +37,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	}
 	if err := (&kubeadmcontrolplane.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Workload: cc,
-		WatchFilterValue: opts.WatchFilterValue,
+		WatchFilterValue: opts.WatchFilterValue, Recorder: events.New(mgr, kubeadmcontrolplane.ControllerName),
 	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: opts.Concurrency("kubeadmcontrolplane")}); err != nil {
 		return err
 	}
