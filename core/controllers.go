@@ -92,6 +92,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	extensions := runtimeclient.New(registry.New(), mgr.GetClient())
 	if err := (&topology.Reconciler{
 		Client: mgr.GetClient(), WatchFilterValue: opts.WatchFilterValue, Runtime: extensions,
+		Recorder: events.New(mgr, topology.ControllerName),
 	}).SetupWithManager(ctx, mgr, workers("topology")); err != nil {
 		return err
 	}
