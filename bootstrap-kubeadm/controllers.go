@@ -13,6 +13,7 @@ import (
 	"capstan.dev/bootstrap-kubeadm/internal/controller/kubeadmcontrolplane"
 	"capstan.dev/contracts/conversion"
 	"capstan.dev/contracts/conversionwebhook"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/manager"
 	"capstan.dev/contracts/remote"
 )
@@ -30,12 +31,13 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	if err := (&kubeadmconfig.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Workload: cc,
 		TokenTTL: tokenTTL, WatchFilterValue: opts.WatchFilterValue,
+		Recorder: events.New(mgr, kubeadmconfig.ControllerName),
 	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: opts.Concurrency("kubeadmconfig")}); err != nil {
 		return err
 	}
 	if err := (&kubeadmcontrolplane.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Workload: cc,
-		WatchFilterValue: opts.WatchFilterValue,
+		WatchFilterValue: opts.WatchFilterValue, Recorder: events.New(mgr, kubeadmcontrolplane.ControllerName),
 	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: opts.Concurrency("kubeadmcontrolplane")}); err != nil {
 		return err
 	}

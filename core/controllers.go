@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/manager"
 	"capstan.dev/contracts/remote"
 	"capstan.dev/core/internal/controller/cluster"
@@ -55,11 +56,13 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	if err := (&machine.Reconciler{
 		Client: mgr.GetClient(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
 		RemoteConditionsGracePeriod: settings.remoteConditionsGracePeriod, AdditionalSync: settings.syncPatterns,
+		Recorder: events.New(mgr, machine.ControllerName),
 	}).SetupWithManager(ctx, mgr, workers("machine")); err != nil {
 		return err
 	}
 	if err := (&machinehealthcheck.Reconciler{
 		Client: mgr.GetClient(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
+		Recorder: events.New(mgr, machinehealthcheck.ControllerName),
 	}).SetupWithManager(ctx, mgr, workers("machinehealthcheck")); err != nil {
 		return err
 	}
@@ -70,7 +73,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	}
 	if err := (&machineset.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilterValue: opts.WatchFilterValue,
-		PreflightChecks: settings.preflightChecks,
+		PreflightChecks: settings.preflightChecks, Recorder: events.New(mgr, machineset.ControllerName),
 	}).SetupWithManager(ctx, mgr, workers("machineset")); err != nil {
 		return err
 	}
@@ -89,11 +92,13 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	extensions := runtimeclient.New(registry.New(), mgr.GetClient())
 	if err := (&topology.Reconciler{
 		Client: mgr.GetClient(), WatchFilterValue: opts.WatchFilterValue, Runtime: extensions,
+		Recorder: events.New(mgr, topology.ControllerName),
 	}).SetupWithManager(ctx, mgr, workers("topology")); err != nil {
 		return err
 	}
 	if err := (&clusterresourceset.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Workload: cc, WatchFilterValue: opts.WatchFilterValue,
+		Recorder: events.New(mgr, clusterresourceset.ControllerName),
 	}).SetupWithManager(ctx, mgr, workers("clusterresourceset")); err != nil {
 		return err
 	}

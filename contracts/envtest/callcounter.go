@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
@@ -93,6 +94,23 @@ func (c *CallCounter) Wrap(inner client.Client) client.Client {
 			return cl.SubResource(sub).Apply(ctx, obj, opts...)
 		},
 	})
+}
+
+// WrapRecorder returns inner counting through c: an Event is a write to the API server (the
+// recorder writes it through its own client, which Wrap does not see), so a steady state
+// records none. Counted as "event <Reason> <Go type> <name>".
+func (c *CallCounter) WrapRecorder(inner events.EventRecorder) events.EventRecorder {
+	return countingRecorder{c: c, inner: inner}
+}
+
+type countingRecorder struct {
+	c     *CallCounter
+	inner events.EventRecorder
+}
+
+func (r countingRecorder) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
+	r.c.write("event "+reason, regarding)
+	r.inner.Eventf(regarding, related, eventtype, reason, action, note, args...)
 }
 
 // Intercept wraps a manager's client (which cannot watch, so interceptor.NewClient

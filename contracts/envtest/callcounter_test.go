@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
@@ -28,4 +29,15 @@ func TestCallCounter_CountsReadsOfItsObjectAndWritesInItsNamespace(t *testing.T)
 	gets, writes := c.Snapshot()
 	require.Equal(t, 1, gets, "only reads of the ConfigMap a/mine count, not other objects nor other types under its key")
 	require.Equal(t, []string{"create *v1.ConfigMap mine", "create *v1.Node n1"}, writes, "another namespace's write is not counted; cluster-scoped ones are")
+}
+
+func TestCallCounter_CountsEventsAsWrites(t *testing.T) {
+	c := &CallCounter{Key: client.ObjectKey{Namespace: "a", Name: "mine"}, Type: &corev1.ConfigMap{}}
+	inner := &events.FakeRecorder{Events: make(chan string, 1)}
+	r := c.WrapRecorder(inner)
+	r.Eventf(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "mine"}}, nil, "Normal", "SuccessfulCreate", "Create", "created %s", "m1")
+
+	_, writes := c.Snapshot()
+	require.Equal(t, []string{"event SuccessfulCreate *v1.ConfigMap mine"}, writes)
+	require.Equal(t, "Normal SuccessfulCreate created m1", <-inner.Events, "passed on to the real recorder")
 }

@@ -21,6 +21,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/manager"
 	"capstan.dev/contracts/remote"
 	"capstan.dev/contracts/testing/crds"
@@ -71,8 +72,10 @@ func startCoreAs(t *testing.T, cfg *rest.Config) {
 	cc, err := remote.SetupWithManager(mgr, remote.Options{SecretReader: mgr.GetAPIReader(), Controller: copts})
 	require.NoError(t, err)
 	require.NoError(t, (&cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Health: cc}).SetupWithManager(ctx, mgr, copts))
-	require.NoError(t, (&machine.Reconciler{Client: mgr.GetClient(), Workload: cc}).SetupWithManager(ctx, mgr, copts))
-	require.NoError(t, (&machineset.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()}).SetupWithManager(ctx, mgr, copts))
+	require.NoError(t, (&machine.Reconciler{Client: mgr.GetClient(), Workload: cc,
+		Recorder: events.New(mgr, machine.ControllerName)}).SetupWithManager(ctx, mgr, copts))
+	require.NoError(t, (&machineset.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
+		Recorder: events.New(mgr, machineset.ControllerName)}).SetupWithManager(ctx, mgr, copts))
 	require.NoError(t, (&machinedeployment.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()}).SetupWithManager(ctx, mgr, copts))
 	coretest.StartManager(t, mgr)
 }
@@ -176,6 +179,15 @@ func TestSteadyState_TwentyMachinesProduceNoWrites(t *testing.T) {
 	writes, err := envtest.AuditWritesBetween(auditLog, from, deadline)
 	require.NoError(t, err)
 	require.Empty(t, writes, "writes in the steady window:\n%s", envtest.DescribeAuditEvents(writes))
+
+	// Events are writes the audit log sees (resource events): the controllers recorded them while
+	// the cluster was built, none in the steady window.
+	sets := &clusterv1.MachineSetList{}
+	require.NoError(t, env.Client.List(ctx, sets, client.InNamespace(ns)))
+	require.Len(t, sets.Items, 1)
+	created, err := env.Events(ctx, &sets.Items[0], machineset.ReasonSuccessfulCreate)
+	require.NoError(t, err)
+	require.Len(t, created, replicas, "one Event per Machine created")
 }
 
 // newInitializedCluster creates a Cluster whose infrastructure is provisioned, whose control

@@ -34,6 +34,7 @@ import (
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	"capstan.dev/bootstrap-kubeadm/internal/locking"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/mapping"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
@@ -42,6 +43,7 @@ import (
 
 // +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=kubeadmconfigs,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=kubeadmconfigs/status,verbs=patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines;machinepools,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create;delete
@@ -79,6 +81,9 @@ type Reconciler struct {
 	WaitRequeue time.Duration
 	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
 	WatchFilterValue string
+	// Recorder records the writes of the bootstrap data as Events. SetupWithManager fills it
+	// from the manager when nil.
+	Recorder events.Recorder
 }
 
 // SetupWithManager registers the controller and its watches.
@@ -88,6 +93,9 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 	}
 	if r.TokenTTL == 0 {
 		r.TokenTTL = DefaultTokenTTL
+	}
+	if r.Recorder == nil {
+		r.Recorder = events.New(mgr, ControllerName)
 	}
 	if r.WaitRequeue == 0 {
 		r.WaitRequeue = defaultWaitRequeue

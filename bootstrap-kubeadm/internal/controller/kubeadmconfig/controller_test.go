@@ -39,6 +39,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/secret"
 )
@@ -254,9 +255,14 @@ func TestSteadyState_WritesNothing(t *testing.T) {
 	_, cp := f.newMachine(t, "cp-1", true)
 
 	counter := &envtest.CallCounter{Key: client.ObjectKeyFromObject(cfg), Type: &bootstrapv1.KubeadmConfig{}}
-	startController(t, func(o *controllerOptions) { o.wrap = counter.Wrap })
+	startController(t, func(o *controllerOptions) {
+		o.wrap = counter.Wrap
+		o.wrapRecorder = func(r events.Recorder) events.Recorder { return counter.WrapRecorder(r) }
+	})
 	waitDataSecret(t, cfg)
 	waitDataSecret(t, cp)
+	written := env.WaitForEvents(t, timeout, cfg, ReasonBootstrapDataWritten, 1)
+	require.Equal(t, "Bootstrap data Secret "+cfg.Name+" created", written[0].Note)
 	// worker-0 joins, so its token is left alone; cp-1 has not, so its token is checked in the
 	// workload cluster, where it is far from expiring: neither is a reason to write.
 	setNodeRef(t, worker)
@@ -279,7 +285,8 @@ func TestSteadyState_WritesNothing(t *testing.T) {
 	poke(1)
 	poke(2)
 	_, writesAfter := counter.Snapshot()
-	require.Equal(t, writesBefore, writesAfter, "a steady KubeadmConfig is reconciled without writes")
+	require.Equal(t, writesBefore, writesAfter, "a steady KubeadmConfig is reconciled without writes (Events included)")
+	require.Contains(t, writesBefore, "event "+ReasonBootstrapDataWritten+" *v1beta2.KubeadmConfig "+cfg.Name, "Events are counted")
 }
 
 func TestPaused_ClusterIsLeftAloneUntilUnpaused(t *testing.T) {

@@ -33,6 +33,7 @@ import (
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	"capstan.dev/bootstrap-kubeadm/internal/cloudinit"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
 )
 
 const (
@@ -165,46 +166,53 @@ func (r *Reconciler) storeBootstrapData(ctx context.Context, s *scope, data []by
 		Data: map[string][]byte{dataKey: data, formatKey: []byte(bootstrapv1.CloudConfig)},
 	}
 	var err error
+	var written string // "created" or "updated" when this call wrote the Secret
 	rerender := cfg.Status.DataSecretName == desired.Name
 	if rerender {
 		// Rendered again for a Secret the status names (a new bootstrap token): update it in
 		// place, which also works where a create is refused (a namespace being deleted).
-		err = r.updateOwnDataSecret(ctx, cfg, desired)
+		written, err = r.updateOwnDataSecret(ctx, cfg, desired)
 	}
 	if !rerender || apierrors.IsNotFound(err) {
 		ctrl.LoggerFrom(ctx).Info("Creating the bootstrap data Secret", "Secret", desired.Name)
 		err = r.Client.Create(ctx, desired)
+		written = "created"
 		if apierrors.IsAlreadyExists(err) {
-			err = r.updateOwnDataSecret(ctx, cfg, desired)
+			written, err = r.updateOwnDataSecret(ctx, cfg, desired)
 		}
 	}
 	if err != nil {
 		return err
+	}
+	if written != "" {
+		r.Recorder.Eventf(cfg, nil, events.Normal, ReasonBootstrapDataWritten, "Write", "Bootstrap data Secret %s %s", desired.Name, written)
 	}
 	cfg.Status.DataSecretName = desired.Name
 	cfg.Status.Initialization.DataSecretCreated = ptr.To(true)
 	return nil
 }
 
-func (r *Reconciler) updateOwnDataSecret(ctx context.Context, cfg *bootstrapv1.KubeadmConfig, desired *corev1.Secret) error {
+// updateOwnDataSecret writes desired over the Secret of that name this KubeadmConfig controls;
+// written is "updated" when the data differed, empty when it was already there.
+func (r *Reconciler) updateOwnDataSecret(ctx context.Context, cfg *bootstrapv1.KubeadmConfig, desired *corev1.Secret) (written string, _ error) {
 	existing := &corev1.Secret{}
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(desired), existing); err != nil {
-		return fmt.Errorf("reading the existing bootstrap data Secret %s: %w", desired.Name, err)
+		return "", fmt.Errorf("reading the existing bootstrap data Secret %s: %w", desired.Name, err)
 	}
 	if !metav1.IsControlledBy(existing, cfg) {
-		return fmt.Errorf("Secret %s/%s exists and is not controlled by this KubeadmConfig: delete or rename it so the bootstrap data can be written",
+		return "", fmt.Errorf("Secret %s/%s exists and is not controlled by this KubeadmConfig: delete or rename it so the bootstrap data can be written",
 			existing.Namespace, existing.Name)
 	}
 	if existing.Type == desired.Type && maps.EqualFunc(existing.Data, desired.Data, bytes.Equal) &&
 		existing.Labels[clusterv1.ClusterNameLabel] == desired.Labels[clusterv1.ClusterNameLabel] {
-		return nil // rendering is deterministic: an earlier attempt already wrote this data
+		return "", nil // rendering is deterministic: an earlier attempt already wrote this data
 	}
 	existing.Labels = desired.Labels
 	existing.Type = desired.Type
 	existing.Data = desired.Data
 	ctrl.LoggerFrom(ctx).Info("Updating the bootstrap data Secret", "Secret", desired.Name)
 	if err := r.Client.Update(ctx, existing); err != nil {
-		return fmt.Errorf("updating the bootstrap data Secret %s: %w", desired.Name, err)
+		return "", fmt.Errorf("updating the bootstrap data Secret %s: %w", desired.Name, err)
 	}
-	return nil
+	return "updated", nil
 }

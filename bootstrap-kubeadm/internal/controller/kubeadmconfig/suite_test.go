@@ -40,6 +40,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/remote"
 	"capstan.dev/contracts/testing/crds"
 )
@@ -55,6 +56,8 @@ type controllerOptions struct {
 	restConfig *rest.Config
 	wrap       func(client.Client) client.Client
 	tokenTTL   time.Duration // DefaultTokenTTL when zero
+	// wrapRecorder wraps the reconciler's Event recorder (to count Events); nil: as it is.
+	wrapRecorder func(events.Recorder) events.Recorder
 }
 
 // withTokenTTL runs the controller with --bootstrap-token-ttl=ttl.
@@ -78,7 +81,11 @@ func startController(t *testing.T, opts ...func(*controllerOptions)) (stop func(
 		Controller:   copts,
 	})
 	require.NoError(t, err)
-	r := &Reconciler{Client: o.wrap(mgr.GetClient()), APIReader: mgr.GetAPIReader(), Workload: cc, WaitRequeue: 500 * time.Millisecond, TokenTTL: o.tokenTTL}
+	r := &Reconciler{Client: o.wrap(mgr.GetClient()), APIReader: mgr.GetAPIReader(), Workload: cc, WaitRequeue: 500 * time.Millisecond, TokenTTL: o.tokenTTL,
+		Recorder: events.New(mgr, ControllerName)}
+	if o.wrapRecorder != nil {
+		r.Recorder = o.wrapRecorder(r.Recorder)
+	}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, copts))
 	return envtest.StartManager(t, mgr)
 }

@@ -38,6 +38,7 @@ import (
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
 	"capstan.dev/bootstrap-kubeadm/internal/etcd"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
@@ -47,6 +48,7 @@ import (
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=kubeadmcontrolplanes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=kubeadmcontrolplanes/status,verbs=patch
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=kubeadmcontrolplanes/finalizers,verbs=update
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines/status,verbs=patch
@@ -93,6 +95,9 @@ type Reconciler struct {
 	// APIServerCertificateExpiry reads a node's API server certificate expiry; by default through
 	// a port-forward to Pod kube-system/kube-apiserver-<node>. Tests put a double here.
 	APIServerCertificateExpiry APIServerCertificateExpiryFunc
+	// Recorder records scaling, rollout steps and etcd member removals as Events.
+	// SetupWithManager fills it from the manager when nil.
+	Recorder events.Recorder
 }
 
 // SetupWithManager registers the controller and its watches: KubeadmControlPlanes, the Machines
@@ -107,6 +112,9 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 	}
 	if r.Now == nil {
 		r.Now = time.Now
+	}
+	if r.Recorder == nil {
+		r.Recorder = events.New(mgr, ControllerName)
 	}
 	if r.EtcdClientFor == nil {
 		r.EtcdClientFor = r.realEtcdClient

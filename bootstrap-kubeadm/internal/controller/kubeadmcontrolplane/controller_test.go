@@ -38,6 +38,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/secret"
 	"capstan.dev/contracts/testing/crds"
@@ -229,9 +230,14 @@ func TestCreateMachine_DeletesTheClonesWhenTheMachineCannotBeCreated(t *testing.
 func TestSteadyState_WritesNothing(t *testing.T) {
 	f := newFixture(t)
 	counter := &envtest.CallCounter{Key: client.ObjectKeyFromObject(f.kcp), Type: &controlplanev1.KubeadmControlPlane{}}
-	startController(t, func(o *controllerOptions) { o.wrap = counter.Wrap })
-	f.growTo(1)
+	startController(t, func(o *controllerOptions) {
+		o.wrap = counter.Wrap
+		o.wrapRecorder = func(r events.Recorder) events.Recorder { return counter.WrapRecorder(r) }
+	})
+	first := f.growTo(1)[0]
 	f.waitCondition(controlplanev1.KubeadmControlPlaneAvailableCondition, metav1.ConditionTrue, "")
+	up := env.WaitForEvents(t, timeout, f.kcp, ReasonSuccessfulScaleUp, 1)
+	require.Equal(t, first.Name, up[0].Related.Name, "the Event names the Machine created")
 	poke := func(i int) {
 		gets, _ := counter.Snapshot()
 		f.updateKCP(func(k *controlplanev1.KubeadmControlPlane) {
@@ -249,5 +255,6 @@ func TestSteadyState_WritesNothing(t *testing.T) {
 	poke(1)
 	poke(2)
 	_, after := counter.Snapshot()
-	require.Equal(t, before, after, "a steady KubeadmControlPlane is reconciled without writes")
+	require.Equal(t, before, after, "a steady KubeadmControlPlane is reconciled without writes (Events included)")
+	require.Contains(t, before, "event "+ReasonSuccessfulScaleUp+" *v1beta2.KubeadmControlPlane "+f.kcp.Name, "Events are counted")
 }

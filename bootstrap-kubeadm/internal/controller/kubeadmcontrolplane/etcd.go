@@ -180,6 +180,7 @@ func (r *Reconciler) reconcileEtcdMembers(ctx context.Context, s *scope) (ctrl.R
 		return ctrl.Result{RequeueAfter: r.WaitRequeue}, nil
 	}
 	s.etcdRemoved = mem.Name
+	r.recordEtcdMemberRemoved(s, nil, mem.Name)
 	return ctrl.Result{RequeueAfter: r.WaitRequeue}, nil // the next pass checks the result and the next member
 }
 

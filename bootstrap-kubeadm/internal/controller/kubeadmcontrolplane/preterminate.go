@@ -158,6 +158,7 @@ func (r *Reconciler) removeDeletingMachineEtcdMember(ctx context.Context, s *sco
 	if err := c.RemoveMember(ctx, mem.ID); err != nil && !errors.Is(err, etcd.ErrMemberNotFound) {
 		return "", fmt.Errorf("removing the etcd member %s of Machine %s: %w", node, m.Name, err)
 	}
+	r.recordEtcdMemberRemoved(s, m, node)
 	return "", nil
 }
 

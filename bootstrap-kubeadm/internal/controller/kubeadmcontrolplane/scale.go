@@ -126,7 +126,9 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope) error {
 		return err
 	}
 	ctrl.LoggerFrom(ctx).Info("Scaling up the control plane", "from", len(s.machines), "desired", desiredReplicas(kcp))
+	rollout := s.rollingOut()
 	m, err := r.createMachine(ctx, s, failureDomainForScaleUp(c, upToDate), init)
+	r.recordScaleUp(s, m, init, rollout, err)
 	if err != nil {
 		s.scaleUpBlocked = "Creating a Machine failed: " + err.Error()
 		return err
@@ -163,10 +165,13 @@ func (r *Reconciler) scaleDown(ctx context.Context, s *scope) error {
 		return nil
 	}
 	log.Info("Scaling down the control plane: deleting Machine", "Machine", klog.KObj(chosen), "from", len(s.machines), "desired", desiredReplicas(kcp))
+	rollout := s.rollingOut()
 	if err := r.Client.Delete(ctx, chosen); err != nil && !apierrors.IsNotFound(err) {
 		s.scaleDownBlocked = fmt.Sprintf("Deleting Machine %s failed: %v", chosen.Name, err)
+		r.recordScaleDown(s, chosen, rollout, err)
 		return fmt.Errorf("deleting Machine %s: %w", chosen.Name, err)
 	}
+	r.recordScaleDown(s, chosen, rollout, nil)
 	chosen.DeletionTimestamp = &now
 	return nil
 }

@@ -213,6 +213,12 @@ func TestRollout_ReplacesTheOnlyMachineNeverGoingBelowOne(t *testing.T) {
 	require.Equal(t, 1, minSeen)
 	f.waitCondition(clusterv1.RollingOutCondition, metav1.ConditionFalse, "")
 	require.NotEqual(t, old.Name, fresh.Name)
+	steps := env.WaitForEvents(t, timeout, f.kcp, ReasonRolloutStep, 2)
+	related := map[string]string{}
+	for _, ev := range steps {
+		related[ev.Action] = ev.Related.Name
+	}
+	require.Equal(t, map[string]string{"ScaleUp": fresh.Name, "ScaleDown": old.Name}, related, "each step of the rollout is recorded")
 	f.waitKCP("version v1.37.3", func(k *controlplanev1.KubeadmControlPlane) error {
 		if k.Status.Version != "v1.37.3" || ptr.Deref(k.Status.UpToDateReplicas, 0) != 1 {
 			return fmt.Errorf("status %+v", k.Status)

@@ -44,6 +44,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/remote"
 	"capstan.dev/contracts/testing/crds"
 )
@@ -80,6 +81,8 @@ type controllerOptions struct {
 	now        func() time.Time
 	// apiServerExpiry replaces the read of a node's API server certificate expiry.
 	apiServerExpiry APIServerCertificateExpiryFunc
+	// wrapRecorder wraps the reconciler's Event recorder (to count Events); nil: as it is.
+	wrapRecorder func(events.Recorder) events.Recorder
 }
 
 // startController runs the KubeadmControlPlane controller and the ClusterCache it needs in a fresh
@@ -99,7 +102,11 @@ func startController(t *testing.T, opts ...func(*controllerOptions)) (stop func(
 	})
 	require.NoError(t, err)
 	r := &Reconciler{Client: o.wrap(mgr.GetClient()), APIReader: mgr.GetAPIReader(), Workload: cc,
-		WaitRequeue: 200 * time.Millisecond, Now: o.now, EtcdClientFor: fakeEtcdClientFor, APIServerCertificateExpiry: o.apiServerExpiry}
+		WaitRequeue: 200 * time.Millisecond, Now: o.now, EtcdClientFor: fakeEtcdClientFor, APIServerCertificateExpiry: o.apiServerExpiry,
+		Recorder: events.New(mgr, ControllerName)}
+	if o.wrapRecorder != nil {
+		r.Recorder = o.wrapRecorder(r.Recorder)
+	}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, copts))
 	return envtest.StartManager(t, mgr)
 }

@@ -17,6 +17,7 @@ import (
 
 	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
 )
@@ -25,6 +26,7 @@ import (
 // +kubebuilder:rbac:groups=addons.cluster.x-k8s.io,resources=clusterresourcesets/finalizers,verbs=update
 // +kubebuilder:rbac:groups=addons.cluster.x-k8s.io,resources=clusterresourcesetbindings,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=secrets;configmaps,verbs=get;list;watch;patch
 
 // Reconciler reconciles ClusterResourceSets.
@@ -36,6 +38,9 @@ type Reconciler struct {
 	Workload WorkloadClusters
 	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
 	WatchFilterValue string
+	// Recorder records what was applied to which Cluster, and failures, as Events.
+	// SetupWithManager fills it from the manager when nil.
+	Recorder events.Recorder
 
 	// secretEvents informs on resource-set Secrets' metadata; configMapEvents watches each
 	// ConfigMap a ClusterResourceSet names. Between them they tell a reconcile to run when a
@@ -50,6 +55,9 @@ type Reconciler struct {
 func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil || r.APIReader == nil || r.Workload == nil {
 		return fmt.Errorf("clusterresourceset reconciler needs Client, APIReader and Workload")
+	}
+	if r.Recorder == nil {
+		r.Recorder = events.New(mgr, ControllerName)
 	}
 	var err error
 	if r.secretEvents, err = newSecretMetadataCache(mgr); err != nil {

@@ -106,12 +106,15 @@ func (r *Reconciler) applyToCluster(ctx context.Context, s *scope, cluster *clus
 		return err
 	}
 	var errs []error
+	var outcome applyOutcome
+	prev := *b.obj.Spec.Bindings[i].DeepCopy()
 	now := metav1.Now()
 	for _, res := range due {
 		ctrl.LoggerFrom(ctx).Info("Applying resource to the workload cluster", "kind", res.ref.Kind, "name", res.ref.Name,
 			"objects", len(res.manifests.objects))
 		err := applyObjects(ctx, workload, s.crs.Spec.Strategy, fieldManager(s.crs.Name), res.manifests.objects)
 		b.record(i, addonsv1.ResourceBinding{ResourceRef: res.ref, Hash: res.manifests.hash, Applied: ptr.To(err == nil), LastAppliedTime: now})
+		outcome.add(res, prev, err)
 		if err != nil {
 			s.report(addonsv1.ClusterResourceSetResourcesNotAppliedReason,
 				fmt.Sprintf("%s %s could not be applied to Cluster %s: %v", res.ref.Kind, res.ref.Name, cluster.Name, err))
@@ -121,6 +124,9 @@ func (r *Reconciler) applyToCluster(ctx context.Context, s *scope, cluster *clus
 	if err := r.saveBinding(ctx, b, s.crs); err != nil {
 		s.reportError(err)
 		errs = append(errs, err)
+	} else {
+		// Only once the binding says so: an apply whose record was lost is done again.
+		r.recordApply(s.crs, cluster, outcome)
 	}
 	return kerrors.NewAggregate(errs)
 }

@@ -47,7 +47,7 @@ func TestClusterResourceSet_SteadyStateWritesNothing(t *testing.T) {
 	f.reconcileAgain(crs, calls)
 	f.reconcileAgain(other, otherCalls)
 	_, gotWrites := calls.Snapshot()
-	require.Equal(t, writes, gotWrites, "no writes when nothing changed")
+	require.Equal(t, writes, gotWrites, "no writes (Events included) when nothing changed")
 	after, err := f.getBinding("c1")
 	require.NoError(t, err)
 	require.Equal(t, before.ResourceVersion, after.ResourceVersion, "no one wrote the binding")
@@ -133,6 +133,7 @@ func TestClusterResourceSet_RunsOnItsOwnRBAC(t *testing.T) {
 	crs := f.newCRS("cni", addonsv1.ClusterResourceSetStrategyApplyOnce, configMapRef("cni"), secretRef("creds"))
 	f.waitApplied("c1", crs, configMapRef("cni"), secretRef("creds"))
 	f.waitCondition(crs, metav1.ConditionTrue, addonsv1.ClusterResourceSetResourcesAppliedReason)
+	env.WaitForEvents(t, timeout, crs, ReasonSuccessfulApply, 1) // the markers let it record Events
 
 	require.NoError(t, env.Client.Delete(f.ctx, crs))
 	waitGone(t, crs)

@@ -19,6 +19,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/remote"
 	"capstan.dev/contracts/testing/crds"
 	"capstan.dev/core/internal/coretest"
@@ -66,7 +67,10 @@ func startController(t *testing.T, o controllerOptions) (stop func()) {
 		c = calls.Wrap(c)
 		workload = countingWorkload{WorkloadClusters: workload, calls: calls}
 	}
-	r := &Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Workload: workload}
+	r := &Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Workload: workload, Recorder: events.New(mgr, ControllerName)}
+	for _, calls := range o.calls {
+		r.Recorder = calls.WrapRecorder(r.Recorder)
+	}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, copts))
 	if o.reconciler != nil {
 		*o.reconciler = r

@@ -19,6 +19,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/contract"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/external"
 	"capstan.dev/contracts/mapping"
 	"capstan.dev/contracts/patch"
@@ -33,6 +34,7 @@ const DefaultRemoteConditionsGracePeriod = 5 * time.Minute
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;machines/status;machines/finalizers,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machinesets;machinedeployments,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedrainrules,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch;update;patch;delete
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=*,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
@@ -54,6 +56,9 @@ type Reconciler struct {
 	// AdditionalSync selects further Machine labels and annotations to put on the Node
 	// (--additional-sync-machine-labels, --additional-sync-machine-annotations).
 	AdditionalSync SyncPatterns
+	// Recorder records the drain's start and outcome as Events on the Machine.
+	// SetupWithManager fills it from the manager when nil.
+	Recorder events.Recorder
 
 	tracker    *external.Tracker
 	controller controller.Controller
@@ -63,6 +68,9 @@ type Reconciler struct {
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil || r.Workload == nil {
 		return fmt.Errorf("machine reconciler needs Client and Workload")
+	}
+	if r.Recorder == nil {
+		r.Recorder = events.New(mgr, ControllerName)
 	}
 	if err := AddProviderIDIndex(ctx, mgr); err != nil {
 		return err

@@ -83,9 +83,14 @@ func (r *Reconciler) drain(ctx context.Context, s *scope, c client.Client, node 
 	}
 	if m.Status.Deletion.NodeDrainStartTime.IsZero() {
 		m.Status.Deletion.NodeDrainStartTime = metav1.NewTime(now)
+		r.recordDrain(m, ReasonStartedDrainNode, "Draining Node %s", node.Name)
 	}
 	if timeoutPassed(m.Status.Deletion.NodeDrainStartTime, m.Spec.Deletion.NodeDrainTimeoutSeconds, now) {
 		ctrl.LoggerFrom(ctx).Info("Node drain timed out: continuing the deletion without it", "Node", node.Name)
+		if drainFinishing(m) {
+			r.recordDrain(m, ReasonTimedOutDrainNode, "Drain of Node %s timed out after %ds: continuing the deletion without it",
+				node.Name, *m.Spec.Deletion.NodeDrainTimeoutSeconds)
+		}
 		return ctrl.Result{}, true, nil
 	}
 	rules, err := matchingDrainRules(ctx, r.Client, m, s.cluster)
@@ -97,12 +102,16 @@ func (r *Reconciler) drain(ctx context.Context, s *scope, c client.Client, node 
 	evict := newEvictor(func(ctx context.Context) (*rest.Config, error) { return r.Workload.GetRESTConfig(ctx, key) })
 	progress, err := drainNode(ctx, c, evict, node, rules, now)
 	if err != nil {
+		r.recordDrain(m, ReasonFailedDrainNode, "Draining Node %s failed: %v", node.Name, err)
 		return ctrl.Result{}, false, err
 	}
 	if progress != "" {
 		s.deleting = deletingStatus{clusterv1.MachineDeletingDrainingNodeReason, fmt.Sprintf(
 			"Drain not completed yet (started at %s): %s", m.Status.Deletion.NodeDrainStartTime.UTC().Format(time.RFC3339), progress)}
 		return ctrl.Result{RequeueAfter: r.drainRequeue()}, false, nil
+	}
+	if drainFinishing(m) {
+		r.recordDrain(m, ReasonSuccessfulDrainNode, "Drained Node %s", node.Name)
 	}
 	return ctrl.Result{}, true, nil
 }

@@ -210,6 +210,15 @@ func TestMachine_DrainEvictsPodsRespectsPDBThenTimesOut(t *testing.T) {
 	}
 	err := env.Client.Get(ctx, client.ObjectKey{Name: nodeName}, &corev1.Node{})
 	require.True(t, apierrors.IsNotFound(err), "the Node is deleted after the infrastructure: %v", err)
+
+	started := env.WaitForEvents(t, 30*time.Second, m, ReasonStartedDrainNode, 1)
+	require.Contains(t, started[0].Note, nodeName)
+	timedOut := env.WaitForEvents(t, 30*time.Second, m, ReasonTimedOutDrainNode, 1)
+	require.Equal(t, "Warning", timedOut[0].Type)
+	require.Contains(t, timedOut[0].Note, "timed out after 8s")
+	succeeded, err := env.Events(ctx, m, ReasonSuccessfulDrainNode)
+	require.NoError(t, err)
+	require.Empty(t, succeeded, "a drain that timed out did not succeed")
 }
 
 func TestMachine_PreDrainHookHoldsDeletionUntilRemoved(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/remote"
 	"capstan.dev/contracts/testing/crds"
 	"capstan.dev/core/internal/coretest"
@@ -51,6 +52,8 @@ type controllerOptions struct {
 	sync SyncPatterns
 	// config, when set, is who the manager talks to the API server as (default: admin).
 	config *rest.Config
+	// wrapRecorder wraps the reconciler's Event recorder (to count Events).
+	wrapRecorder func(events.Recorder) events.Recorder
 }
 
 // startControllerWith is startController with options; it returns a function
@@ -73,7 +76,11 @@ func startControllerWith(t *testing.T, o controllerOptions) (stop func()) {
 	if o.wrapClient != nil {
 		c = o.wrapClient(c)
 	}
-	r := &Reconciler{Client: c, Workload: cc, DrainRequeue: time.Second, RemoteConditionsGracePeriod: o.gracePeriod, AdditionalSync: o.sync}
+	r := &Reconciler{Client: c, Workload: cc, DrainRequeue: time.Second, RemoteConditionsGracePeriod: o.gracePeriod, AdditionalSync: o.sync,
+		Recorder: events.New(mgr, ControllerName)}
+	if o.wrapRecorder != nil {
+		r.Recorder = o.wrapRecorder(r.Recorder)
+	}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	if o.reconciler != nil {
 		*o.reconciler = r

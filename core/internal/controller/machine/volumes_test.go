@@ -3,6 +3,7 @@ package machine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/events"
 )
 
 const testCSIDriver = "disk.csi.example"
@@ -64,7 +66,8 @@ func csiVolumeName(handle string) corev1.UniqueVolumeName {
 // and completes once it detaches, while the other two stay attached with their Pods: without
 // any timeout, as nothing else would ever detach them.
 func TestMachine_VolumeDetachWaitsForVolumeAttachmentsButNotForThePodsTheDrainLeaves(t *testing.T) {
-	startController(t)
+	counter := &envtest.CallCounter{}
+	startControllerWith(t, controllerOptions{wrapRecorder: func(r events.Recorder) events.Recorder { return counter.WrapRecorder(r) }})
 	f := newFixture(t)
 	ctx := context.Background()
 	m, node := f.runningMachine(t, "vols")
@@ -103,6 +106,17 @@ func TestMachine_VolumeDetachWaitsForVolumeAttachmentsButNotForThePodsTheDrainLe
 	envtest.UpdateStatus(t, env.Client, moved, func() { moved.Status.Attached = false })
 	waitMachineGone(t, m, 30*time.Second)
 	waitNodeGone(t, node)
+
+	// The drain ran again on every pass that waited for the volume; its end is recorded once.
+	env.WaitForEvents(t, 30*time.Second, m, ReasonSuccessfulDrainNode, 1)
+	_, writes := counter.Snapshot()
+	drained := 0
+	for _, w := range writes {
+		if strings.HasPrefix(w, "event "+ReasonSuccessfulDrainNode+" ") {
+			drained++
+		}
+	}
+	require.Equal(t, 1, drained, "Events recorded: %v", writes)
 }
 
 // TestAttachedVolumes_NamesWhatIsWaitedFor: volumes are matched to PersistentVolumes by CSI

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
@@ -22,6 +23,7 @@ import (
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines/status,verbs=patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // External remediation templates and requests in the infrastructure group, as upstream; other
 // groups are granted by a ClusterRole labelled cluster.x-k8s.io/aggregate-to-manager: "true".
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;delete
@@ -33,6 +35,9 @@ type Reconciler struct {
 	Workload WorkloadClusters
 	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
 	WatchFilterValue string
+	// Recorder records remediation decisions as Events. SetupWithManager fills it from the
+	// manager when nil.
+	Recorder events.Recorder
 
 	controller controller.Controller
 }
@@ -43,6 +48,9 @@ type Reconciler struct {
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil || r.Workload == nil {
 		return fmt.Errorf("machinehealthcheck reconciler needs Client and Workload")
+	}
+	if r.Recorder == nil {
+		r.Recorder = events.New(mgr, ControllerName)
 	}
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		For(&clusterv1.MachineHealthCheck{}, builder.WithPredicates(predicates.ResourceHasFilterLabel(r.WatchFilterValue))).

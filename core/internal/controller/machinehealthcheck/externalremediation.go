@@ -75,7 +75,11 @@ func (r *Reconciler) requestExternalRemediation(ctx context.Context, mhc *cluste
 	}
 	c := conditions.Stamp(m, conditions.False(clusterv1.MachineExternallyRemediatedCondition,
 		clusterv1.MachineExternallyRemediatedWaitingForRemediationReason, ownerRemediatedWaitingMessage), now)
-	return r.applyCondition(ctx, m, c, ExternalRemediationFieldManager, true)
+	if err := r.applyCondition(ctx, m, c, ExternalRemediationFieldManager, true); err != nil {
+		return err
+	}
+	r.recordMarkedUnhealthy(mhc, t)
+	return nil
 }
 
 // createRemediationRequest clones the template into the Machine's remediation request. A

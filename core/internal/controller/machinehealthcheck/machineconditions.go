@@ -84,7 +84,10 @@ func (r *Reconciler) markRemediation(ctx context.Context, mhc *clusterv1.Machine
 			clusterv1.MachineOwnerRemediatedWaitingForRemediationReason, ownerRemediatedWaitingMessage), now)
 		// Guarded by the resourceVersion read: the owner may have taken the condition over
 		// since, and its word must not be overwritten from a stale read.
-		return r.applyCondition(ctx, m, c, OwnerRemediatedFieldManager, true)
+		if err := r.applyCondition(ctx, m, c, OwnerRemediatedFieldManager, true); err != nil {
+			return err
+		}
+		r.recordMarkedUnhealthy(mhc, t)
 	}
 	return nil
 }

@@ -37,8 +37,9 @@ func remediationAllowed(mhc *clusterv1.MachineHealthCheck) error {
 }
 
 func TestMachineHealthCheck_RemediatesMachineWhoseNodeIsNotReadyPastTimeoutAndRefusesPastMaxUnhealthy(t *testing.T) {
-	startController(t, controllerOptions{})
 	f := newFixture(t)
+	calls := &envtest.CallCounter{Type: &clusterv1.MachineHealthCheck{}, Key: client.ObjectKey{Namespace: f.ns, Name: "workers"}}
+	startController(t, controllerOptions{calls: calls})
 	// The MachineHealthCheck never deletes a Machine: remediation is its owner's job.
 	stopObserving := env.Observe(t, &clusterv1.MachineList{}, f.ns, func(all map[string]client.Object) error {
 		for name, m := range all {
@@ -77,6 +78,9 @@ func TestMachineHealthCheck_RemediatesMachineWhoseNodeIsNotReadyPastTimeoutAndRe
 		}
 		return remediationAllowed(mhc)
 	})
+	marked := env.WaitForEvents(t, timeout, got, ReasonMachineMarkedUnhealthy, 1)
+	require.Equal(t, "workers", marked[0].Related.Name, "the Event names the MachineHealthCheck")
+	require.Contains(t, marked[0].Note, "Condition Ready on Node is reported as False")
 
 	f.setNodeReady("w-1", corev1.ConditionUnknown)
 	mhc := f.waitMHC("workers", "remediation refused", func(mhc *clusterv1.MachineHealthCheck) error {
@@ -95,7 +99,31 @@ func TestMachineHealthCheck_RemediatesMachineWhoseNodeIsNotReadyPastTimeoutAndRe
 	got = f.waitMachineCondition("w-1", clusterv1.MachineHealthCheckSucceededCondition, unhealthy(
 		clusterv1.MachineHealthCheckUnhealthyNodeReason, "Health check failed: Condition Ready on Node is reported as Unknown for more than 2s"))
 	require.Nil(t, conditions.Get(got, clusterv1.MachineOwnerRemediatedCondition))
+	restricted := env.WaitForEvents(t, timeout, mhc, ReasonRemediationRestricted, 1)
+	require.Equal(t, "Warning", restricted[0].Type)
+	require.Equal(t, c.Message, restricted[0].Note)
+
+	// Reconciles of the unchanged state record no Event: each decision was recorded once.
+	waitForReconcile(t, f, calls, "w-2")
+	_, writes := calls.Snapshot()
+	waitForReconcile(t, f, calls, "w-2")
+	waitForReconcile(t, f, calls, "w-2")
+	_, after := calls.Snapshot()
+	require.Equal(t, eventWrites(writes), eventWrites(after), "no Event for an unchanged state")
+	require.Equal(t, []string{"event " + ReasonMachineMarkedUnhealthy + " *v1beta2.Machine w-0", "event " + ReasonRemediationRestricted + " *v1beta2.MachineHealthCheck workers"},
+		eventWrites(after))
 	stopObserving()
+}
+
+// eventWrites are the Events among a CallCounter's writes.
+func eventWrites(writes []string) []string {
+	var out []string
+	for _, w := range writes {
+		if strings.HasPrefix(w, "event ") {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // TestMachineHealthCheck_MachinesBeingDeletedCountAgainstUnhealthyLimit follows upstream, where
@@ -279,7 +307,8 @@ func TestMachineHealthCheck_SortsTargetsDoesNotCheckDeletingMachinesAndDoesNotWr
 	waitForReconcile(t, f, calls, "b")
 	gotGets, gotWrites := calls.Snapshot()
 	require.Greater(t, gotGets, gets, "the MachineHealthCheck was reconciled again")
-	require.Equal(t, writes, gotWrites, "no writes when nothing changed")
+	require.Equal(t, writes, gotWrites, "no writes (Events included) when nothing changed")
+	require.Empty(t, eventWrites(gotWrites), "a steady MachineHealthCheck records no Event")
 	after, err := f.getMHC("steady")
 	require.NoError(t, err)
 	require.Equal(t, before.ResourceVersion, after.ResourceVersion)

@@ -64,6 +64,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if !s.remediation.allowed {
 		log.Info("Not remediating unhealthy Machines", "reason", s.remediation.reason, "message", s.remediation.message)
 	}
+	r.recordRestricted(s, unhealthy)
 
 	var errs []error
 	res := ctrl.Result{RequeueAfter: soonest(next)}

@@ -18,6 +18,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/remote"
 	"capstan.dev/contracts/testing/crds"
 	"capstan.dev/core/internal/controller/machine"
@@ -61,7 +62,10 @@ func startController(t *testing.T, o controllerOptions) {
 	if o.calls != nil {
 		c = o.calls.Wrap(c)
 	}
-	r := &Reconciler{Client: c, Workload: cc}
+	r := &Reconciler{Client: c, Workload: cc, Recorder: events.New(mgr, ControllerName)}
+	if o.calls != nil {
+		r.Recorder = o.calls.WrapRecorder(r.Recorder)
+	}
 	require.NoError(t, r.SetupWithManager(ctx, mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	if o.withMachineController {
 		mr := &machine.Reconciler{Client: mgr.GetClient(), Workload: cc}

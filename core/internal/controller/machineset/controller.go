@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/mapping"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
@@ -26,6 +27,7 @@ import (
 )
 
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinesets,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinesets/status,verbs=patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinesets/finalizers,verbs=update
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;patch;delete
@@ -52,6 +54,9 @@ type Reconciler struct {
 	// PreflightChecks are the checks run before Machines are created or remediated
 	// (--machineset-preflight-checks, see ParsePreflightChecks); none when empty.
 	PreflightChecks sets.Set[clusterv1.MachineSetPreflightCheck]
+	// Recorder records the Machines created and deleted as Events on the MachineSet.
+	// SetupWithManager fills it from the manager when nil.
+	Recorder events.Recorder
 }
 
 // SetupWithManager registers the controller and its watches: MachineSets, their Machines (and
@@ -63,6 +68,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	}
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
+	}
+	if r.Recorder == nil {
+		r.Recorder = events.New(mgr, ControllerName)
 	}
 	if err := machineindex.Add(ctx, mgr); err != nil {
 		return err

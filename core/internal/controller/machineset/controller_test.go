@@ -24,6 +24,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/testing/crds"
 	"capstan.dev/core/internal/coretest"
 )
@@ -338,7 +339,7 @@ func TestMachineSet_BackToBackReconcilesNeverDuplicateMachines(t *testing.T) {
 	})
 
 	for round := range 3 {
-		r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()}
+		r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: events.New(mgr, ControllerName)}
 		for range 5 {
 			_, _ = r.Reconcile(f.ctx, request(ms)) // conflicts on a stale MachineSet are retried like the controller would
 		}
@@ -348,7 +349,7 @@ func TestMachineSet_BackToBackReconcilesNeverDuplicateMachines(t *testing.T) {
 	}
 	// Scaling down on the same stale cache deletes exactly the surplus.
 	f.update(ms, func() { ms.Spec.Replicas = ptr.To[int32](1) })
-	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()}
+	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: events.New(mgr, ControllerName)}
 	envtest.WaitFor(t, timeout, "scale down to one Machine", func() (bool, error) {
 		_, _ = r.Reconcile(f.ctx, request(ms))
 		return len(f.ownedBy(ms)) == 1, nil
@@ -369,7 +370,7 @@ func TestMachineSet_DeletesTheMachineWhenACloneCannotBeCreated(t *testing.T) {
 	coretest.IndexMachines(t, mgr)
 	coretest.StandInForMachineController(t, mgr)
 	coretest.StartManager(t, mgr)
-	r := &Reconciler{Client: infraCreateFails{mgr.GetClient()}, APIReader: mgr.GetAPIReader()}
+	r := &Reconciler{Client: infraCreateFails{mgr.GetClient()}, APIReader: mgr.GetAPIReader(), Recorder: events.New(mgr, ControllerName)}
 	ms := f.newMachineSet("workers", "web", 1)
 	require.NoError(t, env.Client.Create(f.ctx, ms))
 
@@ -385,6 +386,9 @@ func TestMachineSet_DeletesTheMachineWhenACloneCannotBeCreated(t *testing.T) {
 	c := conditions.Get(ms, clusterv1.MachineSetScalingUpCondition)
 	require.NotNil(t, c)
 	require.Contains(t, c.Message, "creating a Machine failed")
+	failed := env.WaitForEvents(t, timeout, ms, ReasonFailedCreate, 1)
+	require.Equal(t, "Warning", failed[0].Type)
+	require.Contains(t, failed[0].Note, "injected")
 }
 
 // TestMachineSet_CreatesTheClonesOfAMachineThatReportsThemMissing plays a MachineSet killed

@@ -44,9 +44,13 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 			continue
 		}
 		log.Info("Deleting Machine", "Machine", klog.KObj(m))
-		if err := r.Client.Delete(ctx, m); err != nil && !apierrors.IsNotFound(err) {
+		err := r.Client.Delete(ctx, m)
+		if err != nil && !apierrors.IsNotFound(err) {
+			r.recordDelete(s.ms, m, "MachineSet deletion", err)
 			errs = append(errs, fmt.Errorf("deleting Machine %s: %w", m.Name, err))
+			continue
 		}
+		r.recordDelete(s.ms, m, "MachineSet deletion", nil)
 	}
 	// Machine deletions bring the next reconcile through the Machine watch.
 	return ctrl.Result{}, errors.Join(errs...)

@@ -123,9 +123,11 @@ func (r *Reconciler) remediateUnhealthyMachines(ctx context.Context, s *scope) (
 		}
 		log.Info("Deleting unhealthy Machine for remediation", "Machine", klog.KObj(m))
 		if err := r.Client.Delete(ctx, m); err != nil && !apierrors.IsNotFound(err) {
+			r.recordDelete(s.ms, m, "remediation", err)
 			errs = append(errs, fmt.Errorf("deleting unhealthy Machine %s: %w", m.Name, err))
 			continue
 		}
+		r.recordDelete(s.ms, m, "remediation", nil)
 		now := metav1.Now()
 		m.DeletionTimestamp = &now // counted as deleting by the rest of this reconcile
 	}

@@ -67,6 +67,7 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope, count int) (ctrl.Res
 	log.Info("Scaling up", "from", len(s.machines), "to", len(s.machines)+count)
 	for range count {
 		m, err := r.createMachine(ctx, s)
+		r.recordCreate(s.ms, m, err)
 		if err != nil {
 			s.scaleUpBlocked = "creating a Machine failed: " + err.Error()
 			return ctrl.Result{}, err
@@ -91,9 +92,11 @@ func (r *Reconciler) scaleDown(ctx context.Context, s *scope, count int) error {
 		}
 		log.Info("Deleting Machine", "Machine", klog.KObj(m), "tier", machineDeletionTier(m).String())
 		if err := r.Client.Delete(ctx, m); err != nil && !apierrors.IsNotFound(err) {
+			r.recordDelete(s.ms, m, "scale down", err)
 			errs = append(errs, fmt.Errorf("deleting Machine %s: %w", m.Name, err))
 			continue
 		}
+		r.recordDelete(s.ms, m, "scale down", nil)
 		now := metav1.Now()
 		m.DeletionTimestamp = &now
 	}

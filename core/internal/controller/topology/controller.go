@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/external"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
@@ -33,6 +34,7 @@ const FieldManager = clusterstate.FieldManager
 // (kinds outside these groups are granted through the aggregated manager role).
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedeployments;machinepools;machinehealthchecks,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinesets;machines,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;controlplane.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;update;patch;delete
@@ -47,6 +49,9 @@ type Reconciler struct {
 	Random func() string
 	// Runtime calls Runtime Extensions (BeforeClusterCreate); nil calls none.
 	Runtime *runtimeclient.Client
+	// Recorder records the holds of Runtime SDK hooks as Events on the Cluster. SetupWithManager
+	// fills it from the manager when nil.
+	Recorder events.Recorder
 
 	tracker *external.Tracker
 }
@@ -58,6 +63,9 @@ type Reconciler struct {
 func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil {
 		return fmt.Errorf("topology reconciler needs Client")
+	}
+	if r.Recorder == nil {
+		r.Recorder = events.New(mgr, ControllerName)
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	changed := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{})

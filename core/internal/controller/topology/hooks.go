@@ -53,6 +53,7 @@ func (r *Reconciler) callBeforeClusterCreate(ctx context.Context, s *scope) (ctr
 	if resp.RetryAfterSeconds > 0 {
 		s.blocked = &blockedReason{clusterv1.ClusterTopologyReconciledClusterCreatingReason,
 			fmt.Sprintf("Following hooks are blocking create: %s: %s", hooksv1.BeforeClusterCreate, resp.Message)}
+		r.recordHookBlocking(c, s.blocked.reason, s.blocked.message)
 		return ctrl.Result{RequeueAfter: time.Duration(resp.RetryAfterSeconds) * time.Second}, nil
 	}
 	return ctrl.Result{}, nil

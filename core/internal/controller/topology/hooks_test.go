@@ -21,6 +21,7 @@ import (
 	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -28,11 +29,13 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	hooksv1 "capstan.dev/contracts/api/runtime/hooks/v1alpha1"
 	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/contracts/conditions"
+	"capstan.dev/contracts/envtest"
 	runtimeclient "capstan.dev/core/internal/runtime/client"
 	"capstan.dev/core/internal/runtime/registry"
 )
@@ -93,13 +96,24 @@ func TestTopology_BeforeClusterCreateHoldsTheTopologyUntilTheHookAllows(t *testi
 	ns := env.CreateNamespace(t, "topology-hook")
 	ext := newBeforeCreateExtension(t)
 	ext.retry.Store(1)
-	startControllerWith(t, nil, nil, ext.registerFor(ns))
-	quickStart(t, ns)
 	c := topologyCluster(ns)
+	calls := &envtest.CallCounter{Key: client.ObjectKeyFromObject(c), Type: &clusterv1.Cluster{}}
+	startControllerWith(t, nil, calls, ext.registerFor(ns))
+	quickStart(t, ns)
 	require.NoError(t, env.Client.Create(t.Context(), c))
 
 	got := waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
 		"Following hooks are blocking create: BeforeClusterCreate: waiting for DNS")
+	blocked := env.WaitForEvents(t, timeout, got, ReasonHookBlocking, 1)
+	require.Equal(t, "Following hooks are blocking create: BeforeClusterCreate: waiting for DNS", blocked[0].Note)
+	// The hook is asked again every second; the hold, unchanged, is recorded once.
+	gets, _ := calls.Snapshot()
+	envtest.WaitFor(t, timeout, "two more reconciles while the hook holds", func() (bool, error) {
+		now, _ := calls.Snapshot()
+		return now >= gets+2, nil
+	})
+	_, writes := calls.Snapshot()
+	require.Equal(t, 1, countPrefix(writes, "event "+ReasonHookBlocking+" "), "writes: %v", writes)
 	require.Equal(t, clusterv1.ClusterTopologyReconciledClusterCreatingReason, conditionReason(got))
 	require.False(t, got.Spec.InfrastructureRef.IsDefined(), "no InfrastructureCluster while the hook holds")
 	require.False(t, got.Spec.ControlPlaneRef.IsDefined(), "no ControlPlane while the hook holds")
@@ -130,4 +144,15 @@ func TestTopology_AnUnreachableBeforeClusterCreateExtensionIsNamed(t *testing.T)
 	require.Equal(t, clusterv1.ClusterTopologyReconciledFailedReason, conditionReason(got))
 	require.Contains(t, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Message, "fix the Runtime Extension or its ExtensionConfig")
 	require.False(t, got.Spec.InfrastructureRef.IsDefined())
+}
+
+// countPrefix counts the strings that start with prefix.
+func countPrefix(all []string, prefix string) int {
+	n := 0
+	for _, s := range all {
+		if strings.HasPrefix(s, prefix) {
+			n++
+		}
+	}
+	return n
 }

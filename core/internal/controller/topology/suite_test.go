@@ -26,6 +26,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/testing/crds"
 	"capstan.dev/core/internal/coretest"
 	runtimeclient "capstan.dev/core/internal/runtime/client"
@@ -69,7 +70,11 @@ func startControllerWith(t *testing.T, cfg *rest.Config, calls *envtest.CallCoun
 		},
 	})
 	var n atomic.Int64
-	r := &Reconciler{Client: c, Random: func() string { return fmt.Sprintf("n%04d", n.Add(1)) }, Runtime: rc}
+	r := &Reconciler{Client: c, Random: func() string { return fmt.Sprintf("n%04d", n.Add(1)) }, Runtime: rc,
+		Recorder: events.New(mgr, ControllerName)}
+	if calls != nil {
+		r.Recorder = calls.WrapRecorder(r.Recorder)
+	}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	coretest.StartManager(t, mgr)
 	return applies

@@ -1,0 +1,66 @@
+package kubeadmcontrolplane
+
+import (
+	"slices"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
+)
+
+// ControllerName is the Events' reportingController, as upstream's.
+const ControllerName = "kubeadmcontrolplane-controller"
+
+// The reasons of the Events on a KubeadmControlPlane. FailedInitialization, FailedScaleUp and
+// FailedScaleDown are upstream's; upstream records no Event when a step succeeds, named here
+// alike. A step that replaces an outdated Machine is a RolloutStep, whichever way it goes.
+const (
+	ReasonSuccessfulScaleUp    = "SuccessfulScaleUp"
+	ReasonSuccessfulScaleDown  = "SuccessfulScaleDown"
+	ReasonRolloutStep          = "RolloutStep"
+	ReasonFailedInitialization = "FailedInitialization"
+	ReasonFailedScaleUp        = "FailedScaleUp"
+	ReasonFailedScaleDown      = "FailedScaleDown"
+	ReasonEtcdMemberRemoved    = "EtcdMemberRemoved"
+)
+
+// rollingOut reports whether a Machine is outdated: a step taken now replaces it.
+func (s *scope) rollingOut() bool {
+	return slices.ContainsFunc(s.machines, func(m *clusterv1.Machine) bool { return !deleting(m) && s.isOutdated(m) })
+}
+
+// recordScaleUp records the creation of a Machine (m nil when it failed), once per attempt.
+func (r *Reconciler) recordScaleUp(s *scope, m *clusterv1.Machine, init, rollout bool, err error) {
+	switch {
+	case err != nil && init:
+		r.Recorder.Eventf(s.kcp, nil, events.Warning, ReasonFailedInitialization, "ScaleUp", "Failed to create the first control plane Machine: %v", err)
+	case err != nil:
+		r.Recorder.Eventf(s.kcp, nil, events.Warning, ReasonFailedScaleUp, "ScaleUp", "Failed to create a control plane Machine: %v", err)
+	case rollout:
+		r.Recorder.Eventf(s.kcp, m, events.Normal, ReasonRolloutStep, "ScaleUp", "Created Machine %s to replace an outdated Machine", m.Name)
+	default:
+		r.Recorder.Eventf(s.kcp, m, events.Normal, ReasonSuccessfulScaleUp, "ScaleUp", "Created Machine %s (%d desired)", m.Name, desiredReplicas(s.kcp))
+	}
+}
+
+// recordScaleDown records the deletion of a Machine, once: a Machine being deleted is never
+// chosen again.
+func (r *Reconciler) recordScaleDown(s *scope, m *clusterv1.Machine, rollout bool, err error) {
+	switch {
+	case err != nil:
+		r.Recorder.Eventf(s.kcp, m, events.Warning, ReasonFailedScaleDown, "ScaleDown", "Failed to delete Machine %s: %v", m.Name, err)
+	case rollout:
+		r.Recorder.Eventf(s.kcp, m, events.Normal, ReasonRolloutStep, "ScaleDown", "Deleted Machine %s (rollout)", m.Name)
+	default:
+		r.Recorder.Eventf(s.kcp, m, events.Normal, ReasonSuccessfulScaleDown, "ScaleDown", "Deleted Machine %s (%d desired)", m.Name, desiredReplicas(s.kcp))
+	}
+}
+
+// recordEtcdMemberRemoved records the removal of an etcd member, of a deleting Machine (m) or
+// of no Machine (m nil). A removed member is gone from the next list, so this happens once.
+func (r *Reconciler) recordEtcdMemberRemoved(s *scope, m *clusterv1.Machine, member string) {
+	if m == nil {
+		r.Recorder.Eventf(s.kcp, nil, events.Normal, ReasonEtcdMemberRemoved, "RemoveEtcdMember", "Removed etcd member %s, which no Machine accounts for", member)
+		return
+	}
+	r.Recorder.Eventf(s.kcp, m, events.Normal, ReasonEtcdMemberRemoved, "RemoveEtcdMember", "Removed etcd member %s of deleting Machine %s", member, m.Name)
+}
