@@ -18,13 +18,6 @@ package extensionconfig
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"sort"
 	"strings"
 	"testing"
@@ -38,6 +31,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	hooksv1 "capstan.dev/contracts/api/runtime/hooks/v1alpha1"
 	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
+	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/contracts/envtest"
 	runtimeclient "capstan.dev/core/internal/runtime/client"
 )
@@ -95,13 +89,9 @@ func ptrTo[T any](v T) *T { return &v }
 // otherCA is a CA that signed nothing the extension serves.
 func otherCA(t *testing.T) []byte {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	_, ca, err := conversionwebhook.SelfSigned([]string{"127.0.0.1"}, time.Hour)
 	require.NoError(t, err)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "other-ca"}, IsCA: true,
-		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	return ca
 }
 
 // TestExtensionConfig_EachFailureIsAConditionNamingTheExtension walks one extension through a

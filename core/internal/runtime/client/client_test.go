@@ -18,15 +18,9 @@ package client
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -43,6 +37,7 @@ import (
 
 	hooksv1 "capstan.dev/contracts/api/runtime/hooks/v1alpha1"
 	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
+	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/core/internal/runtime/registry"
 )
 
@@ -181,13 +176,9 @@ func TestDiscover_ErrorsNameTheExtensionAndWhatFailed(t *testing.T) {
 // certificate).
 func otherCA(t *testing.T) []byte {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	_, ca, err := conversionwebhook.SelfSigned([]string{"127.0.0.1"}, time.Hour)
 	require.NoError(t, err)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "other-ca"}, IsCA: true,
-		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	return ca
 }
 
 // register discovers ext and registers its handlers, as the controller does.
