@@ -61,10 +61,13 @@ func New() *Extension {
 	return e
 }
 
+// wordBoundary is where a hook's name in UpperCamel case starts a new word.
+var wordBoundary = regexp.MustCompile(`([a-z])([A-Z])`)
+
 // HandlerName is the name a hook's handler is discovered under: its name in kebab case, as in
 // upstream's test extension (BeforeClusterCreate -> before-cluster-create).
 func HandlerName(hook string) string {
-	return strings.ToLower(regexp.MustCompile(`([a-z])([A-Z])`).ReplaceAllString(hook, "$1-$2"))
+	return strings.ToLower(wordBoundary.ReplaceAllString(hook, "$1-$2"))
 }
 
 // ServeHTTP routes hook calls and control requests.
@@ -127,10 +130,9 @@ func (e *Extension) answer(w http.ResponseWriter, r *http.Request, hook string) 
 	if err != nil || !json.Valid(body) {
 		a = Answer{Status: hooksv1.ResponseStatusFailure, Message: "the request is not JSON"}
 	}
-	resp := hooksv1.CommonRetryResponse{CommonResponse: hooksv1.CommonResponse{Status: a.Status, Message: a.Message}}
-	out := map[string]any{"apiVersion": hooksv1.APIVersion, "kind": hook + "Response", "status": resp.Status}
-	if resp.Message != "" {
-		out["message"] = resp.Message
+	out := map[string]any{"apiVersion": hooksv1.APIVersion, "kind": hook + "Response", "status": a.Status}
+	if a.Message != "" {
+		out["message"] = a.Message
 	}
 	if hooksv1.IsBlocking(hook) {
 		out["retryAfterSeconds"] = a.RetryAfterSeconds
