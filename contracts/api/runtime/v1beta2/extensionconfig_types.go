@@ -248,3 +248,13 @@ const (
 	// ExtensionConfigNotDiscoveredReason is the reason of a False Discovered condition.
 	ExtensionConfigNotDiscoveredReason = "NotDiscovered"
 )
+
+const (
+	// PendingHooksAnnotation on a Cluster holds the sorted, comma-separated names of the hooks
+	// that must still be called for it (e.g. "AfterClusterUpgrade,AfterControlPlaneUpgrade"), so
+	// a hook owed for an event is called once even across a restart (upstream's annotation).
+	PendingHooksAnnotation = "runtime.cluster.x-k8s.io/pending-hooks"
+	// OkToDeleteAnnotation on a Cluster says BeforeClusterDelete let its deletion go on; until
+	// then nothing of a topology Cluster is deleted (upstream's annotation).
+	OkToDeleteAnnotation = "runtime.cluster.x-k8s.io/ok-to-delete"
+)
