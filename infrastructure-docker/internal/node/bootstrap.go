@@ -198,7 +198,7 @@ func (p *Provisioner) beginBootstrap(ctx context.Context, c *docker.Container, o
 	if err != nil {
 		return BootstrapStatus{}, err
 	}
-	plan, err := planBootstrap(ctx, data)
+	plan, err := planBootstrap(ctx, data, c.Name)
 	if err != nil {
 		return BootstrapStatus{Phase: BootstrapFailed, Message: err.Error(), RequeueAfter: dataRetry}, nil
 	}

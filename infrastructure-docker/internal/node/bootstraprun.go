@@ -74,10 +74,12 @@ type bootstrapPlan struct {
 }
 
 // planBootstrap parses and amends the bootstrap data without touching the node, so that data
-// the provider cannot execute is refused before the lock. Every error is such data.
-func planBootstrap(ctx context.Context, data []byte) (bootstrapPlan, error) {
+// the provider cannot execute is refused before the lock. Every error is such data. container
+// is the node container's name: its hostname and instance ID for the Jinja variables of
+// upstream's bootstrap data ("## template: jinja"), as upstream CAPD names its node after it.
+func planBootstrap(ctx context.Context, data []byte, container string) (bootstrapPlan, error) {
 	log := ctrl.LoggerFrom(ctx)
-	parsed, err := cloudinit.Parse(data)
+	parsed, err := cloudinit.Parse(data, cloudinit.InstanceData{Hostname: container, InstanceID: container})
 	if err != nil {
 		return bootstrapPlan{}, fmt.Errorf("the bootstrap data cannot be executed: %w", err)
 	}
