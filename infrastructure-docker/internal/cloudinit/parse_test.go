@@ -148,7 +148,7 @@ func TestParse_RejectsBadInputNamingTheLine(t *testing.T) {
 
 func TestParse_GzipBombIsRefused(t *testing.T) {
 	big := gz(t, string(make([]byte, MaxFileSize+1)))
-	_, err := Parse([]byte("#cloud-config\nwrite_files:\n- path: /x\n  encoding: gz+b64\n  content: " + b64(big) + "\n"), InstanceData{})
+	_, err := Parse([]byte("#cloud-config\nwrite_files:\n- path: /x\n  encoding: gz+b64\n  content: "+b64(big)+"\n"), InstanceData{})
 	requireLineError(t, err, 5, "decompresses to more than")
 }
 
