@@ -367,13 +367,13 @@ func decode(content, encoding string) ([]byte, error) {
 	case "b64", "base64":
 		return decodeBase64(content)
 	case "gz", "gzip":
-		return gunzip([]byte(content))
+		return Gunzip([]byte(content))
 	case "gz+b64", "gz+base64", "gzip+b64", "gzip+base64":
 		raw, err := decodeBase64(content)
 		if err != nil {
 			return nil, err
 		}
-		out, err := gunzip(raw)
+		out, err := Gunzip(raw)
 		if err != nil {
 			return nil, fmt.Errorf("after base64 decoding: %w", err)
 		}
@@ -399,7 +399,9 @@ func decodeBase64(content string) ([]byte, error) {
 	return out, nil
 }
 
-func gunzip(raw []byte) ([]byte, error) {
+// Gunzip decompresses gzip data bounded by MaxFileSize. internal/ignition uses it for its
+// compressed file contents.
+func Gunzip(raw []byte) ([]byte, error) {
 	r, err := gzip.NewReader(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("content is not gzip data: %w", err)
