@@ -118,7 +118,7 @@ func Parse(data []byte, inst InstanceData) (*Result, error) {
 		}
 		data = rendered
 	default:
-		return nil, &Error{Line: 1, Msg: fmt.Sprintf("the bootstrap data does not start with %q (or %q then %q): only cloud-config is supported", Header, JinjaHeader, Header)}
+		return nil, &Error{Line: 1, Msg: fmt.Sprintf("the bootstrap data does not start with %q (or %q then %q): only cloud-config is supported when the bootstrap data Secret's format is cloud-config or unset", Header, JinjaHeader, Header)}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
