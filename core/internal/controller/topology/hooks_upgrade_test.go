@@ -314,3 +314,23 @@ func TestTopology_APendingAfterClusterUpgradeIsCalledAfterARestart(t *testing.T)
 	require.Empty(t, tracking.Pending(got))
 	envtest.Update(t, env.Client, got, func() { got.Spec.Topology.Version = "v1.38.0" })
 }
+
+// TestTopology_AnUnreachableUpgradeHookFailsTheReconcileAndHoldsTheUpgrade: a BeforeClusterUpgrade
+// handler that cannot be called (failurePolicy Fail) fails the reconcile, naming the extension and
+// the hook, and the control plane stays at its version (observed on every event of it).
+func TestTopology_AnUnreachableUpgradeHookFailsTheReconcileAndHoldsTheUpgrade(t *testing.T) {
+	ext := newUpgradeExtension(t)
+	rc := runtimeclient.New(registry.New(), env.Client)
+	startControllerWith(t, nil, nil, rc)
+	ns, c, got := stableCluster(t)
+	ext.register(rc, ns)
+	ext.srv.Close()
+	var never atomic.Bool
+	stop := observeControlPlaneVersion(t, ns, &never)
+	defer stop()
+	envtest.Update(t, env.Client, got, func() { got.Spec.Topology.Version = "v1.38.0" })
+	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
+		"calling BeforeClusterUpgrade handler beforeclusterupgrade.upgrade-ext of extension upgrade-ext: Unreachable")
+	require.Equal(t, clusterv1.ClusterTopologyReconciledFailedReason, conditionReason(got))
+	require.Empty(t, tracking.Pending(got), "nothing is owed: the upgrade has not started")
+}
