@@ -334,3 +334,54 @@ func TestTopology_AnUnreachableUpgradeHookFailsTheReconcileAndHoldsTheUpgrade(t 
 	require.Equal(t, clusterv1.ClusterTopologyReconciledFailedReason, conditionReason(got))
 	require.Empty(t, tracking.Pending(got), "nothing is owed: the upgrade has not started")
 }
+
+// TestTopology_AChainedUpgradeAsksBeforeClusterUpgradeOnceAndEachStepsHooks: through the class's
+// kubernetesVersions, v1.37.2 to v1.39.1 runs two control plane steps. BeforeClusterUpgrade is
+// asked only at the start (from v1.37.2, told both steps), the per-step hooks once per step with
+// that step's version, and AfterClusterUpgrade at the end with the target.
+func TestTopology_AChainedUpgradeAsksBeforeClusterUpgradeOnceAndEachStepsHooks(t *testing.T) {
+	ext := newUpgradeExtension(t)
+	rc := runtimeclient.New(registry.New(), env.Client)
+	startControllerWith(t, nil, nil, rc)
+	ns, c, got := stableCluster(t)
+	ext.register(rc, ns)
+	cpName := got.Spec.ControlPlaneRef.Name
+	cc := &clusterv1.ClusterClass{}
+	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "quick-start"}, cc))
+	envtest.Update(t, env.Client, cc, func() { cc.Spec.KubernetesVersions = []string{"v1.37.2", "v1.38.3", "v1.39.1"} })
+	markReconciled(t, cc)
+
+	envtest.Update(t, env.Client, got, func() { got.Spec.Topology.Version = "v1.39.1" })
+	for _, step := range []string{"v1.38.3", "v1.39.1"} {
+		envtest.WaitFor(t, timeout, "the ControlPlane at "+step, func() (bool, error) {
+			return nestedString(t, get(t, crds.GenericControlPlaneGVK, ns, cpName), "spec", "version") == step, nil
+		})
+		setControlPlaneStatus(t, ns, cpName, step, 3, 3)
+	}
+	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
+	require.Equal(t, map[string]string{"md-0": "v1.39.1", "md-1": "v1.39.1"}, versionsOf(t, got))
+	envtest.WaitFor(t, timeout, "AfterClusterUpgrade asked and cleared", func() (bool, error) {
+		got, err := getCluster(c)
+		return err == nil && len(ext.called(hooksv1.AfterClusterUpgrade)) > 0 && len(tracking.Pending(got)) == 0, err
+	})
+
+	require.NotEmpty(t, ext.called(hooksv1.BeforeClusterUpgrade))
+	for _, req := range ext.called(hooksv1.BeforeClusterUpgrade) {
+		require.Equal(t, "v1.37.2", req["fromKubernetesVersion"], "asked at the start only")
+		require.Equal(t, []any{map[string]any{"version": "v1.38.3"}, map[string]any{"version": "v1.39.1"}}, req["controlPlaneUpgrades"])
+	}
+	versions := func(hook, field string) []string {
+		var out []string
+		for _, req := range ext.called(hook) {
+			if v, _ := req[field].(string); !contains(out, v) {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	require.Equal(t, []string{"v1.38.3", "v1.39.1"}, versions(hooksv1.BeforeControlPlaneUpgrade, "toKubernetesVersion"))
+	require.Equal(t, []string{"v1.38.3", "v1.39.1"}, versions(hooksv1.AfterControlPlaneUpgrade, "kubernetesVersion"))
+	require.Equal(t, []string{"v1.38.3", "v1.39.1"}, versions(hooksv1.BeforeWorkersUpgrade, "toKubernetesVersion"))
+	require.Equal(t, []string{"v1.38.3", "v1.39.1"}, versions(hooksv1.AfterWorkersUpgrade, "kubernetesVersion"))
+	require.Equal(t, []string{"v1.39.1"}, versions(hooksv1.AfterClusterUpgrade, "kubernetesVersion"))
+}
