@@ -156,7 +156,10 @@ func (r *Reconciler) afterStepHooks(ctx context.Context, s *scope, h *upgradeHoo
 // beforeStepHooks calls the hooks that must let the control plane take the step the plan gives
 // it: BeforeClusterUpgrade at the start of an upgrade, then BeforeControlPlaneUpgrade. Once both
 // let it go, the hooks owed after the step are marked pending, before the step is applied: a
-// restart then still calls them. A hold holds the control plane at its version.
+// restart then still calls them. A hold holds the control plane at its version. As upstream, a
+// crash between the mark and the apply makes the next reconcile ask AfterControlPlaneUpgrade about
+// the version the control plane still runs before the step is taken again: a call too many, never
+// one too few.
 func (r *Reconciler) beforeStepHooks(ctx context.Context, s *scope, h *upgradeHooks) error {
 	c, in := s.cluster, s.upgradeInput
 	from, next := in.ControlPlane.Version, s.upgrade.ControlPlaneVersion
