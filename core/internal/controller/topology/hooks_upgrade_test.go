@@ -385,3 +385,27 @@ func TestTopology_AChainedUpgradeAsksBeforeClusterUpgradeOnceAndEachStepsHooks(t
 	require.Equal(t, []string{"v1.38.3", "v1.39.1"}, versions(hooksv1.AfterWorkersUpgrade, "kubernetesVersion"))
 	require.Equal(t, []string{"v1.39.1"}, versions(hooksv1.AfterClusterUpgrade, "kubernetesVersion"))
 }
+
+// TestTopology_APendingHookWithoutAHandlerIsCleared: hooks marked pending that no extension
+// serves are not called, just cleared once they would be.
+func TestTopology_APendingHookWithoutAHandlerIsCleared(t *testing.T) {
+	ns := env.CreateNamespace(t, "topology-hook")
+	quickStart(t, ns)
+	c := topologyCluster(ns)
+	c.Annotations = map[string]string{runtimev1.PendingHooksAnnotation: "AfterClusterUpgrade,AfterControlPlaneUpgrade,AfterWorkersUpgrade"}
+	require.NoError(t, env.Client.Create(t.Context(), c))
+	t.Cleanup(func() { require.NoError(t, client.IgnoreNotFound(env.Client.Delete(context.Background(), c))) })
+	startControllerWith(t, nil, nil, runtimeclient.New(registry.New(), env.Client))
+	got := waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
+	setControlPlaneStatus(t, ns, got.Spec.ControlPlaneRef.Name, "v1.37.2", 3, 3)
+	envtest.WaitFor(t, timeout, "the pending-hooks annotation gone", func() (bool, error) {
+		got, err := getCluster(c)
+		if err != nil {
+			return false, err
+		}
+		if v, ok := got.Annotations[runtimev1.PendingHooksAnnotation]; ok {
+			return false, fmt.Errorf("pending-hooks is %q", v)
+		}
+		return true, nil
+	})
+}
