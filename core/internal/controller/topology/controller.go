@@ -3,6 +3,7 @@ package topology
 import (
 	"context"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -47,7 +48,8 @@ type Reconciler struct {
 	WatchFilterValue string
 	// Random returns the random part of generated names; nil means desired.RandomSuffix.
 	Random func() string
-	// Runtime calls Runtime Extensions (BeforeClusterCreate); nil calls none.
+	// Runtime calls Runtime Extensions (BeforeClusterCreate, the upgrade hooks); nil calls none (a
+	// before-upgrade.hook annotation still holds an upgrade).
 	Runtime *runtimeclient.Client
 	// Recorder records the holds of Runtime SDK hooks as Events on the Cluster. SetupWithManager
 	// fills it from the manager when nil.
@@ -149,10 +151,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	s := &scope{cluster: c}
+	s := &scope{cluster: c, helper: helper}
 	defer func() {
 		setStatus(s, retErr)
-		if err := helper.Patch(ctx, c); err != nil && !apierrors.IsNotFound(err) && retErr == nil {
+		if err := s.helper.Patch(ctx, c); err != nil && !apierrors.IsNotFound(err) && retErr == nil {
 			retErr = fmt.Errorf("patching Cluster %s: %w", c.Name, err)
 		}
 	}()
@@ -161,7 +163,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 
 // scope holds what one reconcile read and decided.
 type scope struct {
-	cluster     *clusterv1.Cluster
+	cluster *clusterv1.Cluster
+	// helper writes the Cluster at the end of the reconcile; taken anew after a write made
+	// earlier (the pending-hooks annotation), so that write does not make it conflict.
+	helper      *patch.Helper
 	class       *clusterv1.ClusterClass
 	definitions map[string]variables.Definition
 	// blocked, when set, is why the topology cannot be reconciled yet (False, with this reason).
@@ -171,6 +176,10 @@ type scope struct {
 	current   *clusterstate.Current
 	// upgrade is the version plan: what each object runs and what is pending.
 	upgrade *upgrade.Plan
+	// upgradeInput is what upgrade was computed from, recomputed with the lifecycle hooks' holds.
+	upgradeInput upgrade.Input
+	// requeueAfter is when a blocking lifecycle hook asked to be called again (0: not asked).
+	requeueAfter time.Duration
 	// applied is set once the desired state was applied without error.
 	applied bool
 }

@@ -27,6 +27,9 @@
 // control plane first, then the MachineDeployments a few at a time, then the MachinePools; the
 // controller reads the ControlPlane's status (watching its kind), the MachineDeployments' Machines
 // and the MachinePools' Node counts, and reports what is pending in TopologyReconciled; a move of
-// several minors runs step by step through the class's spec.kubernetesVersions. Not done here
-// (upstream does): external patches, lifecycle hooks, upgrade plans from a Runtime Extension.
+// several minors runs step by step through the class's spec.kubernetesVersions. The Runtime SDK's
+// BeforeClusterCreate and upgrade lifecycle hooks are called (hooks.go, hooks_upgrade.go); what an
+// upgrade owes is kept in the Cluster's pending-hooks annotation (core/internal/runtime/tracking).
+// Not done here (upstream does): external patches, the other lifecycle hooks, upgrade plans from a
+// Runtime Extension.
 package topology

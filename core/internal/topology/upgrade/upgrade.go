@@ -49,6 +49,15 @@ type Input struct {
 	// KubernetesVersions is the ClusterClass's spec.kubernetesVersions: when set, the target must
 	// be one of them and the control plane may move several minor versions, one at a time.
 	KubernetesVersions []string
+	// Hooks are what Runtime SDK lifecycle hooks hold now (the topology controller asks them).
+	Hooks HookHolds
+}
+
+// HookHolds say, each with a message naming the hook ("" when nothing holds), what lifecycle
+// hooks hold: ControlPlane the control plane's next step, Workers every MachineDeployment and
+// MachinePool picking up a version, Create the creation of new ones.
+type HookHolds struct {
+	ControlPlane, Workers, Create string
 }
 
 // Plan is the version each object gets now, and what is pending.
@@ -108,6 +117,9 @@ func Compute(in Input) *Plan {
 		if why == "" {
 			why, forWorkers = controlPlaneHold(in, cpSteps)
 		}
+		if why == "" {
+			why = in.Hooks.ControlPlane
+		}
 		if why != "" {
 			cpHeld = true
 			p.Pending = append(p.Pending, fmt.Sprintf("Control plane upgrade from %s to %s%s pending: %s", cp.Version, in.Target, through(cpSteps), why))
@@ -119,6 +131,13 @@ func Compute(in Input) *Plan {
 	// A control plane that only waits for its workers is stable: they may move.
 	cpWhy := controlPlaneNotStable(cp, cpHeld && !forWorkers, cp.Version != "" && p.ControlPlaneVersion != cp.Version)
 	createWhy := createWait(cp, cpHeld, cp.Version != "" && p.ControlPlaneVersion != cp.Version)
+	// The hooks' holds come after the control plane's: while it is not stable, that is the reason.
+	if cpWhy == "" {
+		cpWhy = in.Hooks.Workers
+	}
+	if createWhy == "" && cp.Version != "" {
+		createWhy = in.Hooks.Create
+	}
 	mds := planWorkers(in, p, "MachineDeployment", in.MachineDeployments, p.MachineDeploymentVersions, cpSteps, cpWhy, createWhy)
 	// MachinePools follow the MachineDeployments: they wait while one is still upgrading or
 	// waiting for anything but its annotations.
