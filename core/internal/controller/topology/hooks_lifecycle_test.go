@@ -134,21 +134,25 @@ func createdTopology(t *testing.T, ns, filter string) (*clusterv1.Cluster, *addo
 	return c, b
 }
 
-// neverDeleted fails the test if an object of gvk in ns gets a deletionTimestamp or goes, on any
-// event until stop is called.
+// neverDeleted fails the test if an object of gvk in ns (there must be some) gets a
+// deletionTimestamp or goes, on any event until stop is called.
 func neverDeleted(t *testing.T, gvk schema.GroupVersionKind, ns string) (stop func()) {
+	t.Helper()
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	want := -1
+	require.NoError(t, env.Client.List(t.Context(), list, client.InNamespace(ns)))
+	require.NotEmpty(t, list.Items, "no %s to observe", gvk.Kind)
+	var names []string
+	for _, o := range list.Items {
+		names = append(names, o.GetName())
+	}
 	return env.Observe(t, list, ns, func(objs map[string]client.Object) error {
-		if want < 0 {
-			want = len(objs)
-		}
-		if len(objs) < want {
-			return fmt.Errorf("a %s was deleted", gvk.Kind)
-		}
-		for name, o := range objs {
-			if !o.GetDeletionTimestamp().IsZero() {
+		for _, name := range names {
+			o, ok := objs[name]
+			switch {
+			case !ok:
+				return fmt.Errorf("%s %s was deleted", gvk.Kind, name)
+			case !o.GetDeletionTimestamp().IsZero():
 				return fmt.Errorf("%s %s is being deleted", gvk.Kind, name)
 			}
 		}
@@ -198,6 +202,33 @@ func TestTopology_BeforeClusterDeleteHoldsAllDeletionUntilTheHookAllows(t *testi
 			return false, client.IgnoreNotFound(err)
 		}
 		err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(b), &addonsv1.ClusterResourceSetBinding{})
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	})
+}
+
+// TestTopology_AnUnreachableBeforeClusterDeleteExtensionHoldsTheDeletionAndIsNamed: a handler
+// that cannot be called (failurePolicy Fail) holds the deletion, TopologyReconciled names the
+// extension, the hook and what failed; setting the ok-to-delete annotation by hand, as
+// docs/troubleshooting.md tells, lets the deletion go on.
+func TestTopology_AnUnreachableBeforeClusterDeleteExtensionHoldsTheDeletionAndIsNamed(t *testing.T) {
+	ns := env.CreateNamespace(t, "topology-delete-unreachable")
+	ext := newLifecycleExtension(t)
+	startControllerWith(t, nil, nil, ext.registerFor(ns, hooksv1.BeforeClusterDelete))
+	startDeletion(t, ns)
+	c, _ := createdTopology(t, ns, ns)
+	ext.srv.Close()
+	require.NoError(t, env.Client.Delete(t.Context(), c))
+	got := waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
+		"calling BeforeClusterDelete handler beforeclusterdelete.lifecycle-ext of extension lifecycle-ext: Unreachable")
+	require.Equal(t, clusterv1.ClusterTopologyReconciledFailedReason, conditionReason(got))
+	require.Contains(t, conditions.Get(got, clusterv1.ClusterTopologyReconciledCondition).Message, "fix the Runtime Extension or its ExtensionConfig")
+	got = waitCondition(t, c, clusterv1.ClusterDeletingCondition, metav1.ConditionTrue, "Waiting for BeforeClusterDelete hook")
+	require.False(t, tracking.IsOkToDelete(got))
+	require.NotNil(t, get(t, crds.GenericControlPlaneGVK, ns, got.Spec.ControlPlaneRef.Name), "the ControlPlane is kept")
+
+	envtest.Update(t, env.Client, got, func() { metav1.SetMetaDataAnnotation(&got.ObjectMeta, runtimev1.OkToDeleteAnnotation, "") })
+	envtest.WaitFor(t, timeout, "the Cluster to be gone", func() (bool, error) {
+		_, err := getCluster(c)
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})
 }
