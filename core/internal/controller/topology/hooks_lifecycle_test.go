@@ -260,31 +260,33 @@ func TestTopology_DeletionGoesOnWhenNoBeforeClusterDeleteHandlerIsRegistered(t *
 
 // TestTopology_AfterControlPlaneInitializedIsCalledOnceTheControlPlaneIsInitialized: the hook is
 // marked pending when the topology is created, called once the Cluster's ControlPlaneInitialized
-// turns True, and unmarked; later reconciles do not call it again. A pending mark found after a
+// turns True (set by the Cluster controller from the ControlPlane's status), and unmarked; later
+// reconciles do not call it again. A pending mark found after a
 // restart (here: put back by hand, as if the core died between the call and the unmarking) gets
 // one more call, then none.
 func TestTopology_AfterControlPlaneInitializedIsCalledOnceTheControlPlaneIsInitialized(t *testing.T) {
 	ns := env.CreateNamespace(t, "topology-initialized-hook")
 	ext := newLifecycleExtension(t)
-	c := topologyCluster(ns)
-	calls := &envtest.CallCounter{Key: client.ObjectKeyFromObject(c), Type: &clusterv1.Cluster{}}
+	calls := &envtest.CallCounter{Key: client.ObjectKey{Namespace: ns, Name: "c1"}, Type: &clusterv1.Cluster{}}
 	startControllerWith(t, nil, calls, ext.registerFor(ns, hooksv1.AfterControlPlaneInitialized))
-	quickStart(t, ns)
-	require.NoError(t, env.Client.Create(t.Context(), c))
-	got := waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
+	startDeletion(t, ns)
+	c, _ := createdTopology(t, ns, ns)
+	got, err := getCluster(c)
+	require.NoError(t, err)
 	require.True(t, tracking.IsPending(got, hooksv1.AfterControlPlaneInitialized), "marked pending with the topology's creation")
 	require.Zero(t, ext.initializedCalls.Load(), "not called before the control plane is initialized")
 
-	// Play the Cluster controller: the control plane is initialized.
-	envtest.UpdateStatus(t, env.Client, got, func() {
-		conditions.Set(got, conditions.True(clusterv1.ClusterControlPlaneInitializedCondition, clusterv1.ClusterControlPlaneInitializedReason, ""))
-	})
+	// The control plane provider reports it initialized; the Cluster controller sets the
+	// Cluster's ControlPlaneInitialized, a status change the topology controller is woken by.
+	coretest.SetStatus(t, env, get(t, crds.GenericControlPlaneGVK, ns, got.Spec.ControlPlaneRef.Name),
+		map[string]any{"initialization.controlPlaneInitialized": true})
+	waitCondition(t, c, clusterv1.ClusterControlPlaneInitializedCondition, metav1.ConditionTrue, "")
 	waitNotPending(t, c)
 	require.EqualValues(t, 1, ext.initializedCalls.Load())
 	reconcileOnceMore(t, c, calls)
 	require.EqualValues(t, 1, ext.initializedCalls.Load(), "called once")
 
-	got, err := getCluster(c)
+	got, err = getCluster(c)
 	require.NoError(t, err)
 	envtest.Update(t, env.Client, got, func() {
 		metav1.SetMetaDataAnnotation(&got.ObjectMeta, runtimev1.PendingHooksAnnotation, hooksv1.AfterControlPlaneInitialized)
