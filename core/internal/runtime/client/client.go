@@ -56,8 +56,8 @@ func New(reg *registry.Registry, reader client.Reader) *Client {
 }
 
 // call is one POST of req to the handler of hook (or discovery) at path below cfg's URL; resp is
-// filled from a 200 answer. The request is counted and timed (metrics.go). Any failure is a *CallError (without Extension/Hook/Handler: the caller
-// fills them in).
+// filled from a 200 answer. The request is counted and timed (metrics.go). Any failure is a
+// *CallError (without Extension/Hook/Handler: the caller fills them in).
 func (c *Client) call(ctx context.Context, cfg runtimev1.ClientConfig, hook, path string, timeout time.Duration, req, resp any) *CallError {
 	u, err := baseURL(cfg)
 	if err != nil {
@@ -87,11 +87,11 @@ func (c *Client) call(ctx context.Context, cfg runtimev1.ClientConfig, hook, pat
 		return &CallError{Kind: transportKind(ctx, err), Err: err}
 	}
 	defer httpResp.Body.Close()
+	obs.answered(httpResp.StatusCode)
 	data, err := io.ReadAll(io.LimitReader(httpResp.Body, maxResponseBytes))
 	if err != nil {
 		return &CallError{Kind: transportKind(ctx, err), Err: fmt.Errorf("reading the answer: %w", err)}
 	}
-	obs.answered(httpResp.StatusCode)
 	if httpResp.StatusCode != http.StatusOK {
 		return &CallError{Kind: BadStatus, Err: fmt.Errorf("POST %s answered HTTP %d: %.200s", u.Path, httpResp.StatusCode, data)}
 	}
