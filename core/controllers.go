@@ -88,7 +88,8 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 		return err
 	}
 	// The Runtime SDK: the ExtensionConfig controller discovers extensions into the registry the
-	// client calls through; the topology controller calls BeforeClusterCreate and the upgrade hooks.
+	// client calls through; the topology controller calls the lifecycle hooks (BeforeClusterCreate,
+	// AfterControlPlaneInitialized, the upgrade hooks, BeforeClusterDelete).
 	extensions := runtimeclient.New(registry.New(), mgr.GetClient())
 	if err := (&topology.Reconciler{
 		Client: mgr.GetClient(), WatchFilterValue: opts.WatchFilterValue, Runtime: extensions,

@@ -48,8 +48,9 @@ type Reconciler struct {
 	WatchFilterValue string
 	// Random returns the random part of generated names; nil means desired.RandomSuffix.
 	Random func() string
-	// Runtime calls Runtime Extensions (BeforeClusterCreate, the upgrade hooks); nil calls none (a
-	// before-upgrade.hook annotation still holds an upgrade).
+	// Runtime calls Runtime Extensions (BeforeClusterCreate, AfterControlPlaneInitialized, the
+	// upgrade hooks, BeforeClusterDelete); nil calls none (a before-upgrade.hook annotation still
+	// holds an upgrade), and a deleting Cluster is marked ok-to-delete at once.
 	Runtime *runtimeclient.Client
 	// Recorder records the holds of Runtime SDK hooks as Events on the Cluster. SetupWithManager
 	// fills it from the manager when nil.
@@ -70,7 +71,8 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 		r.Recorder = events.New(mgr, ControllerName)
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
-	changed := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{})
+	changed := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{},
+		deletionStarted, controlPlaneInitializedChanged)
 	toCluster := handler.EnqueueRequestsFromMapFunc(ownedToCluster)
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("topology").
@@ -138,15 +140,20 @@ func (r *Reconciler) clusterClassToClusters(ctx context.Context, o client.Object
 var classKey = clusterstate.ClassKey
 
 // Reconcile is the controller's entry point. A paused Cluster is left alone (nothing written);
-// a deleting one too: its generated objects go through their owner references.
+// a deleting one only gets its BeforeClusterDelete answer (hooks_delete.go): its generated objects
+// go through the Cluster controller and their owner references.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
 	c := &clusterv1.Cluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, c); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !c.Spec.Topology.IsDefined() || predicates.IsPaused(c, c) || !c.DeletionTimestamp.IsZero() {
+	if !c.Spec.Topology.IsDefined() || predicates.IsPaused(c, c) {
 		return ctrl.Result{}, nil
 	}
+	if !c.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, c)
+	}
+	hookErr := r.trackAfterControlPlaneInitialized(ctx, c)
 	helper, err := patch.NewHelper(c, r.Client)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -158,6 +165,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 			retErr = fmt.Errorf("patching Cluster %s: %w", c.Name, err)
 		}
 	}()
+	if hookErr != nil {
+		return ctrl.Result{}, hookErr
+	}
 	return r.reconcileNormal(ctx, s)
 }
 
