@@ -171,3 +171,61 @@ func TestClusterctl_ReadsCapstanctlsInventoryAndInstallsTheRelease(t *testing.T)
 		"infrastructure-docker": "docker.io/capstan/infrastructure-docker-manager:" + version,
 	}, deployments(t))
 }
+
+// Upstream clusterctl's move discovers kinds only through CRDs labelled
+// clusterctl.cluster.x-k8s.io: with Capstan's labels it finds a Cluster's DockerCluster and
+// kubeconfig Secret, writes them to a directory and leaves the Cluster unpaused.
+func TestClusterctl_MoveToDirectoryFindsCapstansKindsByTheirLabels(t *testing.T) {
+	ctx := context.Background()
+	repo := t.TempDir()
+	_, err := release.Write(repo, version)
+	require.NoError(t, err)
+	home, kc := t.TempDir(), kubeconfigFile(t)
+	stdout, stderr, code := ctltest.Run(t, cmd.Execute, "init", "--kubeconfig", kc, "--image-tag", version)
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+
+	ns := env.CreateNamespace(t, "clusterctl-move")
+	cluster := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
+		"metadata": map[string]any{"name": "c1", "namespace": ns},
+		"spec": map[string]any{"infrastructureRef": map[string]any{
+			"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerCluster", "name": "c1"}},
+	}}
+	require.NoError(t, env.Client.Create(ctx, cluster))
+	// What the core would have written once the Cluster was up: clusterctl moves only such Clusters.
+	envtest.UpdateStatus(t, env.Client, cluster, func() {
+		cluster.Object["status"] = map[string]any{
+			"initialization": map[string]any{"infrastructureProvisioned": true},
+			"conditions": []any{map[string]any{"type": "ControlPlaneInitialized", "status": "True", "reason": "Initialized",
+				"message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}},
+		}
+	})
+	owner := []any{map[string]any{"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster", "name": "c1", "uid": string(cluster.GetUID())}}
+	infra := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "DockerCluster",
+		"metadata": map[string]any{"name": "c1", "namespace": ns, "ownerReferences": owner},
+		"spec":     map[string]any{},
+	}}
+	require.NoError(t, env.Client.Create(ctx, infra))
+	secret := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata":   map[string]any{"name": "c1-kubeconfig", "namespace": ns},
+		"stringData": map[string]any{"value": "kubeconfig"},
+	}}
+	require.NoError(t, env.Client.Create(ctx, secret))
+
+	dir := t.TempDir()
+	_, err = runClusterctl(t, home, "move", "--to-directory", dir, "-n", ns, "--config", filepath.Join(repo, release.ConfigFile), "--kubeconfig", kc)
+	require.NoError(t, err)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var files []string
+	for _, e := range entries {
+		files = append(files, e.Name())
+	}
+	require.ElementsMatch(t, []string{"Cluster_" + ns + "_c1.yaml", "DockerCluster_" + ns + "_c1.yaml", "Secret_" + ns + "_c1-kubeconfig.yaml"}, files)
+
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster))
+	paused, _, _ := unstructured.NestedBool(cluster.Object, "spec", "paused")
+	require.False(t, paused, "clusterctl resumed the Cluster after writing it")
+}
