@@ -115,7 +115,7 @@ verify-fmt:
 
 .PHONY: verify-vet
 verify-vet:
-	$(GO) vet -tags e2e,tilt $(PKGS)
+	$(GO) vet -tags e2e,tilt,clusterctl $(PKGS)
 
 .PHONY: verify-generated
 verify-generated: ## Fail when generated files are stale.
@@ -144,6 +144,13 @@ test: k8s-binaries docker-up ## Run every module's tests (unit + envtest against
 .PHONY: test-race
 test-race: k8s-binaries docker-up ## Every module's tests under the race detector (compiles every dependency again, with cgo).
 	go test -race $(GOTEST_FLAGS) $(PKGS)
+
+# Upstream's clusterctl (hack/clusterctl/go.mod's version, built once into the cache: 3.5
+# CPU-minutes cold, so not part of make test) against make release's repository on envtest.
+.PHONY: test-clusterctl
+test-clusterctl: k8s-binaries ## Upstream clusterctl init/upgrade plan/delete/move --to-directory against the release's clusterctl repository and capstanctl init's inventory (builds clusterctl first).
+	CAPSTAN_CLUSTERCTL=$$(nice -n 19 hack/clusterctl/build.sh) && export CAPSTAN_CLUSTERCTL && \
+	  $(GO) test -tags clusterctl $(GOTEST_FLAGS) ./core/internal/capstanctl/clusterctl/interop/
 
 .PHONY: test-tilt
 test-tilt: tilt k8s-binaries ## The root Tiltfile's inner loop with a real Tilt (hack/tools/internal/tiltloop, build tag tilt; builds Tilt first).
@@ -181,6 +188,17 @@ managers: ## Build the three manager binaries, capstanctl and the quickstart dri
 	$(GOBUILD) -o bin/infrastructure-docker ./infrastructure-docker
 	$(GOBUILD) -ldflags "-X $(CTL_VERSION_PKG).Version=$(VERSION) -X $(CTL_VERSION_PKG).GitCommit=$(GIT_COMMIT)" -o bin/capstanctl ./core/cmd/capstanctl
 	$(GOBUILD) -o bin/quickstart ./test/cmd/quickstart
+
+##@ Release
+
+# clusterctl's local repositories need semantic version directories; `git describe` gives one
+# only on a release tag, so RELEASE_VERSION defaults to it there and to v0.0.0-dev elsewhere.
+RELEASE_VERSION ?= $(shell v=$$(git describe --tags --exact-match --match 'v[0-9]*' 2>/dev/null) && echo $$v || echo v0.0.0-dev)
+RELEASE_DIR     ?= out
+
+.PHONY: release
+release: ## Write the providers as a clusterctl local repository into out/ (<provider>/<RELEASE_VERSION>/ and clusterctl.yaml; clusterctl --config out/clusterctl.yaml).
+	$(GO) run ./core/cmd/release --dir $(RELEASE_DIR) --version $(RELEASE_VERSION)
 
 ##@ Benchmarks
 

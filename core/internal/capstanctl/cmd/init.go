@@ -41,7 +41,9 @@ func newInitCommand(g *globalOptions) *cobra.Command {
 their bindings, the MutatingAdmissionPolicies that default its objects and the
 ValidatingAdmissionPolicies that apply its v1beta2 rules to v1beta1 writes (waiting until they are
 in effect), and its manager Deployment, exactly as 'kustomize build <provider>/config/default'
-renders them. The management cluster must run Kubernetes 1.36 or newer, which serves those
+renders them, and upstream clusterctl's provider inventory (its Provider CRD and one entry per
+clusterctl provider: cluster-api, bootstrap-kubeadm, control-plane-kubeadm, infrastructure-docker),
+so that clusterctl describe, move and upgrade recognise the installation. The management cluster must run Kubernetes 1.36 or newer, which serves those
 policies; init refuses an older one. Objects are server-side applied with field manager capstanctl, so running init
 again changes nothing, and after an upgrade of capstanctl updates what changed.
 
@@ -73,7 +75,8 @@ managers that run the same binary with the same flags and token; others are rest
 	f := c.Flags()
 	f.StringSliceVar(&o.providers, "providers", components.Names(),
 		"providers to install, comma-separated: "+strings.Join(components.Names(), ","))
-	f.StringVar(&o.imageTag, "image-tag", "dev", "tag of the capstan/<provider>-manager images the Deployments run")
+	f.StringVar(&o.imageTag, "image-tag", "dev", "tag of the capstan/<provider>-manager images the Deployments run; "+
+		"also the version clusterctl's provider inventory records when it is a release version (v0.1.0), else "+devInventoryVersion)
 	f.BoolVar(&o.wait, "wait", false, "wait until every manager Deployment is available")
 	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --wait (or --dev's readiness wait) waits")
 	f.BoolVar(&o.dev, "dev", false, "run the manager binaries as local processes instead of Deployments")
@@ -154,7 +157,10 @@ func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
 	fmt.Fprintf(out, "Installing providers %s into the management cluster at %s (%s)\n", strings.Join(names, ", "), cfg.Host, how)
 
 	a := &install.Applier{Client: cl, Out: out, PollInterval: o.interval}
-	plan := components.NewPlan(objs, components.PlanOptions{WithoutWorkloads: o.dev})
+	plan, err := withInventory(components.NewPlan(objs, components.PlanOptions{WithoutWorkloads: o.dev}), ps, o.imageTag)
+	if err != nil {
+		return err
+	}
 	if _, err := a.Apply(c.Context(), plan); err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 	require.Contains(t, r.stdout, "CustomResourceDefinition clusters.cluster.x-k8s.io configured\n",
 		"envtest installed the core CRDs without the labels config/default adds")
 	require.Contains(t, r.stdout, "CustomResourceDefinition kubeadmconfigs.bootstrap.cluster.x-k8s.io created\n")
-	require.Contains(t, r.stdout, "29 CustomResourceDefinitions established\n")
+	require.Contains(t, r.stdout, "30 CustomResourceDefinitions established\n")
 	require.Contains(t, r.stdout, "MutatingAdmissionPolicy cluster-api-machinedeployment-defaults created\n")
 	require.Contains(t, r.stdout, "ValidatingAdmissionPolicy cluster-api-clusters.cluster.x-k8s.io-v1beta2-rules created\n")
 	require.Contains(t, r.stdout, "11 MutatingAdmissionPolicies and 31 ValidatingAdmissionPolicies in effect\n")
@@ -173,12 +173,39 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 	}
 	require.Equal(t, resourceVersions(first), resourceVersions(installed(t, objs)), "a second run writes nothing")
 
-	r = run(t, "init", "--kubeconfig", kc, "--image-tag", "t2", "--providers", "core")
+	require.Equal(t, map[string]string{
+		"capstan-system/cluster-api":                             "cluster-api CoreProvider v0.0.0-dev",
+		"capstan-kubeadm-bootstrap-system/bootstrap-kubeadm":     "kubeadm BootstrapProvider v0.0.0-dev",
+		"capstan-kubeadm-bootstrap-system/control-plane-kubeadm": "kubeadm ControlPlaneProvider v0.0.0-dev",
+		"capstan-docker-system/infrastructure-docker":            "docker InfrastructureProvider v0.0.0-dev",
+	}, inventory(t), "a tag that is no release version is recorded as v0.0.0-dev")
+
+	r = run(t, "init", "--kubeconfig", kc, "--image-tag", "v0.3.0", "--providers", "core")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "Deployment capstan-system/cluster-api-controller-manager configured\n")
 	require.Contains(t, r.stdout, "ServiceAccount capstan-system/cluster-api-manager unchanged\n")
+	require.Contains(t, r.stdout, "Provider capstan-system/cluster-api configured\n")
 	require.NotContains(t, r.stdout, "capstan-docker-system", "only the selected provider is applied")
-	require.Equal(t, "capstan/core-manager:t2", deployment(t, components.All[0]).Spec.Template.Spec.Containers[0].Image)
+	require.Equal(t, "capstan/core-manager:v0.3.0", deployment(t, components.All[0]).Spec.Template.Spec.Containers[0].Image)
+	require.Equal(t, "cluster-api CoreProvider v0.3.0", inventory(t)["capstan-system/cluster-api"], "a release tag is the recorded version")
+}
+
+// inventory reads clusterctl's inventory the way clusterctl finds it (entries labelled
+// clusterctl.cluster.x-k8s.io/core=inventory in every namespace), keyed by namespace/name, each
+// as "providerName type version"; it also checks the labels clusterctl gives every entry.
+func inventory(t *testing.T) map[string]string {
+	t.Helper()
+	list := &unstructured.UnstructuredList{}
+	list.SetAPIVersion("clusterctl.cluster.x-k8s.io/v1alpha3")
+	list.SetKind("ProviderList")
+	require.NoError(t, env.Client.List(context.Background(), list, client.MatchingLabels{"clusterctl.cluster.x-k8s.io/core": "inventory"}))
+	out := map[string]string{}
+	for _, p := range list.Items {
+		require.Equal(t, p.GetName(), p.GetLabels()["cluster.x-k8s.io/provider"], "inventory entry %s", p.GetName())
+		require.Contains(t, p.GetLabels(), "clusterctl.cluster.x-k8s.io", "inventory entry %s", p.GetName())
+		out[p.GetNamespace()+"/"+p.GetName()] = fmt.Sprintf("%s %s %s", p.Object["providerName"], p.Object["type"], p.Object["version"])
+	}
+	return out
 }
 
 // managerOf returns the field manager that applied o.

@@ -41,8 +41,27 @@ func IsClusterAPIGroup(group string) bool {
 	return group == core || strings.HasSuffix(group, "."+core)
 }
 
+// clusterctlLabel marks the CRDs whose objects upstream clusterctl's move discovers (any value):
+// providers outside cluster.x-k8s.io's groups are found by it, as clusterctl finds them. Its
+// inventory CRD lacks it, so inventory entries stay.
+const clusterctlLabel = "clusterctl.cluster.x-k8s.io"
+
+// clusterctlCoreLabel marks clusterctl's own CRDs (its inventory): never moved, although their
+// group is under cluster.x-k8s.io, as upstream's move leaves them.
+const clusterctlCoreLabel = "clusterctl.cluster.x-k8s.io/core"
+
+// MovesKind reports whether the objects of crd move: a namespaced CRD of a Cluster API group or
+// one labelled clusterctlLabel, but none of clusterctl's own.
+func MovesKind(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	if _, own := crd.Labels[clusterctlCoreLabel]; own || crd.Spec.Scope != apiextensionsv1.NamespaceScoped {
+		return false
+	}
+	_, labelled := crd.Labels[clusterctlLabel]
+	return labelled || IsClusterAPIGroup(crd.Spec.Group)
+}
+
 // Discover reads what moves from namespace of the source: every object of a namespaced
-// Cluster API CRD, read at the version the CRD stores, and the Secrets and ConfigMaps
+// Cluster API CRD or CRD labelled clusterctlLabel, read at the version the CRD stores, and the Secrets and ConfigMaps
 // Attached to them. source must be uncached: Secrets are read once, and a cache would
 // also hold every Secret of the cluster in memory.
 func Discover(ctx context.Context, source client.Reader, namespace string) (*Plan, error) {
@@ -54,7 +73,7 @@ func Discover(ctx context.Context, source client.Reader, namespace string) (*Pla
 	var kinds []schema.GroupVersionKind
 	crdNames := map[schema.GroupVersionKind]string{}
 	for _, crd := range sortedCRDs(crds) {
-		if crd.Spec.Scope != apiextensionsv1.NamespaceScoped || !IsClusterAPIGroup(crd.Spec.Group) {
+		if !MovesKind(crd) {
 			continue
 		}
 		version := readVersion(crd)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -177,5 +178,30 @@ func TestIsClusterAPIGroup(t *testing.T) {
 		"": false, "apps": false, "notcluster.x-k8s.io": false, "cluster.x-k8s.io.evil": false,
 	} {
 		require.Equal(t, want, IsClusterAPIGroup(group), group)
+	}
+}
+
+// clusterctl's move discovers kinds by the clusterctl.cluster.x-k8s.io CRD label, so a provider
+// outside cluster.x-k8s.io's groups moves when its CRDs carry it; inventory and cluster-scoped
+// kinds never move.
+func TestMovesKind_ClusterAPIGroupsAndClusterctlLabelledNamespacedCRDs(t *testing.T) {
+	crd := func(group string, scope apiextensionsv1.ResourceScope, labels map[string]string) *apiextensionsv1.CustomResourceDefinition {
+		return &apiextensionsv1.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Labels: labels},
+			Spec:       apiextensionsv1.CustomResourceDefinitionSpec{Group: group, Scope: scope},
+		}
+	}
+	owned := map[string]string{"clusterctl.cluster.x-k8s.io": ""}
+	for name, tc := range map[string]struct {
+		crd  *apiextensionsv1.CustomResourceDefinition
+		want bool
+	}{
+		"core group":                   {crd("cluster.x-k8s.io", apiextensionsv1.NamespaceScoped, nil), true},
+		"labelled third-party group":   {crd("infrastructure.example.com", apiextensionsv1.NamespaceScoped, owned), true},
+		"unlabelled third-party group": {crd("infrastructure.example.com", apiextensionsv1.NamespaceScoped, nil), false},
+		"labelled but cluster-scoped":  {crd("infrastructure.example.com", apiextensionsv1.ClusterScoped, owned), false},
+		"clusterctl's inventory":       {crd("clusterctl.cluster.x-k8s.io", apiextensionsv1.NamespaceScoped, map[string]string{"clusterctl.cluster.x-k8s.io/core": "inventory"}), false},
+	} {
+		require.Equal(t, tc.want, MovesKind(tc.crd), name)
 	}
 }

@@ -24,7 +24,7 @@ type Paused struct {
 
 // PauseSource stops every provider in the source from acting on plan's objects, so none
 // of them changes while it is copied and none cleans up infrastructure when the objects
-// are deleted: Clusters get spec.paused=true, the other Cluster API objects the
+// are deleted: Clusters get spec.paused=true, the other objects of the moved kinds the
 // cluster.x-k8s.io/paused annotation (the providers honour both), each with
 // PausedByMoveAnnotation, which the copies carry along so that the target resumes what
 // the move paused and nothing else. Objects are updated in place with what the source
@@ -32,8 +32,8 @@ type Paused struct {
 func PauseSource(ctx context.Context, source client.Client, plan *Plan) (Paused, error) {
 	var p Paused
 	for _, o := range plan.Objects {
-		if !IsClusterAPIGroup(o.GroupVersionKind().Group) {
-			continue
+		if _, discovered := plan.CRDs[o.GroupVersionKind()]; !discovered {
+			continue // a Secret or ConfigMap
 		}
 		pausedByMove := o.GetAnnotations()[PausedByMoveAnnotation] != ""
 		var patch map[string]any

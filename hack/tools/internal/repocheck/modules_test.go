@@ -47,3 +47,15 @@ func TestGoWork_ExcludesTheKubernetesRecipe(t *testing.T) {
 		require.False(t, strings.HasPrefix(filepath.Clean(dir), "hack/k8s"), "go.work uses %s", dir)
 	}
 }
+
+// Capstan writes its own Cluster API: no module it builds may require upstream's. Upstream's
+// clusterctl is built for the interop test from hack/clusterctl, which must stay out of go.work.
+func TestGoWork_NoModuleRequiresUpstreamClusterAPI(t *testing.T) {
+	upstream := regexp.MustCompile(`(?m)^\s*(?:require\s+)?sigs\.k8s\.io/cluster-api(?:/\S*)?\s+v`)
+	for _, dir := range workspaceModules(t) {
+		require.False(t, strings.HasPrefix(filepath.Clean(dir), "hack/clusterctl"), "go.work uses %s", dir)
+		data, err := os.ReadFile(filepath.Join(repoRoot, dir, "go.mod"))
+		require.NoError(t, err)
+		require.False(t, upstream.Match(data), "%s/go.mod requires sigs.k8s.io/cluster-api", dir)
+	}
+}

@@ -28,6 +28,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	providerCRDs = append(providerCRDs, thirdPartyCRDs()...)
 	target, err = envtest.Start(envtest.Options{CRDs: providerCRDs})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "starting the target API server: %v\n", err)

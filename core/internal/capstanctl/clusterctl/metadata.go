@@ -1,0 +1,64 @@
+package clusterctl
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/version"
+	"sigs.k8s.io/yaml"
+
+	"capstan.dev/contracts/contract"
+)
+
+// APIVersion is the version of clusterctl's own API: metadata.yaml, the inventory and
+// clusterctl.yaml's provider entries.
+const APIVersion = "clusterctl.cluster.x-k8s.io/v1alpha3"
+
+// Metadata is a provider's metadata.yaml: which contract each release series implements.
+// clusterctl refuses a version whose major.minor the file does not list.
+type Metadata struct {
+	APIVersion    string          `json:"apiVersion"`
+	Kind          string          `json:"kind"`
+	ReleaseSeries []ReleaseSeries `json:"releaseSeries"`
+}
+
+// ReleaseSeries maps one major.minor to a contract.
+type ReleaseSeries struct {
+	Major    uint   `json:"major"`
+	Minor    uint   `json:"minor"`
+	Contract string `json:"contract"`
+}
+
+// ParseVersion parses a release version as clusterctl does (a semantic version, with the
+// leading "v" Capstan's tags and clusterctl's directories use), naming the bad input.
+func ParseVersion(v string) (*version.Version, error) {
+	if len(v) < 2 || v[0] != 'v' {
+		return nil, fmt.Errorf("release version %q is not a semantic version with a leading v (e.g. v0.1.0)", v)
+	}
+	parsed, err := version.ParseSemantic(v)
+	if err != nil {
+		return nil, fmt.Errorf("release version %q is not a semantic version (e.g. v0.1.0): %w", v, err)
+	}
+	return parsed, nil
+}
+
+// NewMetadata returns the metadata of a release at version v. Capstan has implemented only the
+// v1beta2 contract, so every series it has released maps to it; the file lists the release's
+// own series (clusterctl's upgrade needs older series too once there are any: list them here).
+func NewMetadata(v string) (Metadata, error) {
+	parsed, err := ParseVersion(v)
+	if err != nil {
+		return Metadata{}, err
+	}
+	return Metadata{
+		APIVersion: APIVersion,
+		Kind:       "Metadata",
+		ReleaseSeries: []ReleaseSeries{{
+			Major: parsed.Major(), Minor: parsed.Minor(), Contract: string(contract.V1Beta2),
+		}},
+	}, nil
+}
+
+// YAML renders m as metadata.yaml.
+func (m Metadata) YAML() ([]byte, error) {
+	return yaml.Marshal(m)
+}
