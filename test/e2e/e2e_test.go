@@ -93,6 +93,12 @@ func (s *suite) quickstart() {
 // and waits until every node is Ready; it keeps the workload kubeconfig and a client of it.
 func (s *suite) applyAndWaitForNodes(objs []*framework.Object, timeout time.Duration) {
 	require.NoError(s.t, framework.Apply(s.ctx, s.mgmt, objs))
+	s.waitForWorkload(timeout)
+}
+
+// waitForWorkload waits for the suite's Cluster's Nodes to be Ready and keeps its kubeconfig and a
+// client of it.
+func (s *suite) waitForWorkload(timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(s.ctx, timeout)
 	defer cancel()
 	kc, err := framework.WaitForNodesReady(ctx, framework.WaitInput{

@@ -15,10 +15,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/test/framework"
 )
 
@@ -28,7 +32,10 @@ import (
 // podSecurityStandard patch reaches the real kube-apiserver (a privileged Pod is refused), one
 // change of a variable and of the topology's worker replicas rotates the worker's bootstrap
 // template and replaces and scales the generated MachineDeployment's Machines on real nodes,
-// and deleting the Cluster removes everything it generated.
+// and deleting the Cluster removes everything it generated. A test Runtime Extension (test/extension)
+// holds the creation (BeforeClusterCreate: no object exists until it lets go), is told once the
+// control plane is up (AfterControlPlaneInitialized), and holds the deletion (BeforeClusterDelete:
+// nothing is deleted and the workload cluster keeps running until it lets go).
 func TestTopologyCluster(t *testing.T) {
 	t.Parallel()
 	s := newSuite(t)
@@ -38,8 +45,19 @@ func TestTopologyCluster(t *testing.T) {
 			s.deleteCluster(10 * time.Minute)
 		}
 	})
-	s.applyAndWaitForNodes(s.topologyManifest(), 12*time.Minute)
+	ext := s.startTestExtension()
+	s.timed("BeforeClusterCreate holds the topology until released", func() {
+		ext.hold("BeforeClusterCreate", "held by the e2e")
+		w := s.watchKinds(dockerClusterGVK, controlPlaneGVK, dockerMachineGVK)
+		require.NoError(t, framework.Apply(s.ctx, s.mgmt, s.topologyManifest()))
+		s.waitForTopologyHold(clusterv1.ClusterTopologyReconciledClusterCreatingReason, "BeforeClusterCreate", "held by the e2e")
+		require.Empty(t, w.drain(func(watch.Event, *unstructured.Unstructured) bool { return true }),
+			"no object of the topology may exist while BeforeClusterCreate holds it")
+		ext.allow("BeforeClusterCreate")
+	})
+	s.waitForWorkload(12 * time.Minute)
 	s.requireTopologyReconciled()
+	s.requireAfterControlPlaneInitializedCalledOnce(ext)
 	s.requireAPIServerVolumes("admission-pss")
 	s.requirePrivilegedPodRefused()
 
@@ -67,8 +85,40 @@ func TestTopologyCluster(t *testing.T) {
 		})
 	})
 
+	s.timed("BeforeClusterDelete holds the deletion until released", func() {
+		ext.hold("BeforeClusterDelete", "held by the e2e")
+		w := s.watchKinds(dockerClusterGVK, controlPlaneGVK, dockerMachineGVK)
+		require.NoError(t, s.mgmt.Delete(s.ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: s.name}}))
+		s.waitForTopologyHold(clusterv1.ClusterTopologyReconciledDeletingReason, "BeforeClusterDelete", "held by the e2e")
+		s.waitForReadyNodes(3, time.Minute) // the workload cluster keeps running meanwhile
+		require.Empty(t, w.drain(func(ev watch.Event, u *unstructured.Unstructured) bool {
+			return ev.Type == watch.Deleted || u.GetDeletionTimestamp() != nil
+		}), "nothing of the Cluster may be deleted while BeforeClusterDelete holds it")
+		ext.allow("BeforeClusterDelete")
+	})
 	s.deleteCluster(5 * time.Minute)
 	deleted = true
+}
+
+var (
+	dockerClusterGVK = schema.GroupVersionKind{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2", Kind: "DockerCluster"}
+	dockerMachineGVK = schema.GroupVersionKind{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2", Kind: "DockerMachine"}
+	controlPlaneGVK  = schema.GroupVersionKind{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmControlPlane"}
+)
+
+// requireAfterControlPlaneInitializedCalledOnce checks the extension was told about this Cluster's
+// control plane coming up and that the Cluster owes it nothing more.
+func (s *suite) requireAfterControlPlaneInitializedCalledOnce(ext *testExtension) {
+	s.waitFor(time.Minute, "AfterControlPlaneInitialized called and no longer pending", func() (bool, string, error) {
+		req := ext.lastRequest("AfterControlPlaneInitialized")
+		c := &clusterv1.Cluster{}
+		if err := s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, c); err != nil {
+			return false, "", err
+		}
+		pending := c.Annotations[runtimev1.PendingHooksAnnotation]
+		return strings.Contains(req, `"name":"`+s.name+`"`) && !strings.Contains(pending, "AfterControlPlaneInitialized"),
+			fmt.Sprintf("last request %q, pending hooks %q", req, pending), nil
+	})
 }
 
 // topologyManifest is examples/clusterclass-quick-start.yaml and examples/cluster-development.yaml

@@ -1,0 +1,223 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
+)
+
+// testExtension is test/extension running on the host for one spec (the core manager runs on the
+// host too, as `make e2e` starts it), registered by an ExtensionConfig whose namespaceSelector
+// matches only the spec's namespace, so the other specs' Clusters never see it.
+type testExtension struct {
+	s      *suite
+	name   string
+	url    string
+	client *http.Client
+}
+
+// startTestExtension builds and runs test/extension, which writes its CA into the ExtensionConfig
+// created here, and waits until the core has discovered it.
+func (s *suite) startTestExtension() *testExtension {
+	s.t.Helper()
+	bin := filepath.Join(s.t.TempDir(), "extension")
+	build := exec.Command("go", "build", "-o", bin, "./test/extension")
+	build.Dir = s.repo
+	out, err := build.CombinedOutput()
+	require.NoError(s.t, err, "building test/extension: %s", out)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(s.t, err)
+	addr := l.Addr().String()
+	require.NoError(s.t, l.Close())
+
+	e := &testExtension{s: s, name: s.ns + "-ext", url: "https://" + addr}
+	ext := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: e.name}, Spec: runtimev1.ExtensionConfigSpec{
+		ClientConfig:      runtimev1.ClientConfig{URL: e.url},
+		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": s.ns}},
+	}}
+	c := s.runtimeClient()
+	require.NoError(s.t, c.Create(s.ctx, ext))
+	s.t.Cleanup(func() { _ = c.Delete(s.ctx, ext) })
+
+	logPath := filepath.Join(s.t.TempDir(), "extension.log")
+	logFile, err := os.Create(logPath)
+	require.NoError(s.t, err)
+	cmd := exec.Command(bin, "--listen", addr, "--extension-config", e.name, "--kubeconfig", s.kubeconfigPath())
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	require.NoError(s.t, cmd.Start())
+	s.t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		_ = logFile.Close()
+		if s.t.Failed() {
+			log, _ := os.ReadFile(logPath)
+			s.t.Logf("test extension log:\n%s", log)
+		}
+	})
+
+	s.waitFor(time.Minute, "ExtensionConfig "+e.name+" Discovered", func() (bool, string, error) {
+		if err := c.Get(s.ctx, client.ObjectKeyFromObject(ext), ext); err != nil {
+			return false, "", err
+		}
+		cond := meta.FindStatusCondition(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition)
+		if cond == nil {
+			return false, "no Discovered condition", nil
+		}
+		return cond.Status == metav1.ConditionTrue, cond.Reason + ": " + cond.Message, nil
+	})
+	pool := x509.NewCertPool()
+	require.True(s.t, pool.AppendCertsFromPEM(ext.Spec.ClientConfig.CABundle), "the extension wrote its CA")
+	e.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	return e
+}
+
+// hold makes hook answer retryAfterSeconds 2 with message, until allow.
+func (e *testExtension) hold(hook, message string) {
+	e.s.t.Helper()
+	body := fmt.Sprintf(`{"status":"Success","retryAfterSeconds":2,"message":%q}`, message)
+	e.do(http.MethodPut, "/control/hooks/"+hook, body, http.StatusOK)
+}
+
+// allow makes hook answer Success with no retry again.
+func (e *testExtension) allow(hook string) {
+	e.s.t.Helper()
+	e.do(http.MethodDelete, "/control/hooks/"+hook, "", http.StatusOK)
+}
+
+// lastRequest is the last request hook received, "" before the first.
+func (e *testExtension) lastRequest(hook string) string {
+	e.s.t.Helper()
+	req, err := http.NewRequestWithContext(e.s.ctx, http.MethodGet, e.url+"/control/requests/"+hook, nil)
+	require.NoError(e.s.t, err)
+	resp, err := e.client.Do(req)
+	require.NoError(e.s.t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(e.s.t, err)
+	if resp.StatusCode == http.StatusNotFound {
+		return ""
+	}
+	require.Equal(e.s.t, http.StatusOK, resp.StatusCode, "GET requests/%s: %s", hook, body)
+	return string(body)
+}
+
+func (e *testExtension) do(method, path, body string, want int) {
+	e.s.t.Helper()
+	req, err := http.NewRequestWithContext(e.s.ctx, method, e.url+path, bytes.NewBufferString(body))
+	require.NoError(e.s.t, err)
+	resp, err := e.client.Do(req)
+	require.NoError(e.s.t, err)
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	require.Equal(e.s.t, want, resp.StatusCode, "%s %s: %s", method, path, got)
+}
+
+// runtimeClient is a client of the management cluster that also knows ExtensionConfigs.
+func (s *suite) runtimeClient() client.WithWatch {
+	s.t.Helper()
+	scheme := runtime.NewScheme()
+	require.NoError(s.t, runtimev1.AddToScheme(scheme))
+	require.NoError(s.t, clusterv1.AddToScheme(scheme))
+	c, err := client.NewWithWatch(s.mgmtConfig, client.Options{Scheme: scheme})
+	require.NoError(s.t, err)
+	return c
+}
+
+// kubeconfigPath is the management cluster's kubeconfig file, as newSuite found it.
+func (s *suite) kubeconfigPath() string {
+	if p := os.Getenv("CAPSTAN_E2E_KUBECONFIG"); p != "" {
+		return p
+	}
+	return filepath.Join(s.repo, ".capstan", "mgmt", "kubeconfig")
+}
+
+// changeWatch records every event of the kinds in the spec's namespace from now on; violations
+// returns those that match bad, so a "never while held" property is checked on every event.
+type changeWatch struct {
+	watches []watch.Interface
+}
+
+func (s *suite) watchKinds(gvks ...schema.GroupVersionKind) *changeWatch {
+	s.t.Helper()
+	c := s.runtimeClient()
+	w := &changeWatch{}
+	for _, gvk := range gvks {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		wi, err := c.Watch(s.ctx, list, client.InNamespace(s.ns))
+		require.NoError(s.t, err, "watching %s", gvk.Kind)
+		w.watches = append(w.watches, wi)
+	}
+	s.t.Cleanup(w.stop)
+	return w
+}
+
+// drain returns the events received so far that bad reports, described.
+func (w *changeWatch) drain(bad func(watch.Event, *unstructured.Unstructured) bool) []string {
+	var out []string
+	for _, wi := range w.watches {
+		for done := false; !done; {
+			select {
+			case ev, ok := <-wi.ResultChan():
+				if !ok {
+					out = append(out, "a watch closed before the hold ended")
+					done = true
+					continue
+				}
+				if u, isU := ev.Object.(*unstructured.Unstructured); isU && bad(ev, u) {
+					out = append(out, fmt.Sprintf("%s %s %s", ev.Type, u.GetKind(), u.GetName()))
+				}
+			default:
+				done = true
+			}
+		}
+	}
+	return out
+}
+
+func (w *changeWatch) stop() {
+	for _, wi := range w.watches {
+		wi.Stop()
+	}
+}
+
+// waitForTopologyHold waits until TopologyReconciled is False with reason and a message naming hook
+// and message, as the topology controller reports a hold.
+func (s *suite) waitForTopologyHold(reason, hook, message string) {
+	s.t.Helper()
+	s.waitFor(2*time.Minute, "TopologyReconciled "+reason+" held by "+hook, func() (bool, string, error) {
+		c := &clusterv1.Cluster{}
+		if err := s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, c); err != nil {
+			return false, "", client.IgnoreNotFound(err)
+		}
+		cond := meta.FindStatusCondition(c.Status.Conditions, clusterv1.ClusterTopologyReconciledCondition)
+		if cond == nil {
+			return false, "no TopologyReconciled condition", nil
+		}
+		return cond.Status == metav1.ConditionFalse && cond.Reason == reason &&
+			strings.Contains(cond.Message, hook+": "+message), cond.Reason + ": " + cond.Message, nil
+	})
+}
