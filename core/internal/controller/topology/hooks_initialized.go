@@ -34,7 +34,9 @@ import (
 // call per Cluster, after its control plane first comes up. A Cluster without infrastructureRef
 // and controlPlaneRef is about to have its topology created: the hook is marked pending on it
 // (the pending-hooks annotation) before anything is created, so a restart at any point still
-// owes the call. A pending hook is called once the Cluster's ControlPlaneInitialized condition is
+// owes the call. It is marked only while an extension serves the hook (upstream marks it
+// whenever the Runtime SDK is on, which Capstan's always is): an extension registered after the
+// Cluster's creation is not told about it. A pending hook is called once the Cluster's ControlPlaneInitialized condition is
 // True, and unmarked when every handler answered Success (without a handler it is just
 // unmarked). The hook does not block: its answer only decides whether it is asked again.
 //
@@ -45,6 +47,11 @@ func (r *Reconciler) trackAfterControlPlaneInitialized(ctx context.Context, c *c
 		return nil
 	}
 	if !c.Spec.InfrastructureRef.IsDefined() && !c.Spec.ControlPlaneRef.IsDefined() {
+		// Owed only while an extension serves the hook, as the upgrade hooks are tracked
+		// (hooks_upgrade.go): without one, a Cluster's creation costs no annotation writes.
+		if len(r.Runtime.Registry.ForHook(hooksv1.AfterControlPlaneInitialized)) == 0 {
+			return nil
+		}
 		return tracking.MarkPending(ctx, r.Client, c, hooksv1.AfterControlPlaneInitialized)
 	}
 	if !tracking.IsPending(c, hooksv1.AfterControlPlaneInitialized) || !controlPlaneInitialized(c) {
