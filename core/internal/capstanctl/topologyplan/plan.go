@@ -93,8 +93,13 @@ func planCluster(ctx context.Context, c client.Client, r client.Reader, cl *clus
 		}
 		return nil, fmt.Errorf("reading ClusterClass %s: %w", key, err)
 	}
-	// The class's own schemas, so that a class from the files needs no ClusterClass controller.
-	defs, err := variables.Definitions(variables.StatusVariables(cc.Spec.Variables))
+	// The class's own schemas, so that a class from the files needs no ClusterClass controller;
+	// but the published ones when they hold more (variables discovered from external patches).
+	published := variables.StatusVariables(cc.Spec.Variables)
+	if len(cc.Status.Variables) > len(published) {
+		published = cc.Status.Variables
+	}
+	defs, err := variables.Definitions(published)
 	if err != nil {
 		return nil, fmt.Errorf("ClusterClass %s: %w", key, err)
 	}
@@ -121,7 +126,11 @@ func planCluster(ctx context.Context, c client.Client, r client.Reader, cl *clus
 	case err != nil:
 		return nil, err
 	}
-	state, err := clusterstate.Compute(cl, cc, defs, tpls, cur, clusterstate.Versions(upgradePlan), nil)
+	ext, err := externalPatcher(ctx, c, cc)
+	if err != nil {
+		return nil, err
+	}
+	state, err := clusterstate.Compute(ctx, ext, cl, cc, defs, tpls, cur, clusterstate.Versions(upgradePlan), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if res, err := r.callBeforeClusterCreate(ctx, s); err != nil || s.blocked != nil {
 		return res, err
 	}
-	state, err := clusterstate.Compute(s.cluster, s.class, s.definitions, s.templates, s.current, s.versions(), r.Random)
+	state, err := clusterstate.Compute(ctx, r.externalPatcher(), s.cluster, s.class, s.definitions, s.templates, s.current, s.versions(), r.Random)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
