@@ -42,7 +42,7 @@ func MutationHooks() []string {
 func Variables() []clusterv1.ClusterClassVariable {
 	return []clusterv1.ClusterClassVariable{{Name: ImageRepositoryVariable, Required: new(bool),
 		Schema: clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string",
-			Default: &apiextensionsv1.JSON{Raw: []byte(`"registry.k8s.io"`)},
+			Default:     &apiextensionsv1.JSON{Raw: []byte(`"registry.k8s.io"`)},
 			Description: "the image registry the test extension writes into the templates"}}}}
 }
 

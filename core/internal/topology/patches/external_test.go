@@ -106,7 +106,9 @@ func TestApplyWith_ExternalPatchSeesOnlyTheVariablesItDefines(t *testing.T) {
 		{Name: "image", Definitions: []clusterv1.ClusterClassStatusVariableDefinition{{From: "ext"}}},
 		{Name: "net", Definitions: []clusterv1.ClusterClassStatusVariableDefinition{{From: clusterv1.VariableDefinitionFromInline}}},
 	}
-	f := &fakePatcher{gen: func(*hooksv1.GeneratePatchesRequest) *hooksv1.GeneratePatchesResponse { return &hooksv1.GeneratePatchesResponse{} }}
+	f := &fakePatcher{gen: func(*hooksv1.GeneratePatchesRequest) *hooksv1.GeneratePatchesResponse {
+		return &hooksv1.GeneratePatchesResponse{}
+	}}
 	require.NoError(t, ApplyWith(context.Background(), f, c, cc, tpls, names, desired.Versions{}))
 	var global []string
 	for _, v := range f.genReqs[0].Variables {
