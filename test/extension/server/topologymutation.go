@@ -80,7 +80,9 @@ func (e *Extension) mutate(w http.ResponseWriter, hook string, body []byte, a An
 	}
 }
 
-// generatePatches patches, with imageRepository (the item's value winning over the Cluster's):
+// generatePatches patches, with imageRepository (the item's value winning over the Cluster's,
+// and the request's setting of that name used when neither is sent: a patch whose class does
+// not define the variable can still be given a value):
 //   - a KubeadmControlPlaneTemplate's kubeadmConfigSpec.clusterConfiguration.imageRepository;
 //   - a KubeadmConfigTemplate's preKubeadmCommands, appending "echo imageRepository=<value>";
 //   - any template whose spec.template.spec.image is a string: it is prefixed with "<value>/",
@@ -92,6 +94,9 @@ func generatePatches(req *hooksv1.GeneratePatchesRequest) (*hooksv1.GeneratePatc
 		repo, ok, err := stringVariable(ImageRepositoryVariable, it.Variables, req.Variables)
 		if err != nil {
 			return nil, fmt.Errorf("items[%d]: %w", i, err)
+		}
+		if !ok {
+			repo, ok = req.Settings[ImageRepositoryVariable]
 		}
 		if !ok {
 			continue

@@ -69,6 +69,14 @@ func TestExtension_GeneratePatchesWritesImageRepository(t *testing.T) {
 		require.JSONEq(t, want[string(it.UID)], string(spec), "item %s", it.UID)
 	}
 
+	// Without the variable, the setting of the same name is used.
+	_, body = do(t, srv, http.MethodPost, mutationPath+"generatepatches/generate-patches",
+		`{"settings":{"imageRepository":"set.example"},"items":[{"uid":"a","object":`+kcp+`}]}`)
+	require.Contains(t, body, `"uid":"a"`)
+	resp = &hooksv1.GeneratePatchesResponse{}
+	require.NoError(t, json.Unmarshal([]byte(body), resp))
+	require.Contains(t, string(resp.Items[0].Patch), `"imageRepository":"set.example"`)
+
 	do(t, srv, http.MethodPut, "/control/hooks/GeneratePatches", `{"unknownUID":true}`)
 	_, body = do(t, srv, http.MethodPost, mutationPath+"generatepatches/generate-patches", req)
 	require.Contains(t, body, `"uid":"not-a-request-uid"`)

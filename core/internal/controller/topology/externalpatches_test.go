@@ -7,10 +7,12 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/testing/crds"
+	"capstan.dev/core/internal/controller/clusterclass"
 	"capstan.dev/core/internal/coretest"
 	"capstan.dev/core/internal/topology/variables"
 )
@@ -18,21 +20,29 @@ import (
 // externalPatchClass is quickStart with its patches as [inline, external, inline]: the inline
 // "worker-image" writes the workers' image from variable image; the test extension's external
 // patch prefixes every template's image with variable imageRepository (which it defines); the
-// last, inline, sets the control plane's machine image. Status publishes imageRepository as
-// defined by the external patch, as the ClusterClass controller does after discovery.
-func externalPatchClass(t *testing.T, ns string, ext *coretest.TestExtension) *clusterv1.ClusterClass {
+// last, inline, sets the control plane's machine image. With discover, the ClusterClass controller
+// (which the test runs) publishes imageRepository from the extension's DiscoverVariables;
+// otherwise the test publishes it as defined by the external patch.
+func externalPatchClass(t *testing.T, ns string, ext *coretest.TestExtension, discover bool) *clusterv1.ClusterClass {
 	t.Helper()
 	cc := quickStart(t, ns)
+	external := &clusterv1.ExternalPatchDefinition{
+		GeneratePatchesExtension: "generate-patches." + ext.Name, ValidateTopologyExtension: "validate-topology." + ext.Name}
+	if discover {
+		external.DiscoverVariablesExtension = "discover-variables." + ext.Name
+	}
 	envtest.Update(t, env.Client, cc, func() {
 		cc.Spec.Patches = append(cc.Spec.Patches,
-			clusterv1.ClusterClassPatch{Name: "test-extension", External: &clusterv1.ExternalPatchDefinition{
-				GeneratePatchesExtension: "generate-patches." + ext.Name, ValidateTopologyExtension: "validate-topology." + ext.Name}},
+			clusterv1.ClusterClassPatch{Name: "test-extension", External: external},
 			clusterv1.ClusterClassPatch{Name: "cp-image", Definitions: []clusterv1.PatchDefinition{{
 				Selector: clusterv1.PatchSelector{APIVersion: crds.GenericInfrastructureMachineTemplateGVK.GroupVersion().String(),
 					Kind: crds.GenericInfrastructureMachineTemplateGVK.Kind, MatchResources: clusterv1.PatchSelectorMatch{ControlPlane: ptr.To(true)}},
 				JSONPatches: []clusterv1.JSONPatch{{Op: "replace", Path: "/spec/template/spec/image", Value: ptr.To(js(`"node:last"`))}},
 			}}})
 	})
+	if discover {
+		return cc
+	}
 	envtest.UpdateStatus(t, env.Client, cc, func() {
 		cc.Status.ObservedGeneration = cc.Generation
 		cc.Status.Variables = append(variables.StatusVariables(cc.Spec.Variables), clusterv1.ClusterClassStatusVariable{
@@ -44,15 +54,19 @@ func externalPatchClass(t *testing.T, ns string, ext *coretest.TestExtension) *c
 	return cc
 }
 
-// TestTopology_ExternalPatchRunsBetweenInlinePatchesInClassOrder: the external patch sees the
-// first inline patch's output (the workers' image it prefixes) and the last inline patch
-// overwrites what the external one wrote (the control plane's machine image); the extension
-// gets imageRepository, which it defines, and not image, which the class defines inline.
+// TestTopology_ExternalPatchRunsBetweenInlinePatchesInClassOrder: with the ClusterClass
+// controller discovering the extension's variable, a Cluster setting it is applied; the external
+// patch sees the first inline patch's output (the workers' image it prefixes) and the last inline
+// patch overwrites what the external one wrote (the control plane's machine image).
 func TestTopology_ExternalPatchRunsBetweenInlinePatchesInClassOrder(t *testing.T) {
 	ns := env.CreateNamespace(t, "topology-extpatch")
 	ext := coretest.StartTestExtension(t, env, ns, ns)
 	startControllerWith(t, nil, nil, ext.Runtime)
-	externalPatchClass(t, ns, ext)
+	mgr := coretest.NewManager(t, env)
+	require.NoError(t, (&clusterclass.Reconciler{Client: mgr.GetClient(), Runtime: ext.Runtime}).SetupWithManager(t.Context(), mgr,
+		controller.Options{SkipNameValidation: ptr.To(true)}))
+	coretest.StartManager(t, mgr)
+	externalPatchClass(t, ns, ext, true)
 	c := topologyCluster(ns)
 	c.Spec.Topology.Variables = []clusterv1.ClusterVariable{{Name: "imageRepository", Value: js(`"reg.example"`)}}
 	require.NoError(t, env.Client.Create(t.Context(), c))
@@ -76,7 +90,7 @@ func TestTopology_ExternalPatchFailuresHoldTheTopologyAndSayWhy(t *testing.T) {
 	ext := coretest.StartTestExtension(t, env, ns, ns)
 	ext.Control(t, http.MethodPut, "/control/hooks/GeneratePatches", `{"unknownUID":true}`)
 	startControllerWith(t, nil, nil, ext.Runtime)
-	externalPatchClass(t, ns, ext)
+	externalPatchClass(t, ns, ext, false)
 	c := topologyCluster(ns)
 	require.NoError(t, env.Client.Create(t.Context(), c))
 	got := waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
