@@ -140,11 +140,48 @@ func checkDiscovered(vars []clusterv1.ClusterClassVariable) []string {
 			problems = append(problems, fmt.Sprintf("%s: variable %q must say whether it is required", path.Child("required"), v.Name))
 		}
 		seen[v.Name] = true
-		if _, errs := variables.CompileSchema(path.Child("schema", "openAPIV3Schema"), v.Schema.OpenAPIV3Schema); len(errs) > 0 {
+		schemaPath := path.Child("schema", "openAPIV3Schema")
+		errs := checkTypes(schemaPath, &v.Schema.OpenAPIV3Schema)
+		if len(errs) == 0 {
+			_, errs = variables.CompileSchema(schemaPath, v.Schema.OpenAPIV3Schema)
+		}
+		if len(errs) > 0 {
 			problems = append(problems, fmt.Sprintf("variable %q: %v", v.Name, errs.ToAggregate()))
 		}
 	}
 	return problems
+}
+
+// schemaTypes are the types the CRD admits in spec.variables (its enum); an extension's answer
+// passes no admission, so they are checked here.
+var schemaTypes = map[string]bool{"": true, "object": true, "array": true, "string": true, "integer": true, "number": true, "boolean": true}
+
+// checkTypes walks a schema and its subschemas for types the CRD would refuse.
+func checkTypes(path *field.Path, s *clusterv1.JSONSchemaProps) field.ErrorList {
+	if s == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if !schemaTypes[s.Type] {
+		errs = append(errs, field.NotSupported(path.Child("type"), s.Type, []string{"object", "array", "string", "integer", "number", "boolean"}))
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+		p := s.Properties[k]
+		errs = append(errs, checkTypes(path.Child("properties").Key(k), &p)...)
+	}
+	errs = append(errs, checkTypes(path.Child("items"), s.Items)...)
+	errs = append(errs, checkTypes(path.Child("additionalProperties"), s.AdditionalProperties)...)
+	errs = append(errs, checkTypes(path.Child("not"), s.Not)...)
+	for i := range s.AllOf {
+		errs = append(errs, checkTypes(path.Child("allOf").Index(i), &s.AllOf[i])...)
+	}
+	for i := range s.OneOf {
+		errs = append(errs, checkTypes(path.Child("oneOf").Index(i), &s.OneOf[i])...)
+	}
+	for i := range s.AnyOf {
+		errs = append(errs, checkTypes(path.Child("anyOf").Index(i), &s.AnyOf[i])...)
+	}
+	return errs
 }
 
 // mergeVariables is status.variables: per name (sorted), the inline definition first, then the
