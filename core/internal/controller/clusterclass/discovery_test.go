@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
@@ -37,10 +38,22 @@ func discoveringClass(t *testing.T, ns string, ext *coretest.TestExtension) *clu
 func TestClusterClass_PublishesDiscoveredVariablesBesideInlineOnes(t *testing.T) {
 	ns := env.CreateNamespace(t, "clusterclass-discovery")
 	ext := coretest.StartTestExtension(t, env, ns, ns)
-	startControllerWith(t, nil, nil, ext.Runtime)
+	calls := &envtest.CallCounter{Type: &clusterv1.ClusterClass{}, Key: client.ObjectKey{Namespace: ns, Name: "quick-start"}}
+	startControllerWith(t, nil, calls, ext.Runtime)
 	cc := discoveringClass(t, ns, ext)
 	create(t, cc)
 	got := waitCondition(t, cc, clusterv1.ClusterClassVariablesReadyCondition, metav1.ConditionTrue, "")
+	// Steady state: another reconcile (a template changed) writes nothing.
+	gets, before := calls.Snapshot()
+	tpl := crds.New(crds.GenericBootstrapConfigTemplateGVK, ns, "workers")
+	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKeyFromObject(tpl), tpl))
+	envtest.Update(t, env.Client, tpl, func() { tpl.SetLabels(map[string]string{"touched": "yes"}) })
+	envtest.WaitFor(t, timeout, "a reconcile after the template changed", func() (bool, error) {
+		g, _ := calls.Snapshot()
+		return g > gets, nil
+	})
+	_, after := calls.Snapshot()
+	require.Equal(t, before, after, "steady state: the reconcile wrote nothing")
 	require.Len(t, got.Status.Variables, 2)
 	require.Equal(t, "image", got.Status.Variables[0].Name)
 	require.Equal(t, clusterv1.VariableDefinitionFromInline, got.Status.Variables[0].Definitions[0].From)
