@@ -94,27 +94,52 @@ func ApplyWith(ctx context.Context, ext ExternalPatcher, c *clusterv1.Cluster, c
 	return validateExternal(ctx, ext, c, cc, items)
 }
 
+// collector builds the items: each template copy with the variables inline patches see and
+// what external patches are sent.
+type collector struct {
+	c     *clusterv1.Cluster
+	cc    *clusterv1.ClusterClass
+	items []*item
+}
+
+// inline keeps the variables defined inline.
+func (k *collector) inline(vs []clusterv1.ClusterVariable) []clusterv1.ClusterVariable {
+	var out []clusterv1.ClusterVariable
+	for _, v := range vs {
+		if definedFrom(k.cc, v.Name, clusterv1.VariableDefinitionFromInline) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (k *collector) add(r role, class string, obj *unstructured.Unstructured, overrides []clusterv1.ClusterVariable, builtin map[string]any,
+	holder hooksv1.HolderReference, what string) error {
+	vars, err := variableMap(k.inline(k.c.Spec.Topology.Variables), k.inline(overrides), builtin)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	k.items = append(k.items, &item{role: r, class: class, obj: obj, vars: vars, what: fmt.Sprintf("%s %s %s", what, obj.GetKind(), obj.GetName()),
+		overrides: overrides, builtin: builtin, holder: holder})
+	return nil
+}
+
+// addWorker adds a MachineDeployment's or MachinePool's bootstrap and infrastructure templates.
+func (k *collector) addWorker(r role, class string, tpl desired.WorkerTemplates, overrides []clusterv1.ClusterVariable, builtin map[string]any,
+	kind, name, what string) error {
+	holder := hooksv1.HolderReference{APIVersion: clusterv1.GroupVersion.String(), Kind: kind, Namespace: k.c.Namespace, Name: name}
+	holder.FieldPath = "spec.template.spec.bootstrap.configRef"
+	if err := k.add(r, class, tpl.Bootstrap, overrides, builtin, holder, what); err != nil {
+		return err
+	}
+	holder.FieldPath = "spec.template.spec.infrastructureRef"
+	return k.add(r, class, tpl.Infrastructure, overrides, builtin, holder, what)
+}
+
 // collectItems lists the template copies with each one's variables and holder, in class order.
 func collectItems(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desired.Templates, names *desired.Names, versions desired.Versions) ([]*item, error) {
 	t := &c.Spec.Topology
-	inline := func(vs []clusterv1.ClusterVariable) []clusterv1.ClusterVariable {
-		var out []clusterv1.ClusterVariable
-		for _, v := range vs {
-			if definedFrom(cc, v.Name, clusterv1.VariableDefinitionFromInline) {
-				out = append(out, v)
-			}
-		}
-		return out
-	}
-	add := func(items []*item, r role, obj *unstructured.Unstructured, overrides []clusterv1.ClusterVariable, builtin map[string]any,
-		holder hooksv1.HolderReference, what string) ([]*item, error) {
-		vars, err := variableMap(inline(t.Variables), inline(overrides), builtin)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		return append(items, &item{role: r, obj: obj, vars: vars, what: fmt.Sprintf("%s %s %s", what, obj.GetKind(), obj.GetName()),
-			overrides: overrides, builtin: builtin, holder: holder}), nil
-	}
+	k := &collector{c: c, cc: cc}
 	ofCluster := func(fieldPath string) hooksv1.HolderReference {
 		return hooksv1.HolderReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Namespace: c.Namespace, Name: c.Name, FieldPath: fieldPath}
 	}
@@ -123,44 +148,29 @@ func collectItems(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desire
 	if err != nil {
 		return nil, err
 	}
-	items, err := add(nil, infrastructureCluster, tpls.InfrastructureCluster, nil, withBuiltin(c, nil), ofCluster("spec.infrastructureRef"),
-		"the InfrastructureCluster's template")
-	if err != nil {
+	if err := k.add(infrastructureCluster, "", tpls.InfrastructureCluster, nil, withBuiltin(c, nil), ofCluster("spec.infrastructureRef"),
+		"the InfrastructureCluster's template"); err != nil {
 		return nil, err
 	}
 	cpBuiltin := withBuiltin(c, map[string]any{"controlPlane": controlPlaneBuiltin(c, names, meta.ControlPlane, versions.ForControlPlane(c))})
-	if items, err = add(items, controlPlane, tpls.ControlPlane, t.ControlPlane.Variables.Overrides, cpBuiltin, ofCluster("spec.controlPlaneRef"),
+	if err := k.add(controlPlane, "", tpls.ControlPlane, t.ControlPlane.Variables.Overrides, cpBuiltin, ofCluster("spec.controlPlaneRef"),
 		"the control plane's template"); err != nil {
 		return nil, err
 	}
 	if tpls.ControlPlaneMachineInfrastructure != nil {
 		holder := hooksv1.HolderReference{APIVersion: tpls.ControlPlane.GetAPIVersion(), Kind: strings.TrimSuffix(tpls.ControlPlane.GetKind(), "Template"),
 			Namespace: c.Namespace, Name: names.ControlPlane, FieldPath: "spec.machineTemplate.spec.infrastructureRef"}
-		if items, err = add(items, controlPlane, tpls.ControlPlaneMachineInfrastructure, t.ControlPlane.Variables.Overrides, cpBuiltin, holder,
+		if err := k.add(controlPlane, "", tpls.ControlPlaneMachineInfrastructure, t.ControlPlane.Variables.Overrides, cpBuiltin, holder,
 			"the control plane's machine template"); err != nil {
 			return nil, err
 		}
-	}
-	addWorker := func(items []*item, r role, class string, tpl desired.WorkerTemplates, overrides []clusterv1.ClusterVariable, builtin map[string]any,
-		holder hooksv1.HolderReference, what string) ([]*item, error) {
-		for i, obj := range []*unstructured.Unstructured{tpl.Bootstrap, tpl.Infrastructure} {
-			holder.FieldPath = []string{"spec.template.spec.bootstrap.configRef", "spec.template.spec.infrastructureRef"}[i]
-			if items, err = add(items, r, obj, overrides, builtin, holder, what); err != nil {
-				return nil, err
-			}
-			items[len(items)-1].class = class
-		}
-		return items, nil
-	}
-	ofWorker := func(kind, name string) hooksv1.HolderReference {
-		return hooksv1.HolderReference{APIVersion: clusterv1.GroupVersion.String(), Kind: kind, Namespace: c.Namespace, Name: name}
 	}
 	for i := range t.Workers.MachineDeployments {
 		mdt := &t.Workers.MachineDeployments[i]
 		b := withBuiltin(c, map[string]any{"machineDeployment": workerBuiltin(mdt.Class, mdt.Name, mdt.Replicas,
 			names.MachineDeployments[mdt.Name], meta.MachineDeployments[mdt.Name], versions.ForMachineDeployment(c, mdt.Name))})
-		if items, err = addWorker(items, machineDeployment, mdt.Class, tpls.MachineDeployments[mdt.Name], mdt.Variables.Overrides, b,
-			ofWorker("MachineDeployment", names.MachineDeployments[mdt.Name].Name), "MachineDeployment "+mdt.Name+"'s template"); err != nil {
+		if err := k.addWorker(machineDeployment, mdt.Class, tpls.MachineDeployments[mdt.Name], mdt.Variables.Overrides, b,
+			"MachineDeployment", names.MachineDeployments[mdt.Name].Name, "MachineDeployment "+mdt.Name+"'s template"); err != nil {
 			return nil, err
 		}
 	}
@@ -168,12 +178,12 @@ func collectItems(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desire
 		mpt := &t.Workers.MachinePools[i]
 		b := withBuiltin(c, map[string]any{"machinePool": workerBuiltin(mpt.Class, mpt.Name, mpt.Replicas,
 			names.MachinePools[mpt.Name], meta.MachinePools[mpt.Name], versions.ForMachinePool(c, mpt.Name))})
-		if items, err = addWorker(items, machinePool, mpt.Class, tpls.MachinePools[mpt.Name], mpt.Variables.Overrides, b,
-			ofWorker("MachinePool", names.MachinePools[mpt.Name].Name), "MachinePool "+mpt.Name+"'s template"); err != nil {
+		if err := k.addWorker(machinePool, mpt.Class, tpls.MachinePools[mpt.Name], mpt.Variables.Overrides, b,
+			"MachinePool", names.MachinePools[mpt.Name].Name, "MachinePool "+mpt.Name+"'s template"); err != nil {
 			return nil, err
 		}
 	}
-	return items, nil
+	return k.items, nil
 }
 
 // applyPatch applies one patch's matching definitions to one item, if enabledIf allows.
