@@ -46,7 +46,8 @@ type TestExtension struct {
 
 // StartTestExtension builds the test extension once per package, runs it (it creates the
 // cluster-scoped ExtensionConfig name with its URL and CA), discovers its handlers and registers
-// them (in its status, and in Runtime for namespace ns only). The process ends with the test.
+// them (in its status, and in Runtime for namespace ns only; every namespace when ns is ""). The
+// process ends with the test.
 func StartTestExtension(t *testing.T, env *envtest.Environment, name, ns string) *TestExtension {
 	t.Helper()
 	extensionOnce.Do(func() {
@@ -86,7 +87,9 @@ func StartTestExtension(t *testing.T, env *envtest.Environment, name, ns string)
 	// Written as the ExtensionConfig controller writes them, for whoever registers from the API
 	// (capstanctl topology plan).
 	envtest.UpdateStatus(t, env.Client, ext, func() { ext.Status.Handlers = handlers })
-	ext.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
+	if ns != "" {
+		ext.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
+	}
 	rc.Registry.Register(ext)
 	pool := x509.NewCertPool()
 	require.True(t, pool.AppendCertsFromPEM(ext.Spec.ClientConfig.CABundle))

@@ -20,7 +20,8 @@ limitations under the License.
 // through a control endpoint. discover-variables defines imageRepository; generate-patches writes
 // it (or, when no variable is sent, the setting of that name) into KubeadmControlPlaneTemplates (clusterConfiguration.imageRepository),
 // KubeadmConfigTemplates (a preKubeadmCommands entry) and in front of any template's
-// spec.template.spec.image; validate-topology allows.
+// spec.template.spec.image; validate-topology allows; generate-upgrade-plan plans the .0 patch of
+// every minor version between the control plane's and the target, then the target.
 //
 //	PUT /control/hooks/<Hook>   {"status":"Success","retryAfterSeconds":5,"message":"..."}
 //	                            sets what <Hook> answers from now on (the default is Success with

@@ -51,9 +51,10 @@ func TestExtension_DiscoversEveryHookUnderUpstreamsHandlerNames(t *testing.T) {
 	var resp hooksv1.DiscoveryResponse
 	require.NoError(t, json.Unmarshal([]byte(body), &resp))
 	require.Equal(t, hooksv1.ResponseStatusSuccess, resp.Status)
-	require.Len(t, resp.Handlers, len(hooksv1.LifecycleHooks())+3)
-	require.Equal(t, "generate-patches", resp.Handlers[len(resp.Handlers)-3].Name)
-	require.Equal(t, "discover-variables", resp.Handlers[len(resp.Handlers)-1].Name)
+	require.Len(t, resp.Handlers, len(hooksv1.LifecycleHooks())+4)
+	require.Equal(t, "generate-patches", resp.Handlers[len(resp.Handlers)-4].Name)
+	require.Equal(t, "discover-variables", resp.Handlers[len(resp.Handlers)-2].Name)
+	require.Equal(t, "generate-upgrade-plan", resp.Handlers[len(resp.Handlers)-1].Name)
 	require.Equal(t, "before-cluster-create", resp.Handlers[0].Name)
 	require.Equal(t, "after-control-plane-initialized", HandlerName(hooksv1.AfterControlPlaneInitialized))
 }

@@ -24,6 +24,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/version"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	hooksv1 "capstan.dev/contracts/api/runtime/hooks/v1alpha1"
@@ -33,9 +34,10 @@ import (
 // defines it.
 const ImageRepositoryVariable = "imageRepository"
 
-// MutationHooks are the topology mutation hooks the extension serves beside the lifecycle ones.
+// MutationHooks are the topology mutation hooks and the upgrade-plan hook the extension serves
+// beside the lifecycle ones.
 func MutationHooks() []string {
-	return []string{hooksv1.GeneratePatches, hooksv1.ValidateTopology, hooksv1.DiscoverVariables}
+	return []string{hooksv1.GeneratePatches, hooksv1.ValidateTopology, hooksv1.DiscoverVariables, hooksv1.GenerateUpgradePlan}
 }
 
 // Variables is what discover-variables answers: the schema of imageRepository.
@@ -62,6 +64,19 @@ func (e *Extension) mutate(w http.ResponseWriter, hook string, body []byte, a An
 	case hooksv1.ValidateTopology:
 		writeJSON(w, hooksv1.ValidateTopologyResponse{TypeMeta: hooksv1.TypeMeta(hook, "Response"),
 			CommonResponse: hooksv1.CommonResponse{Status: hooksv1.ResponseStatusSuccess}})
+	case hooksv1.GenerateUpgradePlan:
+		req := &hooksv1.GenerateUpgradePlanRequest{}
+		if err := json.Unmarshal(body, req); err != nil {
+			fail("the request is not a GenerateUpgradePlanRequest: " + err.Error())
+			return
+		}
+		steps, err := upgradePlan(req.FromControlPlaneKubernetesVersion, req.ToKubernetesVersion)
+		if err != nil {
+			fail(err.Error())
+			return
+		}
+		writeJSON(w, hooksv1.GenerateUpgradePlanResponse{TypeMeta: hooksv1.TypeMeta(hook, "Response"),
+			CommonResponse: hooksv1.CommonResponse{Status: hooksv1.ResponseStatusSuccess}, ControlPlaneUpgrades: steps})
 	case hooksv1.GeneratePatches:
 		req := &hooksv1.GeneratePatchesRequest{}
 		if err := json.Unmarshal(body, req); err != nil {
@@ -157,4 +172,22 @@ func stringVariable(name string, lists ...[]hooksv1.Variable) (string, bool, err
 		}
 	}
 	return "", false, nil
+}
+
+// upgradePlan is the control plane's plan from from to to: the .0 patch of every minor version
+// between, then to.
+func upgradePlan(from, to string) ([]hooksv1.UpgradeStep, error) {
+	f, err := version.ParseSemantic(from)
+	if err != nil {
+		return nil, fmt.Errorf("fromControlPlaneKubernetesVersion: %w", err)
+	}
+	t, err := version.ParseSemantic(to)
+	if err != nil {
+		return nil, fmt.Errorf("toKubernetesVersion: %w", err)
+	}
+	var steps []hooksv1.UpgradeStep
+	for minor := f.Minor() + 1; minor < t.Minor(); minor++ {
+		steps = append(steps, hooksv1.UpgradeStep{Version: fmt.Sprintf("v%d.%d.0", t.Major(), minor)})
+	}
+	return append(steps, hooksv1.UpgradeStep{Version: to}), nil
 }

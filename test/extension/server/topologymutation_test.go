@@ -102,3 +102,15 @@ func TestExtension_ValidateTopologyAndDiscoverVariables(t *testing.T) {
 	require.Equal(t, ImageRepositoryVariable, resp.Variables[0].Name)
 	require.Equal(t, "string", resp.Variables[0].Schema.OpenAPIV3Schema.Type)
 }
+
+// TestExtension_GenerateUpgradePlanStepsThroughEveryMinor.
+func TestExtension_GenerateUpgradePlanStepsThroughEveryMinor(t *testing.T) {
+	srv := httptest.NewTLSServer(New())
+	defer srv.Close()
+	_, body := do(t, srv, http.MethodPost, mutationPath+"generateupgradeplan/generate-upgrade-plan",
+		`{"fromControlPlaneKubernetesVersion":"v1.37.2","toKubernetesVersion":"v1.40.1"}`)
+	require.JSONEq(t, `{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"GenerateUpgradePlanResponse","status":"Success",
+		"controlPlaneUpgrades":[{"version":"v1.38.0"},{"version":"v1.39.0"},{"version":"v1.40.1"}]}`, body)
+	_, body = do(t, srv, http.MethodPost, mutationPath+"generateupgradeplan/generate-upgrade-plan", `{"toKubernetesVersion":"v1.40.1"}`)
+	require.Contains(t, body, `"status":"Failure"`)
+}

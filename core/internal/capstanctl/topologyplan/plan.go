@@ -119,18 +119,18 @@ func planCluster(ctx context.Context, c client.Client, r client.Reader, cl *clus
 	}
 	// The controller's upgrade orchestration: the versions it gives each object now, and the
 	// objects it holds while their upgrade is pending.
-	upgradePlan, ferr, err := clusterstate.PlanUpgrade(ctx, r, cl, cc, cur)
+	ext, err := extensions(ctx, c, cc)
+	if err != nil {
+		return nil, err
+	}
+	upgradePlan, ferr, err := clusterstate.PlanUpgradeWith(ctx, r, plannerOf(ext), cl, cc, cur)
 	switch {
 	case ferr != nil:
 		return nil, fmt.Errorf("Cluster %s/%s: %w", cl.Namespace, cl.Name, ferr)
 	case err != nil:
 		return nil, err
 	}
-	ext, err := externalPatcher(ctx, c, cc)
-	if err != nil {
-		return nil, err
-	}
-	state, err := clusterstate.Compute(ctx, ext, cl, cc, defs, tpls, cur, clusterstate.Versions(upgradePlan), nil)
+	state, err := clusterstate.Compute(ctx, patcherOf(ext), cl, cc, defs, tpls, cur, clusterstate.Versions(upgradePlan), nil)
 	if err != nil {
 		return nil, err
 	}

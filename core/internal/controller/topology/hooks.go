@@ -26,6 +26,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	hooksv1 "capstan.dev/contracts/api/runtime/hooks/v1alpha1"
 	"capstan.dev/contracts/conversion"
+	"capstan.dev/core/internal/topology/clusterstate"
 	"capstan.dev/core/internal/topology/patches"
 )
 
@@ -75,6 +76,14 @@ func hookCluster(c *clusterv1.Cluster) clusterv1.Cluster {
 // externalPatcher is what calls the extensions of a class's external patches: the Runtime SDK
 // client, or nil (an untyped nil, so that patches sees none) when the controller has no client.
 func (r *Reconciler) externalPatcher() patches.ExternalPatcher {
+	if r.Runtime == nil {
+		return nil
+	}
+	return r.Runtime
+}
+
+// upgradePlanner is what calls a class's GenerateUpgradePlan handler, or nil (untyped).
+func (r *Reconciler) upgradePlanner() clusterstate.UpgradePlanner {
 	if r.Runtime == nil {
 		return nil
 	}

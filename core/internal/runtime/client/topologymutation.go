@@ -24,9 +24,9 @@ import (
 	hooksv1 "capstan.dev/contracts/api/runtime/hooks/v1alpha1"
 )
 
-// The topology mutation hooks, each a call of one named handler (upstream's CallExtension): they
+// The topology mutation and upgrade-plan hooks, each a call of one named handler (upstream's CallExtension): they
 // make *Client the ExternalPatcher of capstan.dev/core/internal/topology/patches and the
-// variable discoverer of the ClusterClass controller. A call that failurePolicy Ignore skipped is
+// variable discoverer of the ClusterClass controller and the upgrade planner of clusterstate. A call that failurePolicy Ignore skipped is
 // logged and answers an empty Success: no patch, no objection, no variable.
 
 // GeneratePatches calls handler for an object in namespace.
@@ -52,6 +52,15 @@ func (c *Client) DiscoverVariables(ctx context.Context, handler, namespace strin
 	resp := &hooksv1.DiscoverVariablesResponse{}
 	if ignored, err := c.callOne(ctx, hooksv1.DiscoverVariables, handler, namespace, req, resp); err != nil || ignored {
 		return &hooksv1.DiscoverVariablesResponse{CommonResponse: hooksv1.CommonResponse{Status: hooksv1.ResponseStatusSuccess}}, err
+	}
+	return resp, nil
+}
+
+// GenerateUpgradePlan calls handler for an object in namespace.
+func (c *Client) GenerateUpgradePlan(ctx context.Context, handler, namespace string, req *hooksv1.GenerateUpgradePlanRequest) (*hooksv1.GenerateUpgradePlanResponse, error) {
+	resp := &hooksv1.GenerateUpgradePlanResponse{}
+	if ignored, err := c.callOne(ctx, hooksv1.GenerateUpgradePlan, handler, namespace, req, resp); err != nil || ignored {
+		return &hooksv1.GenerateUpgradePlanResponse{CommonResponse: hooksv1.CommonResponse{Status: hooksv1.ResponseStatusSuccess}}, err
 	}
 	return resp, nil
 }

@@ -22,6 +22,13 @@ import (
 // upgrade-concurrency annotation is returned as a field error: nothing can be planned until it is
 // fixed.
 func PlanUpgrade(ctx context.Context, r client.Reader, c *clusterv1.Cluster, cc *clusterv1.ClusterClass, cur *Current) (*upgrade.Plan, *field.Error, error) {
+	return PlanUpgradeWith(ctx, r, nil, c, cc, cur)
+}
+
+// PlanUpgradeWith is PlanUpgrade asking the class's GenerateUpgradePlan handler, if it names one,
+// through planner for the control plane's steps.
+func PlanUpgradeWith(ctx context.Context, r client.Reader, planner UpgradePlanner, c *clusterv1.Cluster, cc *clusterv1.ClusterClass,
+	cur *Current) (*upgrade.Plan, *field.Error, error) {
 	concurrency, ferr := upgrade.Concurrency(c.Annotations)
 	if ferr != nil {
 		return nil, ferr, nil
@@ -48,6 +55,11 @@ func PlanUpgrade(ctx context.Context, r client.Reader, c *clusterv1.Cluster, cc 
 		_, mp.Hold = mpt.Metadata.Annotations[clusterv1.ClusterTopologyHoldUpgradeSequenceAnnotation]
 		in.MachinePools = append(in.MachinePools, mp)
 	}
+	steps, err := extensionSteps(ctx, planner, c, cc, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	in.ControlPlaneSteps = steps
 	return upgrade.Compute(in), nil, nil
 }
 
