@@ -3,6 +3,7 @@ package topology
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -54,6 +55,9 @@ type Reconciler struct {
 	Recorder events.Recorder
 
 	tracker *external.Tracker
+	// plans caches GenerateUpgradePlan answers (upgradePlanner).
+	plans     *cachedPlanner
+	plansOnce sync.Once
 }
 
 // SetupWithManager registers the controller: Clusters (spec and metadata changes, not status),

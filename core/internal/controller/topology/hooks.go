@@ -82,10 +82,12 @@ func (r *Reconciler) externalPatcher() patches.ExternalPatcher {
 	return r.Runtime
 }
 
-// upgradePlanner is what calls a class's GenerateUpgradePlan handler, or nil (untyped).
+// upgradePlanner is what calls a class's GenerateUpgradePlan handler, through the answers'
+// cache, or nil (untyped).
 func (r *Reconciler) upgradePlanner() clusterstate.UpgradePlanner {
 	if r.Runtime == nil {
 		return nil
 	}
-	return r.Runtime
+	r.plansOnce.Do(func() { r.plans = &cachedPlanner{next: r.Runtime, now: time.Now} })
+	return r.plans
 }
