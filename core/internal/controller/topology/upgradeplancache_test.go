@@ -61,4 +61,3 @@ func TestCachedPlanner_ReusesAnAnswerForTenMinutesPerClusterAndVersions(t *testi
 	ask("3", "v1.39.1")
 	require.Equal(t, 6, next.calls, "a failure is not cached")
 }
-
