@@ -22,6 +22,11 @@ import (
 	"capstan.dev/contracts/manager"
 )
 
+// The diagnostics endpoint authenticates and authorizes each request through the management
+// cluster (contracts/manager: --diagnostics-address).
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
 func main() {
 	opts := manager.NewOptions("bootstrap-kubeadm", "capstan-kubeadm-bootstrap-leader-election", "capstan-kubeadm-bootstrap-system", "kubeadmconfig", "kubeadmcontrolplane")
 	opts.AddFlags(pflag.CommandLine)

@@ -33,6 +33,11 @@ import (
 	"capstan.dev/core/internal/controller/machineset"
 )
 
+// The diagnostics endpoint authenticates and authorizes each request through the management
+// cluster (contracts/manager: --diagnostics-address).
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
 func main() {
 	opts := manager.NewOptions("core", "capstan-core-leader-election", "capstan-system", "cluster", "machine", "machineset", "machinedeployment", "machinehealthcheck", "machinepool",
 		"clusterresourceset", "clusterresourcesetbinding", "clusterclass", "topology", "extensionconfig")

@@ -22,6 +22,11 @@ import (
 	"capstan.dev/infrastructure-docker/internal/docker"
 )
 
+// The diagnostics endpoint authenticates and authorizes each request through the management
+// cluster (contracts/manager: --diagnostics-address).
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
 func main() {
 	opts := manager.NewOptions("infrastructure-docker", "capstan-docker-infrastructure-leader-election", "capstan-docker-system", "dockercluster", "dockermachine", "dockermachinepool")
 	opts.AddFlags(pflag.CommandLine)

@@ -1,6 +1,7 @@
 package conversionwebhook
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/url"
@@ -32,6 +33,9 @@ type Options struct {
 	// ResyncInterval is how often the CRDs are checked and repaired (e.g. after capstanctl init
 	// re-applied them).
 	ResyncInterval time.Duration
+	// TLSOpts adjust the server's TLS configuration (the manager's --tls-min-version and
+	// --tls-cipher-suites). It has no flag of its own.
+	TLSOpts []func(*tls.Config)
 }
 
 // DefaultOptions are the defaults of the flags.

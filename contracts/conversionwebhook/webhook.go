@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -63,9 +64,8 @@ func Setup(mgr ctrl.Manager, o Options, kinds []Kind) error {
 	host, port, _ := splitHostPort(o.BindAddress)
 	// The server asks for the certificate on every handshake: a rotation takes effect at once,
 	// with no file to write (the pod's root filesystem is read-only) or watch.
-	c.server = webhook.NewServer(webhook.Options{Host: host, Port: port, TLSOpts: []func(*tls.Config){func(cfg *tls.Config) {
-		cfg.GetCertificate = c.getCertificate
-	}}})
+	tlsOpts := append(slices.Clone(o.TLSOpts), func(cfg *tls.Config) { cfg.GetCertificate = c.getCertificate })
+	c.server = webhook.NewServer(webhook.Options{Host: host, Port: port, TLSOpts: tlsOpts})
 	c.server.Register(Path, crconversion.NewWebhookHandler(mgr.GetScheme(), mgr.GetConverterRegistry()))
 	if err := mgr.Add(c.server); err != nil {
 		return err

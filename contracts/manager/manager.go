@@ -2,8 +2,6 @@ package manager
 
 import (
 	"fmt"
-	"net/http"
-	"net/http/pprof"
 	"os"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
 // New builds a controller-runtime manager from validated Options. Informers stream
@@ -27,6 +24,8 @@ func New(o *Options, scheme *runtime.Scheme, cfg *rest.Config) (ctrl.Manager, er
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	// The conversion webhook server takes the same TLS settings as the diagnostics one.
+	o.Webhook.TLSOpts = o.TLSOpts()
 	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
 		o.LeaderElectionNS = ns
 	}
@@ -38,7 +37,7 @@ func New(o *Options, scheme *runtime.Scheme, cfg *rest.Config) (ctrl.Manager, er
 	syncPeriod := o.SyncPeriod
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
-		Metrics:                       metricsserver.Options{BindAddress: o.MetricsBindAddress, ExtraHandlers: o.profilingHandlers()},
+		Metrics:                       o.metricsOptions(),
 		HealthProbeBindAddress:        o.HealthProbeBindAddress,
 		LeaderElection:                o.LeaderElect,
 		LeaderElectionID:              o.LeaderElectionID,
@@ -64,21 +63,6 @@ func New(o *Options, scheme *runtime.Scheme, cfg *rest.Config) (ctrl.Manager, er
 		return nil, fmt.Errorf("adding readiness check: %w", err)
 	}
 	return mgr, nil
-}
-
-// profilingHandlers are net/http/pprof's handlers when --profiling is on. pprof.Index
-// serves every named profile (heap, goroutine, allocs, ...) below its prefix.
-func (o *Options) profilingHandlers() map[string]http.Handler {
-	if !o.Profiling {
-		return nil
-	}
-	return map[string]http.Handler{
-		"/debug/pprof/":        http.HandlerFunc(pprof.Index),
-		"/debug/pprof/cmdline": http.HandlerFunc(pprof.Cmdline),
-		"/debug/pprof/profile": http.HandlerFunc(pprof.Profile),
-		"/debug/pprof/symbol":  http.HandlerFunc(pprof.Symbol),
-		"/debug/pprof/trace":   http.HandlerFunc(pprof.Trace),
-	}
 }
 
 // SetupLogger installs the zap logger configured by the --zap-* flags as the

@@ -33,7 +33,15 @@ type Options struct {
 	// of one provider contend for the same Lease and different providers never do.
 	LeaderElectionID string
 
-	MetricsBindAddress     string
+	// DiagnosticsAddress serves /metrics and pprof, authenticated and authorized unless
+	// InsecureDiagnostics (upstream's --diagnostics-address, --insecure-diagnostics).
+	DiagnosticsAddress  string
+	InsecureDiagnostics bool
+	// MetricsBindAddress is the deprecated --metrics-bind-address: when set, plain HTTP there.
+	MetricsBindAddress string
+	// TLSMinVersion and TLSCipherSuites configure the diagnostics and conversion webhook servers.
+	TLSMinVersion          string
+	TLSCipherSuites        []string
 	HealthProbeBindAddress string
 	LeaderElect            bool
 	LeaderElectionNS       string
@@ -70,7 +78,8 @@ func NewOptions(name, leaderElectionID, defaultNamespace string, controllers ...
 	o := &Options{
 		Name:                    name,
 		LeaderElectionID:        leaderElectionID,
-		MetricsBindAddress:      ":8080",
+		DiagnosticsAddress:      defaultDiagnosticsAddress,
+		TLSMinVersion:           "VersionTLS12",
 		HealthProbeBindAddress:  ":9440",
 		LeaderElect:             true,
 		LeaderElectionNS:        defaultNamespace,
@@ -104,8 +113,7 @@ func (o *Options) Concurrency(stem string) int {
 // AddFlags registers every flag on fs, including the Go flags controller-runtime
 // defines (--kubeconfig) and the zap logging flags.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress,
-		"Address the metrics endpoint binds to; \"0\" disables it.")
+	o.addDiagnosticsFlags(fs)
 	fs.StringVar(&o.HealthProbeBindAddress, "health-addr", o.HealthProbeBindAddress,
 		"Address the /healthz and /readyz endpoints bind to.")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect,
@@ -131,7 +139,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.WatchFilterValue, "watch-filter", o.WatchFilterValue,
 		"Reconcile only objects labelled cluster.x-k8s.io/watch-filter=<value>.")
 	fs.BoolVar(&o.Profiling, "profiling", o.Profiling,
-		"Serve pprof profiles (CPU, heap, goroutines) under /debug/pprof/ on the metrics endpoint (--metrics-bind-address).")
+		"Serve pprof profiles (CPU, heap, goroutines) under /debug/pprof/ on an --insecure-diagnostics endpoint (the authenticated endpoint always serves them).")
 	stems := make([]string, 0, len(o.concurrency))
 	for stem := range o.concurrency {
 		stems = append(stems, stem)
@@ -175,10 +183,11 @@ func (o *Options) Validate() error {
 	case o.LeaderElect && o.RetryPeriod >= o.RenewDeadline:
 		return fmt.Errorf("--leader-elect-retry-period (%s) must be shorter than --leader-elect-renew-deadline (%s)",
 			o.RetryPeriod, o.RenewDeadline)
-	case o.Profiling && o.MetricsBindAddress == "0":
-		return fmt.Errorf("--profiling serves on the metrics endpoint: it needs --metrics-bind-address, which is \"0\" (disabled)")
 	case o.LeaderElect && o.LeaderElectionNS == "":
 		return fmt.Errorf("--leader-election-namespace is required with --leader-elect outside a cluster")
+	}
+	if err := o.validateDiagnostics(); err != nil {
+		return err
 	}
 	return o.Webhook.Validate()
 }

@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"crypto/tls"
 	"testing"
 	"time"
 
@@ -54,7 +55,11 @@ func TestOptions_ValidateNamesTheBadFlag(t *testing.T) {
 		{[]string{"--leader-elect-renew-deadline=20s"}, "--leader-elect-renew-deadline (20s) must be shorter"},
 		{[]string{"--leader-elect-retry-period=12s"}, "--leader-elect-retry-period (12s) must be shorter"},
 		{[]string{"--leader-election-namespace="}, "--leader-election-namespace is required"},
-		{[]string{"--profiling", "--metrics-bind-address=0"}, "--profiling serves on the metrics endpoint"},
+		{[]string{"--profiling", "--diagnostics-address=0"}, "--profiling serves on the diagnostics endpoint"},
+		{[]string{"--profiling", "--metrics-bind-address=0"}, "--profiling serves on the diagnostics endpoint"},
+		{[]string{"--tls-min-version=VersionTLS11"}, `--tls-min-version "VersionTLS11" is not supported: use VersionTLS12 or VersionTLS13`},
+		{[]string{"--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA"}, `--tls-cipher-suites: "TLS_RSA_WITH_RC4_128_SHA" is not a supported cipher suite`},
+		{[]string{"--tls-min-version=VersionTLS13", "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"}, "--tls-cipher-suites cannot be set with --tls-min-version VersionTLS13"},
 	} {
 		_, err := parse(t, tc.args...)
 		require.ErrorContains(t, err, tc.want, "args %v", tc.args)
@@ -87,4 +92,52 @@ func TestOptions_KubeAPIDefaultsAreTheMeasuredOnes(t *testing.T) {
 	require.Equal(t, "200", fs.Lookup("kube-api-burst").DefValue)
 	require.Equal(t, "20", fs.Lookup("clustercache-client-qps").DefValue)
 	require.Equal(t, "30", fs.Lookup("clustercache-client-burst").DefValue)
+}
+
+// The endpoint is upstream's: authenticated HTTPS on :8443 by default, plain HTTP only when
+// asked for (--insecure-diagnostics, or the deprecated --metrics-bind-address, which wins as
+// upstream's deprecated flag does); pprof always behind authentication, otherwise on request.
+func TestOptions_DiagnosticsAreSecureUnlessAskedOtherwise(t *testing.T) {
+	o, err := parse(t)
+	require.NoError(t, err)
+	m := o.metricsOptions()
+	require.Equal(t, ":8443", m.BindAddress)
+	require.True(t, m.SecureServing)
+	require.NotNil(t, m.FilterProvider, "requests are authenticated and authorized")
+	require.Contains(t, m.ExtraHandlers, "/debug/pprof/")
+
+	o, err = parse(t, "--diagnostics-address=127.0.0.1:9000", "--insecure-diagnostics")
+	require.NoError(t, err)
+	m = o.metricsOptions()
+	require.Equal(t, "127.0.0.1:9000", m.BindAddress)
+	require.False(t, m.SecureServing)
+	require.Nil(t, m.FilterProvider)
+	require.Empty(t, m.ExtraHandlers, "no pprof on a plain endpoint unless --profiling")
+
+	o, err = parse(t, "--metrics-bind-address=127.0.0.1:9001", "--profiling")
+	require.NoError(t, err)
+	m = o.metricsOptions()
+	require.Equal(t, "127.0.0.1:9001", m.BindAddress)
+	require.False(t, m.SecureServing)
+	require.Contains(t, m.ExtraHandlers, "/debug/pprof/")
+}
+
+func TestOptions_TLSFlagsReachTheServers(t *testing.T) {
+	o, err := parse(t, "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384")
+	require.NoError(t, err)
+	cfg := &tls.Config{}
+	for _, f := range o.TLSOpts() {
+		f(cfg)
+	}
+	require.Equal(t, uint16(tls.VersionTLS12), cfg.MinVersion)
+	require.Equal(t, []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384}, cfg.CipherSuites)
+
+	o, err = parse(t, "--tls-min-version=VersionTLS13")
+	require.NoError(t, err)
+	cfg = &tls.Config{}
+	for _, f := range o.TLSOpts() {
+		f(cfg)
+	}
+	require.Equal(t, uint16(tls.VersionTLS13), cfg.MinVersion)
+	require.Nil(t, cfg.CipherSuites)
 }

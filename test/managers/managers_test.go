@@ -93,7 +93,7 @@ func startManager(t *testing.T, bin, kubeconfig string, extra ...string) *manage
 	mp := &managerProcess{healthAddr: freeAddr(t), done: make(chan error, 1)}
 	mp.cmd = exec.Command(bin, append([]string{
 		"--kubeconfig=" + kubeconfig,
-		"--metrics-bind-address=0",
+		"--diagnostics-address=0",
 		"--health-addr=" + mp.healthAddr,
 		// Short lease timings keep the failover test quick; the flags exist for this.
 		"--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s",
@@ -210,10 +210,10 @@ func TestManagers_SecondReplicaWaitsThenTakesOver(t *testing.T) {
 	require.NoError(t, second.stop(t))
 }
 
-// TestManagers_ProfilingServesPprofOnTheMetricsEndpoint: --profiling adds Go's pprof
-// handlers to the metrics endpoint (the benchmarks profile the managers through it);
+// TestManagers_ProfilingServesPprofOnTheInsecureDiagnosticsEndpoint: --profiling adds Go's pprof
+// handlers to a plain --insecure-diagnostics endpoint (the benchmarks profile the managers through it);
 // without the flag they are not there.
-func TestManagers_ProfilingServesPprofOnTheMetricsEndpoint(t *testing.T) {
+func TestManagers_ProfilingServesPprofOnTheInsecureDiagnosticsEndpoint(t *testing.T) {
 	p := providers[0]
 	ensureNamespace(t, p.namespace)
 	kubeconfig := kubeconfigFile(t)
@@ -234,7 +234,7 @@ func TestManagers_ProfilingServesPprofOnTheMetricsEndpoint(t *testing.T) {
 		{nil, http.StatusNotFound},
 	} {
 		metricsAddr := freeAddr(t)
-		mp := startManager(t, bin, kubeconfig, append([]string{"--leader-elect=false", "--metrics-bind-address=" + metricsAddr}, tc.flags...)...)
+		mp := startManager(t, bin, kubeconfig, append([]string{"--leader-elect=false", "--diagnostics-address=" + metricsAddr, "--insecure-diagnostics"}, tc.flags...)...)
 		envtest.WaitFor(t, 30*time.Second, "the metrics endpoint", func() (bool, error) {
 			code, err := status("http://" + metricsAddr + "/metrics")
 			return code == http.StatusOK, err

@@ -1,10 +1,12 @@
 package example_test
 
 import (
+	"fmt"
 	"os"
 	"testing"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,13 +21,26 @@ import (
 	infrav1 "capstan.dev/contracts/conformance/example/api/infrastructure/v1alpha1"
 	examplecontroller "capstan.dev/contracts/conformance/example/controller"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/testing/ipamprovider"
 )
 
 var env *envtest.Environment
 
-// The API server gets the core CRDs and the example's generated ones.
+// The API server gets the core CRDs (the ipam ones among them), the example's generated ones and
+// the test IPAM provider's pool kind.
 func TestMain(m *testing.M) {
-	os.Exit(envtest.RunWithModuleCRDs(m, &env, "config/crd/bases", infrav1.AddToScheme, bootstrapv1.AddToScheme))
+	scheme, err := envtest.DefaultSchemeWith(infrav1.AddToScheme, bootstrapv1.AddToScheme)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	pool, err := ipamprovider.CRD()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(envtest.Run(m, envtest.Options{CRDDirectoryPaths: []string{"config/crd/bases"}, Scheme: scheme,
+		CRDs: []*apiextensionsv1.CustomResourceDefinition{pool}}, &env))
 }
 
 // startProvider runs the example reconcilers until the test ends, in a manager of

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -44,6 +45,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options)
 			return ownsPool(o.(*ipamv1.IPAddressClaim))
 		}))).
 		Owns(&ipamv1.IPAddress{}).
+		// A released address may be what a claim of an exhausted pool waits for.
+		Watches(&ipamv1.IPAddress{}, handler.EnqueueRequestsFromMapFunc(r.releasedToWaitingClaims),
+			builder.WithPredicates(predicate.Funcs{
+				CreateFunc: func(event.CreateEvent) bool { return false },
+				UpdateFunc: func(event.UpdateEvent) bool { return false },
+			})).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToClaims)).
 		WithOptions(opts).
 		Complete(patch.RequeueOnConflict(r))
@@ -75,6 +82,26 @@ func (r *Reconciler) clusterToClaims(ctx context.Context, o client.Object) []rec
 	var out []reconcile.Request
 	for i := range claims.Items {
 		if c := &claims.Items[i]; ownsPool(c) && clusterName(c) == o.GetName() {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(c)})
+		}
+	}
+	return out
+}
+
+// releasedToWaitingClaims maps a deleted IPAddress to the claims of its pool that have none yet.
+func (r *Reconciler) releasedToWaitingClaims(ctx context.Context, o client.Object) []reconcile.Request {
+	addr, ok := o.(*ipamv1.IPAddress)
+	if !ok {
+		return nil
+	}
+	claims := &ipamv1.IPAddressClaimList{}
+	if err := r.Client.List(ctx, claims, client.InNamespace(addr.Namespace)); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing IPAddressClaims", "IPAddress", client.ObjectKeyFromObject(addr))
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range claims.Items {
+		if c := &claims.Items[i]; ownsPool(c) && c.Spec.PoolRef == addr.Spec.PoolRef && c.Status.AddressRef.Name == "" {
 			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(c)})
 		}
 	}

@@ -104,7 +104,7 @@ func TestIPAMProvider_ReleasesTheAddressWhenTheClaimIsDeleted(t *testing.T) {
 	requireAddress(t, waitForReady(t, ns, "c", metav1.ConditionTrue, ipamprovider.AllocatedReason), "10.0.0.2")
 }
 
-func TestIPAMProvider_ExhaustedPoolIsNamedInTheClaimsReadyCondition(t *testing.T) {
+func TestIPAMProvider_ExhaustedPoolIsNamedInTheClaimsReadyConditionUntilAnAddressIsReleased(t *testing.T) {
 	startProvider(t)
 	ns := env.CreateNamespace(t, "ipam-exhausted")
 	createPool(t, ns, "small", "10.0.0.2")
@@ -115,6 +115,11 @@ func TestIPAMProvider_ExhaustedPoolIsNamedInTheClaimsReadyCondition(t *testing.T
 	require.Equal(t, "TestIPPool "+ns+"/small is exhausted: all its 1 addresses are allocated; add addresses to the pool or delete a claim",
 		meta.FindStatusCondition(b.Status.Conditions, ipamv1.IPAddressClaimReadyCondition).Message)
 	require.Empty(t, b.Status.AddressRef.Name)
+
+	// The claim that waited gets the address released by another claim's deletion.
+	require.NoError(t, env.Client.Delete(context.Background(), &ipamv1.IPAddressClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"}}))
+	b = waitForReady(t, ns, "b", metav1.ConditionTrue, ipamprovider.AllocatedReason)
+	requireAddress(t, b, "10.0.0.2")
 
 	createClaim(t, ns, "nopool", "missing")
 	c := waitForReady(t, ns, "nopool", metav1.ConditionFalse, ipamv1.IPAddressClaimReadyPoolNotReadyReason)

@@ -8,6 +8,16 @@
 // YAML field names (write_files: path, owner, permissions, encoding, append, content; runcmd,
 // bootcmd, users) match that renderer's, but the two packages stay separate: one renders, one parses.
 //
+// Upstream's kubeadm bootstrap provider starts its documents with "## template: jinja" before
+// "#cloud-config": cloud-init then renders the document as a Jinja template of its instance data
+// before reading it. A node container has no instance data of its own, so the caller passes
+// what it means there (InstanceData: the container's name as hostname and instance ID) and the
+// package renders {{ variable }} references to those variables (ds.meta_data.hostname,
+// ds.meta_data.local_hostname, ds.meta_data.instance_id, v1.local_hostname, v1.instance_id,
+// local_hostname, instance_id). Every other variable, Jinja statement, comment or filter is an
+// error naming the line, never an empty string; a document without that header is never
+// rendered, so a literal "{{" in it stays.
+//
 // Semantics follow cloud-init, not the order of keys in the document: bootcmd entries first,
 // then every write_files entry (cloud-init's init stage), then the users (created with groupadd,
 // useradd and usermod commands, their sudo rules written to /etc/sudoers.d/90-cloud-init-users,

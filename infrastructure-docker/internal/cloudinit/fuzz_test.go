@@ -7,7 +7,8 @@ import (
 )
 
 // FuzzParse checks that no input makes Parse panic, that every failure is an *Error with a
-// line inside the document, and that every success yields well-formed actions.
+// line inside the document, and that every success yields well-formed actions. Documents with
+// the Jinja header are rendered with instance data, so the renderer is fuzzed too.
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		"#cloud-config\n",
@@ -16,17 +17,19 @@ func FuzzParse(f *testing.F) {
 		"#cloud-config\na: &x [1]\nruncmd: *x\n",
 		"#cloud-config\nruncmd:\n- [a, *b]\n",
 		"#cloud-config\nusers: [{name: ops}]\nntp: {enabled: true}\n",
+		"## template: jinja\n#cloud-config\nruncmd:\n- hostname {{ ds.meta_data.hostname }}\n- echo '{{v1.instance_id}}'\n",
+		"## template: jinja\n#cloud-config\nruncmd: ['{% if x %}', '{{ v1.region }}', '{{ a | b }}']\n",
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := Parse(data)
+		res, err := Parse(data, InstanceData{Hostname: "node-0", InstanceID: "node-0"})
 		if err != nil {
 			var perr *Error
 			if !errors.As(err, &perr) {
 				t.Fatalf("error %v is not a *cloudinit.Error", err)
 			}
-			if lines := strings.Count(string(data), "\n") + 1; perr.Line < 1 || perr.Line > lines+1 {
+			if lines := lineBreaks(data) + 1; perr.Line < 1 || perr.Line > lines+1 {
 				t.Fatalf("error line %d outside the document's %d lines: %v", perr.Line, lines, err)
 			}
 			return

@@ -100,11 +100,25 @@ func errorAt(n *yaml.Node, format string, args ...any) error {
 	return &Error{Line: n.Line, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Parse parses a "#cloud-config" document.
-func Parse(data []byte) (*Result, error) {
-	first, _, _ := bytes.Cut(data, []byte("\n"))
-	if strings.TrimRight(string(first), " \t\r") != Header {
-		return nil, &Error{Line: 1, Msg: fmt.Sprintf("the bootstrap data does not start with %q: only cloud-config is supported", Header)}
+// Parse parses a "#cloud-config" document. A document that starts with JinjaHeader, then
+// Header, is rendered for inst first (see renderJinja); any other document is read as it is,
+// so a literal "{{" in it stays.
+func Parse(data []byte, inst InstanceData) (*Result, error) {
+	first, rest, _ := bytes.Cut(data, []byte("\n"))
+	switch firstLine := strings.TrimRight(string(first), " \t\r"); {
+	case firstLine == Header:
+	case jinjaHeader.MatchString(firstLine):
+		if second, _, _ := bytes.Cut(rest, []byte("\n")); strings.TrimRight(string(second), " \t\r") != Header {
+			return nil, &Error{Line: min(2, bytes.Count(data, []byte("\n"))+1), Msg: fmt.Sprintf(
+				"the line after %q is not %q: only cloud-config is supported", JinjaHeader, Header)}
+		}
+		rendered, err := renderJinja(data, inst)
+		if err != nil {
+			return nil, err
+		}
+		data = rendered
+	default:
+		return nil, &Error{Line: 1, Msg: fmt.Sprintf("the bootstrap data does not start with %q (or %q then %q): only cloud-config is supported when the bootstrap data Secret's format is cloud-config or unset", Header, JinjaHeader, Header)}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -353,13 +367,13 @@ func decode(content, encoding string) ([]byte, error) {
 	case "b64", "base64":
 		return decodeBase64(content)
 	case "gz", "gzip":
-		return gunzip([]byte(content))
+		return Gunzip([]byte(content))
 	case "gz+b64", "gz+base64", "gzip+b64", "gzip+base64":
 		raw, err := decodeBase64(content)
 		if err != nil {
 			return nil, err
 		}
-		out, err := gunzip(raw)
+		out, err := Gunzip(raw)
 		if err != nil {
 			return nil, fmt.Errorf("after base64 decoding: %w", err)
 		}
@@ -385,7 +399,9 @@ func decodeBase64(content string) ([]byte, error) {
 	return out, nil
 }
 
-func gunzip(raw []byte) ([]byte, error) {
+// Gunzip decompresses gzip data bounded by MaxFileSize. internal/ignition uses it for its
+// compressed file contents.
+func Gunzip(raw []byte) ([]byte, error) {
 	r, err := gzip.NewReader(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("content is not gzip data: %w", err)

@@ -60,7 +60,7 @@ write_files:
 ntp:
   enabled: true
 `
-	got, err := Parse([]byte(doc))
+	got, err := Parse([]byte(doc), InstanceData{})
 	require.NoError(t, err)
 	want := &Result{
 		Actions: []Action{
@@ -83,14 +83,14 @@ ntp:
 func TestParse_GzipContentThatIsNotGzipIsRefused(t *testing.T) {
 	// Renderers write gzip as gzip+base64 (raw gzip is not valid UTF-8, so YAML cannot carry it);
 	// plain text declared gzip is a mislabelled file and must fail here, naming the content's line.
-	_, err := Parse([]byte("#cloud-config\nwrite_files:\n- path: /x\n  encoding: gzip\n  content: not gzip\n"))
+	_, err := Parse([]byte("#cloud-config\nwrite_files:\n- path: /x\n  encoding: gzip\n  content: not gzip\n"), InstanceData{})
 	requireLineError(t, err, 5, `write_files[0] (/x): content is not gzip data`)
 }
 
 func TestParse_EmptyAndNullDocuments(t *testing.T) {
 	for _, doc := range []string{"#cloud-config\n", "#cloud-config", "#cloud-config\n# only a comment\n", "#cloud-config\n~\n",
 		"#cloud-config\nwrite_files:\nruncmd:\n"} {
-		got, err := Parse([]byte(doc))
+		got, err := Parse([]byte(doc), InstanceData{})
 		require.NoError(t, err, doc)
 		require.Empty(t, got.Actions, doc)
 	}
@@ -140,7 +140,7 @@ func TestParse_RejectsBadInputNamingTheLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse([]byte(tt.doc))
+			_, err := Parse([]byte(tt.doc), InstanceData{})
 			requireLineError(t, err, tt.line, tt.want)
 		})
 	}
@@ -148,7 +148,7 @@ func TestParse_RejectsBadInputNamingTheLine(t *testing.T) {
 
 func TestParse_GzipBombIsRefused(t *testing.T) {
 	big := gz(t, string(make([]byte, MaxFileSize+1)))
-	_, err := Parse([]byte("#cloud-config\nwrite_files:\n- path: /x\n  encoding: gz+b64\n  content: " + b64(big) + "\n"))
+	_, err := Parse([]byte("#cloud-config\nwrite_files:\n- path: /x\n  encoding: gz+b64\n  content: "+b64(big)+"\n"), InstanceData{})
 	requireLineError(t, err, 5, "decompresses to more than")
 }
 
@@ -176,7 +176,7 @@ func TestParse_ReadsTheKubeadmRenderersDocuments(t *testing.T) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			data, err := os.ReadFile(file)
 			require.NoError(t, err)
-			got, err := Parse(data)
+			got, err := Parse(data, InstanceData{})
 			require.NoError(t, err)
 			var files, cmds int
 			for _, a := range got.Actions {
@@ -250,7 +250,7 @@ write_files:
 - path: /etc/motd
   content: hi
 `
-	got, err := Parse([]byte(doc))
+	got, err := Parse([]byte(doc), InstanceData{})
 	require.NoError(t, err)
 	want := &Result{
 		Actions: []Action{
@@ -294,7 +294,7 @@ func TestParse_RefusesUsersItCannotCreate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse([]byte(tt.doc))
+			_, err := Parse([]byte(tt.doc), InstanceData{})
 			require.ErrorContains(t, err, tt.wantErr)
 		})
 	}

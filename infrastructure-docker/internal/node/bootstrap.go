@@ -194,11 +194,11 @@ func runningStatus(requeueAfter time.Duration) BootstrapStatus {
 // An error after the lock is recorded in the node for the timeout's message and returned: the
 // next reconcile tries again, until the timeout.
 func (p *Provisioner) beginBootstrap(ctx context.Context, c *docker.Container, o BootstrapOptions, locked bool) (BootstrapStatus, error) {
-	data, err := p.bootstrapData(ctx, o.DataSecret)
+	data, format, err := p.bootstrapData(ctx, o.DataSecret)
 	if err != nil {
 		return BootstrapStatus{}, err
 	}
-	plan, err := planBootstrap(ctx, data)
+	plan, err := planBootstrap(ctx, data, format, c.Name)
 	if err != nil {
 		return BootstrapStatus{Phase: BootstrapFailed, Message: err.Error(), RequeueAfter: dataRetry}, nil
 	}
@@ -220,15 +220,16 @@ func timedOut(st bootstrapState, timeout time.Duration) bool {
 	return st.startedAt.IsZero() || time.Since(st.startedAt) > timeout
 }
 
-// bootstrapData reads a bootstrap data Secret live (key "value"): the manager caches no Secret.
-func (p *Provisioner) bootstrapData(ctx context.Context, key client.ObjectKey) ([]byte, error) {
+// bootstrapData reads a bootstrap data Secret live (key "value", and the format from the
+// optional key "format" of the bootstrap contract): the manager caches no Secret.
+func (p *Provisioner) bootstrapData(ctx context.Context, key client.ObjectKey) (data []byte, format string, err error) {
 	secret := &corev1.Secret{}
 	if err := p.APIReader.Get(ctx, key, secret); err != nil {
-		return nil, fmt.Errorf("reading the bootstrap data Secret %s: %w", key, err)
+		return nil, "", fmt.Errorf("reading the bootstrap data Secret %s: %w", key, err)
 	}
 	data, ok := secret.Data["value"]
 	if !ok {
-		return nil, fmt.Errorf("the bootstrap data Secret %s has no key \"value\"", key)
+		return nil, "", fmt.Errorf("the bootstrap data Secret %s has no key \"value\"", key)
 	}
-	return data, nil
+	return data, string(secret.Data["format"]), nil
 }

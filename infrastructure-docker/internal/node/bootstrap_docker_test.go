@@ -135,7 +135,7 @@ func TestBootstrap_StagedButUnclaimedAttemptChangesNothingAndIsRunOnce(t *testin
 	ctx := context.Background()
 	// Killed after staging, before the claim: an attempt's files exist, nothing else.
 	require.NoError(t, n.p.takeBootstrapLock(ctx, n.c))
-	plan, err := planBootstrap(ctx, []byte(onceData))
+	plan, err := planBootstrap(ctx, []byte(onceData), "", n.c.Name)
 	require.NoError(t, err)
 	attempt := bootstrapDir + "/attempts/killed"
 	for i, f := range plan.files {

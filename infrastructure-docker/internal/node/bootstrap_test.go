@@ -43,7 +43,7 @@ func TestRunnerScript_RunsBootCommandsBeforeTheFilesAndNumbersAllCommandsInOrder
 }
 
 func TestPlanBootstrap_SplitsBootCommandsFromTheOthers(t *testing.T) {
-	plan, err := planBootstrap(t.Context(), []byte("#cloud-config\nbootcmd: [echo boot]\nruncmd: [echo run]\nusers: [ops]\nmounts: [[a, /b]]\n"))
+	plan, err := planBootstrap(t.Context(), []byte("#cloud-config\nbootcmd: [echo boot]\nruncmd: [echo run]\nusers: [ops]\nmounts: [[a, /b]]\n"), "", "node-0")
 	require.NoError(t, err)
 	require.Equal(t, [][]string{{"/bin/sh", "-c", "echo boot"}}, plan.boot)
 	require.Equal(t, [][]string{
@@ -52,6 +52,68 @@ func TestPlanBootstrap_SplitsBootCommandsFromTheOthers(t *testing.T) {
 		{"/bin/sh", "-c", "echo run"},
 	}, plan.commands)
 	require.False(t, plan.kubeadm)
+}
+
+// upstreamJoinData is upstream's kubeadm bootstrap data for a worker, trimmed: the Jinja header,
+// and the node's name in the kubeadm configuration and a command as cloud-init variables.
+const upstreamJoinData = `## template: jinja
+#cloud-config
+
+write_files:
+-   path: /run/kubeadm/kubeadm-join-config.yaml
+    owner: root:root
+    permissions: '0640'
+    content: |
+      ---
+      apiVersion: kubeadm.k8s.io/v1beta4
+      kind: JoinConfiguration
+      nodeRegistration:
+        name: '{{ ds.meta_data.hostname }}'
+runcmd:
+  - "echo {{ v1.local_hostname }} > /tmp/name"
+  - kubeadm join --config /run/kubeadm/kubeadm-join-config.yaml  && echo success > /run/cluster-api/bootstrap-success.complete
+`
+
+func TestPlanBootstrap_RendersUpstreamJinjaDataWithTheContainerName(t *testing.T) {
+	plan, err := planBootstrap(t.Context(), []byte(upstreamJoinData), "", "wl-md-0-abcde")
+	require.NoError(t, err)
+	require.True(t, plan.kubeadm)
+	require.Len(t, plan.files, 1)
+	content := string(plan.files[0].Content)
+	require.Contains(t, content, "name: 'wl-md-0-abcde'", "the node registers under its container's name")
+	require.NotContains(t, content, "{{")
+	require.Equal(t, []string{"/bin/sh", "-c", "echo wl-md-0-abcde > /tmp/name"}, plan.commands[0])
+}
+
+func TestPlanBootstrap_AnUnknownJinjaVariableIsRefusedNamingIt(t *testing.T) {
+	data := strings.Replace(upstreamJoinData, "{{ v1.local_hostname }}", "{{ ds.meta_data.local_ipv4 }}", 1)
+	_, err := planBootstrap(t.Context(), []byte(data), "", "wl-md-0-abcde")
+	require.ErrorContains(t, err, "the bootstrap data cannot be executed: cloud-config line 15: the Jinja variable \"ds.meta_data.local_ipv4\" has no value in a Docker node container")
+}
+
+func TestPlanBootstrap_RunsUpstreamIgnitionDataAndAmendsItsKubeadmConfig(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "ignition", "testdata", "upstream-kubeadm-init.ign"))
+	require.NoError(t, err)
+	plan, err := planBootstrap(t.Context(), data, "ignition", "wl-cp-0")
+	require.NoError(t, err)
+	require.True(t, plan.kubeadm, "the endpoint route is installed for Ignition's kubeadm too")
+	var kubeadmYML string
+	for _, f := range plan.files {
+		if f.Path == "/etc/kubeadm.yml" {
+			kubeadmYML = string(f.Content)
+		}
+	}
+	require.Contains(t, kubeadmYML, "resolv-conf", "the node container's kubelet flags are added")
+	require.Contains(t, kubeadmYML, "SystemVerification", "and its ignored preflight errors")
+	require.Equal(t, []string{"systemctl", "enable", "--now", "kubeadm.service"}, plan.commands[len(plan.commands)-1])
+
+	_, err = planBootstrap(t.Context(), data, "cloud-config", "wl-cp-0")
+	require.ErrorContains(t, err, "does not start with \"#cloud-config\"", "the Secret's format decides the reader")
+}
+
+func TestPlanBootstrap_AnUnknownFormatIsRefusedNamingIt(t *testing.T) {
+	_, err := planBootstrap(t.Context(), []byte("#cloud-config\n"), "mime-multipart", "n")
+	require.ErrorContains(t, err, `the bootstrap data cannot be executed: the bootstrap data Secret's format "mime-multipart" is neither "cloud-config" nor "ignition"`)
 }
 
 // runStateScript runs bootstrapStateScript with the host's sh on a bootstrap directory of the

@@ -13,6 +13,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/infrastructure-docker/internal/cloudinit"
 	"capstan.dev/infrastructure-docker/internal/docker"
+	"capstan.dev/infrastructure-docker/internal/ignition"
 )
 
 // The first words of the exit records the provider writes itself (the runner writes
@@ -73,11 +74,20 @@ type bootstrapPlan struct {
 	kubeadm bool
 }
 
+// The formats of bootstrap data, as the bootstrap contract's "format" key names them.
+const (
+	formatCloudConfig = "cloud-config"
+	formatIgnition    = "ignition"
+)
+
 // planBootstrap parses and amends the bootstrap data without touching the node, so that data
-// the provider cannot execute is refused before the lock. Every error is such data.
-func planBootstrap(ctx context.Context, data []byte) (bootstrapPlan, error) {
+// the provider cannot execute is refused before the lock. Every error is such data. format is
+// the Secret's "format" (empty means cloud-config, the contract's default). container is the
+// node container's name: its hostname and instance ID for the Jinja variables of upstream's
+// cloud-config ("## template: jinja"), as upstream CAPD names its node after it.
+func planBootstrap(ctx context.Context, data []byte, format, container string) (bootstrapPlan, error) {
 	log := ctrl.LoggerFrom(ctx)
-	parsed, err := cloudinit.Parse(data)
+	parsed, kubeadmConfig, err := parseBootstrapData(data, format, container)
 	if err != nil {
 		return bootstrapPlan{}, fmt.Errorf("the bootstrap data cannot be executed: %w", err)
 	}
@@ -93,7 +103,7 @@ func planBootstrap(ctx context.Context, data []byte) (bootstrapPlan, error) {
 		switch a := a.(type) {
 		case *cloudinit.WriteFile:
 			f := *a
-			if isKubeadmConfigPath(f.Path) {
+			if kubeadmConfig(f.Path) {
 				plan.kubeadm = true
 				if f.Append {
 					log.Info("Not amending a kubeadm configuration that the bootstrap data appends to", "path", f.Path)
@@ -111,6 +121,20 @@ func planBootstrap(ctx context.Context, data []byte) (bootstrapPlan, error) {
 		}
 	}
 	return plan, nil
+}
+
+// parseBootstrapData reads data of format into actions, with the test of the kubeadm
+// configuration files that format writes.
+func parseBootstrapData(data []byte, format, container string) (*cloudinit.Result, func(string) bool, error) {
+	switch format {
+	case "", formatCloudConfig:
+		res, err := cloudinit.Parse(data, cloudinit.InstanceData{Hostname: container, InstanceID: container})
+		return res, isKubeadmConfigPath, err
+	case formatIgnition:
+		res, err := ignition.Parse(data)
+		return res, isIgnitionKubeadmConfigPath, err
+	}
+	return nil, nil, fmt.Errorf("the bootstrap data Secret's format %q is neither %q nor %q", format, formatCloudConfig, formatIgnition)
 }
 
 // takeBootstrapLock creates bootstrapDir with the start time in one rename, so that no lock

@@ -14,7 +14,8 @@
 // the Clusters of a namespace (to map a DockerCluster to its Cluster's objects), and the images
 // it is asked to pre-load.
 //
-// Bootstrap: the document is parsed by internal/cloudinit and the kubeadm configuration files
+// Bootstrap: the document is parsed by internal/cloudinit (or internal/ignition when the Secret's
+// "format" is ignition: its actions are the same kinds) and the kubeadm configuration files
 // are amended (kubelet flags and ignored preflight checks a node container needs here, as
 // upstream CAPD does: see amendKubeadmConfig) before anything is written, so data that cannot be
 // executed is refused with nothing done. The bootcmd commands, the files, then the users' and

@@ -17,10 +17,18 @@ const (
 	kubeadmJoinConfigPath = "/run/kubeadm/kubeadm-join-config.yaml"
 )
 
-// isKubeadmConfigPath reports whether p is one of the files amendKubeadmConfig applies to.
+// kubeadmIgnitionConfigPath is the kubeadm configuration file (init or join) of upstream's
+// Ignition bootstrap data, which its /etc/kubeadm.sh hands to kubeadm.
+const kubeadmIgnitionConfigPath = "/etc/kubeadm.yml"
+
+// isKubeadmConfigPath reports whether p is one of the files amendKubeadmConfig applies to in
+// cloud-config bootstrap data.
 func isKubeadmConfigPath(p string) bool {
 	return p == kubeadmInitConfigPath || p == kubeadmJoinConfigPath
 }
+
+// isIgnitionKubeadmConfigPath is isKubeadmConfigPath for Ignition bootstrap data.
+func isIgnitionKubeadmConfigPath(p string) bool { return p == kubeadmIgnitionConfigPath }
 
 // nodeKubeletArgs are the kubelet flags a node container needs on this machine (environment
 // notes): the engine's cgroupfs driver, cgroup v1 allowed, eviction never triggered by the shared

@@ -137,10 +137,5 @@ func smallCluster(ns string, i, workers int) []client.Object {
 			Bootstrap:         clusterv1.Bootstrap{ConfigRef: ref(crds.GenericBootstrapConfigGVK, cp)},
 			InfrastructureRef: ref(crds.GenericInfrastructureMachineGVK, cp)},
 	}
-	md := machineDeployment(ns, i, workers)
-	md.Name = name + "-md"
-	md.Spec.ClusterName, md.Spec.Template.Spec.ClusterName = name, name
-	md.Spec.Selector.MatchLabels[deploymentLabel] = md.Name
-	md.Spec.Template.Labels[deploymentLabel] = md.Name
-	return append(objs, machine, md)
+	return append(objs, machine, clusterMachineDeployment(ns, name, name+"-md", workers))
 }

@@ -37,7 +37,8 @@ func buildManager(dir, pkg, name string) (string, error) {
 }
 
 // startCore runs the core manager and waits for its /readyz. The flags are the ones
-// upstream Cluster API's manager shares with ours (--kubeconfig, --health-addr),
+// upstream Cluster API's manager shares with ours (--kubeconfig, --health-addr,
+// --diagnostics-address with --insecure-diagnostics),
 // then defaults that keep leader election out of the counted writes, then extra,
 // which may override them.
 func startCore(bin string, p *plane, dir string, profiling bool, extra []string) (*coreManager, error) {
@@ -57,7 +58,7 @@ func startManager(name, bin, kubeconfig, dir string, profiling bool, extra, env 
 		return nil, err
 	}
 	args := []string{"--kubeconfig=" + kubeconfig, "--health-addr=" + health, "--leader-elect=false",
-		"--metrics-bind-address=" + c.metricsAddr}
+		"--diagnostics-address=" + c.metricsAddr, "--insecure-diagnostics"}
 	if profiling {
 		args = append(args, "--profiling")
 	}

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -66,18 +67,32 @@ func workerTemplates(ns string) []client.Object {
 	return objs
 }
 
-// machineDeployment is the i-th MachineDeployment of replicas workers.
+// machineDeployment is the i-th MachineDeployment of replicas workers of benchCluster.
 func machineDeployment(ns string, i, replicas int) *clusterv1.MachineDeployment {
-	name := fmt.Sprintf("md-%03d", i)
-	labels := map[string]string{deploymentLabel: name}
+	return clusterMachineDeployment(ns, benchCluster, fmt.Sprintf("md-%03d", i), replicas)
+}
+
+// clusterMachineDeployment is a MachineDeployment of replicas workers of cluster, complete as
+// written (what upstream's defaulting webhook would add is there: the cluster-name label in its
+// metadata, selector and template, and the rollout strategy with upstream's 1/0 bounds), so that
+// a plane without Capstan's admission policies runs it the same.
+func clusterMachineDeployment(ns, cluster, name string, replicas int) *clusterv1.MachineDeployment {
+	labels := func() map[string]string {
+		return map[string]string{clusterv1.ClusterNameLabel: cluster, deploymentLabel: name}
+	}
 	return &clusterv1.MachineDeployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{clusterv1.ClusterNameLabel: cluster}},
 		Spec: clusterv1.MachineDeploymentSpec{
-			ClusterName: benchCluster, Replicas: ptr.To(int32(replicas)),
-			Selector: clusterv1.LabelSelector{MatchLabels: labels},
+			ClusterName: cluster, Replicas: ptr.To(int32(replicas)),
+			Selector: clusterv1.LabelSelector{MatchLabels: labels()},
+			Rollout: clusterv1.MachineDeploymentRolloutSpec{Strategy: clusterv1.MachineDeploymentRolloutStrategy{
+				Type: clusterv1.RollingUpdateMachineDeploymentStrategyType,
+				RollingUpdate: clusterv1.MachineDeploymentRolloutStrategyRollingUpdate{
+					MaxSurge: ptr.To(intstr.FromInt32(1)), MaxUnavailable: ptr.To(intstr.FromInt32(0))},
+			}},
 			Template: clusterv1.MachineTemplateSpec{
-				ObjectMeta: clusterv1.ObjectMeta{Labels: labels},
-				Spec: clusterv1.MachineSpec{ClusterName: benchCluster, Version: "v1.37.2",
+				ObjectMeta: clusterv1.ObjectMeta{Labels: labels()},
+				Spec: clusterv1.MachineSpec{ClusterName: cluster, Version: "v1.37.2",
 					Bootstrap:         clusterv1.Bootstrap{ConfigRef: ref(crds.GenericBootstrapConfigTemplateGVK, benchCluster)},
 					InfrastructureRef: ref(crds.GenericInfrastructureMachineTemplateGVK, benchCluster)},
 			},

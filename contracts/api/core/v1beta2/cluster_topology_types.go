@@ -109,6 +109,10 @@ const (
 	// ClusterTopologyReconciledClusterCreatingReason is used while a BeforeClusterCreate hook of a
 	// Runtime Extension holds the creation of the Cluster's topology objects.
 	ClusterTopologyReconciledClusterCreatingReason = "ClusterCreating"
+
+	// ClusterTopologyReconciledDeletingReason is used once the Cluster is being deleted: the
+	// topology is no longer reconciled, and a BeforeClusterDelete hook may hold the deletion.
+	ClusterTopologyReconciledDeletingReason = DeletingReason
 )
 
 // Topology says which ClusterClass a Cluster is built from and how: version, control plane, workers

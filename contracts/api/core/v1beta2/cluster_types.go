@@ -174,6 +174,11 @@ const (
 	// ClusterNotDeletingReason is used when the Cluster has no deletionTimestamp.
 	ClusterNotDeletingReason = NotDeletingReason
 
+	// ClusterDeletingWaitingForBeforeDeleteHookReason is used while a topology Cluster lacks the
+	// runtime.cluster.x-k8s.io/ok-to-delete annotation: nothing is deleted until the topology
+	// controller's BeforeClusterDelete call lets the deletion go on.
+	ClusterDeletingWaitingForBeforeDeleteHookReason = "WaitingForBeforeDeleteHook"
+
 	// ClusterDeletingWaitingForWorkersDeletionReason is used while worker Machines and their owners
 	// (MachinePools, MachineDeployments, MachineSets) are being deleted.
 	ClusterDeletingWaitingForWorkersDeletionReason = "WaitingForWorkersDeletion"

@@ -48,6 +48,11 @@ const (
 	// object (the object then reports the Paused condition). Cluster.spec.paused pauses a whole Cluster.
 	PausedAnnotation = "cluster.x-k8s.io/paused"
 
+	// BeforeClusterUpgradeHookAnnotationPrefix: any annotation of a topology Cluster whose key
+	// starts with it (e.g. before-upgrade.hook.cluster.cluster.x-k8s.io/my-tool) holds an upgrade
+	// before it starts, as a blocking BeforeClusterUpgrade hook would, without calling any extension.
+	BeforeClusterUpgradeHookAnnotationPrefix = "before-upgrade.hook.cluster.cluster.x-k8s.io"
+
 	// DisableMachineCreateAnnotation set to "true" on a MachineSet stops it from creating Machines. The
 	// MachineDeployment controller uses it for the OnDelete strategy, where only user deletions make
 	// room for new Machines.

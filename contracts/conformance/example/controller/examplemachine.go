@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	ipamv1 "capstan.dev/contracts/api/ipam/v1beta2"
 	infrav1 "capstan.dev/contracts/conformance/example/api/infrastructure/v1alpha1"
 	"capstan.dev/contracts/mapping"
 	"capstan.dev/contracts/patch"
@@ -35,13 +36,15 @@ type ExampleMachineReconciler struct {
 }
 
 // SetupWithManager watches ExampleMachines, their Machines (bootstrap data
-// arriving) and Clusters (infrastructure provisioned, unpaused).
+// arriving), Clusters (infrastructure provisioned, unpaused) and IPAddressClaims.
 func (r *ExampleMachineReconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	newList := func() client.ObjectList { return &infrav1.ExampleMachineList{} }
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&infrav1.ExampleMachine{}, builder.WithPredicates(filter)).
 		WithOptions(opts).
+		// The IPAM provider's answer to a claim (status.addressRef) and a claim's deletion.
+		Owns(&ipamv1.IPAddressClaim{}).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToExampleMachine), builder.WithPredicates(filter)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(mapping.ClusterObjectToObjects(r.Client, newList)),
 			builder.WithPredicates(filter, predicates.ClusterUpdateTriggersChildren())).
@@ -89,7 +92,11 @@ func (r *ExampleMachineReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, nil
 	}
 	if !em.DeletionTimestamp.IsZero() {
-		// A real provider deletes the machine here, then lets go.
+		// A real provider deletes the machine here, then releases its addresses, then lets go.
+		released, err := releaseAddresses(ctx, r.Client, em)
+		if err != nil || !released {
+			return ctrl.Result{}, err // the claims' deletion re-triggers us (Owns)
+		}
 		controllerutil.RemoveFinalizer(em, infrav1.MachineFinalizer)
 		return ctrl.Result{}, nil
 	}
@@ -98,15 +105,23 @@ func (r *ExampleMachineReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	}
 	// 3. The finalizer, before anything exists that deletion would have to release.
 	controllerutil.AddFinalizer(em, infrav1.MachineFinalizer)
-	// 4. The contract's waits: the Cluster's infrastructure, then the bootstrap data.
+	// 4. The addresses of spec.addressesFromPools, claimed from their IPAM providers (ipam.go).
+	ips, claimed, err := claimAddresses(ctx, r.Client, em, cluster.Name)
+	if err != nil || !claimed {
+		return ctrl.Result{}, err
+	}
+	// 5. The contract's waits: the Cluster's infrastructure, then the bootstrap data.
 	if !ptr.Deref(cluster.Status.Initialization.InfrastructureProvisioned, false) || machine.Spec.Bootstrap.DataSecretName == nil {
 		return ctrl.Result{}, nil // the Cluster and Machine watches re-trigger us
 	}
-	// 5. Provision: a real provider creates the machine from the bootstrap data here.
+	// 6. Provision: a real provider creates the machine from the bootstrap data here.
 	em.Spec.ProviderID = ProviderIDScheme + ":///" + em.Name
 	em.Status.Addresses = []clusterv1.MachineAddress{{Type: clusterv1.MachineHostName, Address: em.Name}}
+	for _, ip := range ips {
+		em.Status.Addresses = append(em.Status.Addresses, clusterv1.MachineAddress{Type: clusterv1.MachineInternalIP, Address: ip})
+	}
 	em.Status.FailureDomain = machine.Spec.FailureDomain
-	// 6. The signal the core waits for, in the same write as providerID and addresses.
+	// 7. The signal the core waits for, in the same write as providerID and addresses.
 	em.Status.Initialization.Provisioned = ptr.To(true)
 	return ctrl.Result{}, nil
 }

@@ -256,7 +256,7 @@ func TestEmbedded_EachProviderDeploysAloneIntoItsNamespaceHardened(t *testing.T)
 			for _, port := range c.Ports {
 				ports[port.Name] = port.ContainerPort
 			}
-			wantPorts := map[string]int32{"metrics": 8080, "healthz": 9440}
+			wantPorts := map[string]int32{"metrics": 8443, "healthz": 9440}
 			if servesV1Beta1[p.Name] {
 				// The conversion webhook (v1beta1) listens behind the provider's Service.
 				wantPorts["webhook"] = 9443
@@ -276,7 +276,10 @@ func TestEmbedded_EachProviderDeploysAloneIntoItsNamespaceHardened(t *testing.T)
 			}
 			require.Equal(t, wantPorts, ports)
 			require.Contains(t, c.Args, "--health-addr=:9440")
-			require.Contains(t, c.Args, "--metrics-bind-address=:8080")
+			require.Contains(t, c.Args, "--diagnostics-address=:8443")
+			require.NotContains(t, c.Args, "--insecure-diagnostics", "metrics are served to authenticated, authorized callers only")
+			require.True(t, allowsIn(rules, "authentication.k8s.io", "create", "tokenreviews"), "the diagnostics endpoint authenticates its callers")
+			require.True(t, allowsIn(rules, "authorization.k8s.io", "create", "subjectaccessreviews"), "the diagnostics endpoint authorizes its callers")
 			require.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
 			require.Equal(t, "healthz", c.LivenessProbe.HTTPGet.Port.String())
 			require.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
@@ -340,6 +343,14 @@ func TestEmbedded_CoreAggregatesLabelledClusterRoles(t *testing.T) {
 
 // allows reports whether rules let verb act on the named object of the core-group resource
 // (create is never narrowed by name).
+// allowsIn says whether rules grant verb on every object of resource in group.
+func allowsIn(rules []rbacv1.PolicyRule, group, verb, resource string) bool {
+	return slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool {
+		return slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) &&
+			slices.Contains(r.Verbs, verb) && len(r.ResourceNames) == 0
+	})
+}
+
 func allows(rules []rbacv1.PolicyRule, verb, resource, name string) bool {
 	for _, r := range rules {
 		if slices.Contains(r.APIGroups, "") && slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb) &&

@@ -29,7 +29,7 @@ func (p Provider) ServiceAccount() (string, error) {
 	return "", fmt.Errorf("components of provider %s: no Deployment", p.Name)
 }
 
-// HostPorts are the metrics, probe and conversion webhook ports of the provider's manager when
+// HostPorts are the diagnostics (metrics), probe and conversion webhook ports of the provider's manager when
 // its pod shares its node's network: one set per provider, so the three managers fit on one node.
 func (p Provider) HostPorts() (metrics, health, webhook int) {
 	i := slices.IndexFunc(All, func(q Provider) bool { return q.Name == p.Name })
@@ -68,7 +68,7 @@ func SetHostNetwork(objs []*unstructured.Unstructured) error {
 			if !ok {
 				return fmt.Errorf("Deployment %s: a container is not an object", o.GetName())
 			}
-			setPortFlags(m, map[string]int{"--metrics-bind-address": metrics, "--health-addr": health, "--webhook-bind-address": webhook})
+			setPortFlags(m, map[string]int{"--diagnostics-address": metrics, "--health-addr": health, "--webhook-bind-address": webhook})
 			setContainerPorts(m, map[string]int{"metrics": metrics, "healthz": health, "webhook": webhook})
 		}
 		if err := unstructured.SetNestedSlice(o.Object, containers, append(spec, "containers")...); err != nil {

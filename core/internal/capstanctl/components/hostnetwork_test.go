@@ -56,7 +56,7 @@ func TestSetHostNetwork_GivesEachProviderItsOwnPortsOnTheNode(t *testing.T) {
 			ports[m["name"].(string)] = port
 		}
 		args := c["args"].([]any)
-		require.Contains(t, args, fmt.Sprintf("--metrics-bind-address=:%d", ports["metrics"]))
+		require.Contains(t, args, fmt.Sprintf("--diagnostics-address=:%d", ports["metrics"]))
 		require.Contains(t, args, fmt.Sprintf("--health-addr=:%d", ports["healthz"]))
 		if port, ok := ports["webhook"]; ok {
 			require.Contains(t, args, fmt.Sprintf("--webhook-bind-address=:%d", port))

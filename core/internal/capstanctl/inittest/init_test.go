@@ -105,7 +105,7 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 	require.Contains(t, r.stdout, "29 CustomResourceDefinitions established\n")
 	require.Contains(t, r.stdout, "MutatingAdmissionPolicy cluster-api-machinedeployment-defaults created\n")
 	require.Contains(t, r.stdout, "ValidatingAdmissionPolicy cluster-api-clusters.cluster.x-k8s.io-v1beta2-rules created\n")
-	require.Contains(t, r.stdout, "11 MutatingAdmissionPolicies and 30 ValidatingAdmissionPolicies in effect\n")
+	require.Contains(t, r.stdout, "11 MutatingAdmissionPolicies and 31 ValidatingAdmissionPolicies in effect\n")
 	require.Contains(t, r.stdout, "Deployment capstan-docker-system/infrastructure-docker-controller-manager created\n")
 	require.Less(t, strings.Index(r.stdout, "Namespace capstan-docker-system created"),
 		strings.Index(r.stdout, "CustomResourceDefinition clusters.cluster.x-k8s.io"), "namespaces first")
@@ -124,7 +124,7 @@ func TestInit_InstallsEveryProviderAndASecondRunChangesNothing(t *testing.T) {
 	require.Equal(t, map[string]int{"Namespace": 3, "CustomResourceDefinition": 29, "ServiceAccount": 3, "ClusterRole": 4,
 		"ClusterRoleBinding": 4, "Role": 4, "RoleBinding": 4, "Deployment": 3, "Service": 3,
 		"MutatingAdmissionPolicy": 11, "MutatingAdmissionPolicyBinding": 11,
-		"ValidatingAdmissionPolicy": 30, "ValidatingAdmissionPolicyBinding": 30}, kinds)
+		"ValidatingAdmissionPolicy": 31, "ValidatingAdmissionPolicyBinding": 31}, kinds)
 
 	crds := &apiextensionsv1.CustomResourceDefinitionList{}
 	require.NoError(t, env.Client.List(ctx, crds, client.HasLabels{"cluster.x-k8s.io/provider"}))

@@ -205,7 +205,7 @@ func (r *Runner) start(m Manager, sum string) (Process, error) {
 	}
 	defer logFile.Close()
 
-	args := append([]string{"--kubeconfig=" + kubeconfig, "--metrics-bind-address=" + metrics, "--health-addr=" + health,
+	args := append([]string{"--kubeconfig=" + kubeconfig, "--diagnostics-address=" + metrics, "--insecure-diagnostics", "--health-addr=" + health,
 		"--webhook-bind-address=" + webhook}, m.Args...)
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile

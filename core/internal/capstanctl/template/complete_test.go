@@ -18,8 +18,9 @@ import (
 // Everything Capstan generates or ships must be complete as written, so that a management
 // cluster without Capstan's admission policies (upstream's core driving Capstan's providers)
 // reconciles it unchanged: a MachineDeployment selects its own Machines by the cluster-name
-// label, its template carries the selector's labels, it names a rollout strategy, and every
-// version has its "v".
+// label, its template carries the selector's labels, it names a rollout strategy; a MachinePool
+// carries the cluster-name label; a KubeadmControlPlane names its replicas and rollout strategy;
+// and every version has its "v".
 func TestRender_EveryFlavorIsCompleteWithoutDefaulting(t *testing.T) {
 	for _, flavor := range Flavors() {
 		t.Run(flavor, func(t *testing.T) {
@@ -65,13 +66,53 @@ func requireComplete(t *testing.T, objs []*unstructured.Unstructured) {
 		if v, ok, _ := unstructured.NestedString(o.Object, "spec", "topology", "version"); ok {
 			require.True(t, strings.HasPrefix(v, "v"), "%s: spec.topology.version %q has no v", what, v)
 		}
-		if o.GetKind() != "MachineDeployment" {
-			continue
+		switch o.GetKind() {
+		case "MachineDeployment":
+			md := &clusterv1.MachineDeployment{}
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o.Object, md, true), what)
+			require.Empty(t, machineDeploymentGaps(md), what)
+		case "MachinePool":
+			mp := &clusterv1.MachinePool{}
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o.Object, mp, true), what)
+			require.Empty(t, machinePoolGaps(mp), what)
+		case "KubeadmControlPlane":
+			require.Empty(t, controlPlaneGaps(o), what)
 		}
-		md := &clusterv1.MachineDeployment{}
-		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o.Object, md, true), what)
-		require.Empty(t, machineDeploymentGaps(md), what)
 	}
+}
+
+// machinePoolGaps lists what upstream's defaulting webhook (and Capstan's policy, which also
+// labels the template) would have to add to mp.
+func machinePoolGaps(mp *clusterv1.MachinePool) []string {
+	var gaps []string
+	cluster := mp.Spec.ClusterName
+	if mp.Labels[clusterv1.ClusterNameLabel] != cluster {
+		gaps = append(gaps, fmt.Sprintf("metadata.labels lacks %s: %s", clusterv1.ClusterNameLabel, cluster))
+	}
+	if mp.Spec.Template.Labels[clusterv1.ClusterNameLabel] != cluster {
+		gaps = append(gaps, fmt.Sprintf("spec.template.metadata.labels lacks %s: %s", clusterv1.ClusterNameLabel, cluster))
+	}
+	if mp.Spec.Replicas == nil {
+		gaps = append(gaps, "spec.replicas is unset")
+	}
+	return gaps
+}
+
+// controlPlaneGaps lists what upstream's KubeadmControlPlane defaulting would have to add to kcp
+// (read unstructured: the core module does not import the control plane's types): its replicas
+// and its rollout strategy, RollingUpdate with maxSurge 1.
+func controlPlaneGaps(kcp *unstructured.Unstructured) []string {
+	var gaps []string
+	if _, ok, _ := unstructured.NestedFieldNoCopy(kcp.Object, "spec", "replicas"); !ok {
+		gaps = append(gaps, "spec.replicas is unset")
+	}
+	if typ, _, _ := unstructured.NestedString(kcp.Object, "spec", "rollout", "strategy", "type"); typ != "RollingUpdate" {
+		gaps = append(gaps, fmt.Sprintf("spec.rollout.strategy.type is %q, not RollingUpdate", typ))
+	}
+	if _, ok, _ := unstructured.NestedFieldNoCopy(kcp.Object, "spec", "rollout", "strategy", "rollingUpdate", "maxSurge"); !ok {
+		gaps = append(gaps, "spec.rollout.strategy.rollingUpdate.maxSurge is unset")
+	}
+	return gaps
 }
 
 // machineDeploymentGaps lists what upstream's defaulting webhook would have to add to md.

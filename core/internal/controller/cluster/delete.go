@@ -10,6 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
+	"capstan.dev/core/internal/runtime/tracking"
 )
 
 // deleteRequeue is how often a deleting Cluster re-checks what is left, on top of
@@ -18,10 +20,19 @@ const deleteRequeue = 5 * time.Second
 
 // reconcileDelete deletes the Cluster top-down: Machine groups and worker
 // Machines, then the control plane, then the infrastructure cluster, then the
-// finalizer. Each wait names what is left in the Deleting condition.
+// finalizer. Each wait names what is left in the Deleting condition. A topology
+// Cluster is left whole until the topology controller marked it ok-to-delete
+// (its BeforeClusterDelete hook call allowed it, or no handler is registered), as
+// upstream; the annotation's write brings the Cluster back here.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	c := s.cluster
 	log := ctrl.LoggerFrom(ctx)
+	if c.Spec.Topology.IsDefined() && !tracking.IsOkToDelete(c) {
+		s.deleting = deletingStatus{clusterv1.ClusterDeletingWaitingForBeforeDeleteHookReason,
+			"Waiting for BeforeClusterDelete hook: nothing is deleted until the topology controller sets annotation " +
+				runtimev1.OkToDeleteAnnotation + "; if a Runtime Extension holds the deletion, TopologyReconciled names it"}
+		return ctrl.Result{}, nil
+	}
 	withCP := c.Spec.ControlPlaneRef.IsDefined()
 
 	d, err := listDescendants(ctx, r.Client, c)

@@ -15,6 +15,7 @@ import (
 	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/predicates"
+	"capstan.dev/core/internal/runtime/tracking"
 )
 
 // +kubebuilder:rbac:groups=addons.cluster.x-k8s.io,resources=clusterresourcesetbindings,verbs=get;list;watch;delete
@@ -54,7 +55,8 @@ func clusterToBinding(_ context.Context, o client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(o)}}
 }
 
-// Reconcile deletes the binding when its Cluster is gone or being deleted.
+// Reconcile deletes the binding when its Cluster is gone or being deleted (a topology Cluster:
+// once marked ok-to-delete).
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	b := &addonsv1.ClusterResourceSetBinding{}
 	if err := r.Client.Get(ctx, req.NamespacedName, b); err != nil {
@@ -77,6 +79,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, fmt.Errorf("reading Cluster %s: %w", b.Spec.ClusterName, err)
 	case predicates.IsPaused(cluster, cluster):
 		return ctrl.Result{}, nil // the Cluster's pause covers what hangs off it
+	case !cluster.DeletionTimestamp.IsZero() && cluster.Spec.Topology.IsDefined() && !tracking.IsOkToDelete(cluster):
+		// As upstream: the binding stays while a BeforeClusterDelete hook may still stop the
+		// deletion of a topology Cluster (the ok-to-delete annotation's write brings it back).
+		return ctrl.Result{}, nil
 	case !cluster.DeletionTimestamp.IsZero():
 		log.Info("Deleting ClusterResourceSetBinding: its Cluster is being deleted")
 	default:

@@ -8,6 +8,7 @@ import (
 
 	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/contracts/envtest"
 )
 
@@ -60,4 +61,26 @@ func TestBinding_KeptWhileTheClusterIsPaused(t *testing.T) {
 	// A paused binding is filtered out before any read: prove it by an unpaused twin going.
 	waitBindingGone(t, newBinding(t, ns, "gone-too"))
 	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKeyFromObject(annotated), annotated))
+}
+
+// TestBinding_KeptWhileATopologyClusterAwaitsOkToDelete: the binding of a deleting topology
+// Cluster stays until the Cluster has the ok-to-delete annotation (a BeforeClusterDelete hook may
+// still hold the deletion), then goes.
+func TestBinding_KeptWhileATopologyClusterAwaitsOkToDelete(t *testing.T) {
+	ns := env.CreateNamespace(t, "crsb")
+	calls := &envtest.CallCounter{Type: &addonsv1.ClusterResourceSetBinding{}, Key: client.ObjectKey{Namespace: ns, Name: "topo"}}
+	startController(t, calls)
+	c := newCluster(t, ns, "topo", func(c *clusterv1.Cluster) {
+		c.Finalizers = []string{holdFinalizer}
+		c.Spec.Topology = clusterv1.Topology{ClassRef: clusterv1.ClusterClassRef{Name: "any"}, Version: "v1.37.2"}
+	})
+	b := newBinding(t, ns, "topo")
+	waitReconciled(t, calls, 0)
+	gets, _ := calls.Snapshot()
+	require.NoError(t, env.Client.Delete(t.Context(), c))
+	waitReconciled(t, calls, gets) // the Cluster's deletion was seen
+	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKeyFromObject(b), b), "kept until ok-to-delete")
+
+	envtest.Update(t, env.Client, c, func() { c.Annotations = map[string]string{runtimev1.OkToDeleteAnnotation: ""} })
+	waitBindingGone(t, b)
 }

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/mapping"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
@@ -30,6 +31,7 @@ import (
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedeployments/finalizers,verbs=update
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinesets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;clusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconciler reconciles MachineDeployments.
 type Reconciler struct {
@@ -41,6 +43,9 @@ type Reconciler struct {
 	APIReader client.Reader
 	// WatchFilterValue limits reconciliation to objects labelled with it (--watch-filter).
 	WatchFilterValue string
+	// Recorder records the MachineSets created, scaled and deleted as Events on the
+	// MachineDeployment. SetupWithManager fills it from the manager when nil.
+	Recorder events.Recorder
 
 	// summaries spaces status writes that only move counters (patch.SummaryLimiter).
 	summaries patch.SummaryLimiter
@@ -55,6 +60,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	}
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
+	}
+	if r.Recorder == nil {
+		r.Recorder = events.New(mgr, ControllerName)
 	}
 	if err := machineindex.Add(ctx, mgr); err != nil {
 		return err

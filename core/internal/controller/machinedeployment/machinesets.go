@@ -279,9 +279,11 @@ func (r *Reconciler) createMachineSet(ctx context.Context, s *scope, ms *cluster
 	log.Info("Creating MachineSet", "revision", ms.Annotations[clusterv1.RevisionAnnotation], "replicas", ptr.Deref(ms.Spec.Replicas, 0))
 	err := r.Client.Create(ctx, ms)
 	if err == nil {
+		r.recordCreate(s.md, ms, nil)
 		return ms, nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
+		r.recordCreate(s.md, ms, err)
 		return nil, fmt.Errorf("creating MachineSet %s: %w", ms.Name, err)
 	}
 	existing := &clusterv1.MachineSet{}

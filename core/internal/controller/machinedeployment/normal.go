@@ -140,7 +140,7 @@ func (r *Reconciler) rollout(ctx context.Context, s *scope, desired int32) error
 	desiredNew.Spec.Replicas = ptr.To(newReplicas)
 	syncInPlace(md, desiredNew)
 	r.setCommonFields(md, desiredNew, annotations, false)
-	if err := r.patchMachineSet(ctx, s.newMS, desiredNew); err != nil {
+	if err := r.patchMachineSet(ctx, s.md, s.newMS, desiredNew); err != nil {
 		errs = append(errs, err)
 	}
 	for i, ms := range s.oldMSs {
@@ -153,7 +153,7 @@ func (r *Reconciler) rollout(ctx context.Context, s *scope, desired int32) error
 			clusterv1.DesiredReplicasAnnotation: annotations[clusterv1.DesiredReplicasAnnotation],
 			clusterv1.MaxReplicasAnnotation:     annotations[clusterv1.MaxReplicasAnnotation],
 		}, onDelete)
-		if err := r.patchMachineSet(ctx, ms, desiredOld); err != nil {
+		if err := r.patchMachineSet(ctx, s.md, ms, desiredOld); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -194,17 +194,23 @@ func (r *Reconciler) setCommonFields(md *clusterv1.MachineDeployment, ms *cluste
 
 // patchMachineSet writes the difference between ms and desired, with an optimistic lock: a plan
 // computed from a MachineSet the cache shows stale must not overwrite a newer spec.replicas.
-func (r *Reconciler) patchMachineSet(ctx context.Context, ms, desired *clusterv1.MachineSet) error {
+func (r *Reconciler) patchMachineSet(ctx context.Context, md *clusterv1.MachineDeployment, ms, desired *clusterv1.MachineSet) error {
 	if equality.Semantic.DeepEqual(ms.ObjectMeta, desired.ObjectMeta) && equality.Semantic.DeepEqual(ms.Spec, desired.Spec) {
 		return nil
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("MachineSet", klog.KObj(ms))
-	if from, to := ptr.Deref(ms.Spec.Replicas, 1), ptr.Deref(desired.Spec.Replicas, 1); from != to {
+	from, to := ptr.Deref(ms.Spec.Replicas, 1), ptr.Deref(desired.Spec.Replicas, 1)
+	if from != to {
 		log.Info("Scaling MachineSet", "from", from, "to", to)
 	} else {
 		log.V(4).Info("Updating MachineSet")
 	}
-	if err := r.Client.Patch(ctx, desired, client.MergeFromWithOptions(ms, client.MergeFromWithOptimisticLock{})); err != nil {
+	err := r.Client.Patch(ctx, desired, client.MergeFromWithOptions(ms, client.MergeFromWithOptimisticLock{}))
+	// A conflict is the stale cache's: the next reconcile plans again, it is no failure to report.
+	if from != to && !apierrors.IsConflict(err) {
+		r.recordScale(md, ms, from, to, err)
+	}
+	if err != nil {
 		return fmt.Errorf("updating MachineSet %s: %w", ms.Name, err)
 	}
 	*ms = *desired
@@ -268,7 +274,7 @@ func (r *Reconciler) scaleOnly(ctx context.Context, s *scope, desired int32) err
 			d.Annotations = map[string]string{}
 		}
 		d.Annotations[clusterv1.DesiredReplicasAnnotation] = strconv.FormatInt(int64(desired), 10)
-		if err := r.patchMachineSet(ctx, ms, d); err != nil {
+		if err := r.patchMachineSet(ctx, s.md, ms, d); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -292,7 +298,12 @@ func (r *Reconciler) cleanupOldMachineSets(ctx context.Context, s *scope, desire
 			continue
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleting old MachineSet: the rollout is complete", "MachineSet", klog.KObj(ms))
-		if err := r.Client.Delete(ctx, ms); err != nil && !apierrors.IsNotFound(err) {
+		err := r.Client.Delete(ctx, ms)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		r.recordDelete(s.md, ms, err)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("deleting old MachineSet %s: %w", ms.Name, err))
 		}
 	}

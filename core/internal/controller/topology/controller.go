@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -48,7 +49,9 @@ type Reconciler struct {
 	WatchFilterValue string
 	// Random returns the random part of generated names; nil means desired.RandomSuffix.
 	Random func() string
-	// Runtime calls Runtime Extensions (BeforeClusterCreate); nil calls none.
+	// Runtime calls Runtime Extensions (BeforeClusterCreate, AfterControlPlaneInitialized, the
+	// upgrade hooks, BeforeClusterDelete, external patches, GenerateUpgradePlan); nil calls none (a before-upgrade.hook annotation still
+	// holds an upgrade), and a deleting Cluster is marked ok-to-delete at once.
 	Runtime *runtimeclient.Client
 	// Recorder records the holds of Runtime SDK hooks as Events on the Cluster. SetupWithManager
 	// fills it from the manager when nil.
@@ -72,7 +75,8 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 		r.Recorder = events.New(mgr, ControllerName)
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
-	changed := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{})
+	changed := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{},
+		deletionStarted, controlPlaneInitializedChanged)
 	toCluster := handler.EnqueueRequestsFromMapFunc(ownedToCluster)
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("topology").
@@ -140,32 +144,43 @@ func (r *Reconciler) clusterClassToClusters(ctx context.Context, o client.Object
 var classKey = clusterstate.ClassKey
 
 // Reconcile is the controller's entry point. A paused Cluster is left alone (nothing written);
-// a deleting one too: its generated objects go through their owner references.
+// a deleting one only gets its BeforeClusterDelete answer (hooks_delete.go): its generated objects
+// go through the Cluster controller and their owner references.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
 	c := &clusterv1.Cluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, c); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !c.Spec.Topology.IsDefined() || predicates.IsPaused(c, c) || !c.DeletionTimestamp.IsZero() {
+	if !c.Spec.Topology.IsDefined() || predicates.IsPaused(c, c) {
 		return ctrl.Result{}, nil
 	}
+	if !c.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, c)
+	}
+	hookErr := r.trackAfterControlPlaneInitialized(ctx, c)
 	helper, err := patch.NewHelper(c, r.Client)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	s := &scope{cluster: c}
+	s := &scope{cluster: c, helper: helper}
 	defer func() {
 		setStatus(s, retErr)
-		if err := helper.Patch(ctx, c); err != nil && !apierrors.IsNotFound(err) && retErr == nil {
+		if err := s.helper.Patch(ctx, c); err != nil && !apierrors.IsNotFound(err) && retErr == nil {
 			retErr = fmt.Errorf("patching Cluster %s: %w", c.Name, err)
 		}
 	}()
+	if hookErr != nil {
+		return ctrl.Result{}, hookErr
+	}
 	return r.reconcileNormal(ctx, s)
 }
 
 // scope holds what one reconcile read and decided.
 type scope struct {
-	cluster     *clusterv1.Cluster
+	cluster *clusterv1.Cluster
+	// helper writes the Cluster at the end of the reconcile; taken anew after a write made
+	// earlier (the pending-hooks annotation), so that write does not make it conflict.
+	helper      *patch.Helper
 	class       *clusterv1.ClusterClass
 	definitions map[string]variables.Definition
 	// blocked, when set, is why the topology cannot be reconciled yet (False, with this reason).
@@ -175,6 +190,10 @@ type scope struct {
 	current   *clusterstate.Current
 	// upgrade is the version plan: what each object runs and what is pending.
 	upgrade *upgrade.Plan
+	// upgradeInput is what upgrade was computed from, recomputed with the lifecycle hooks' holds.
+	upgradeInput upgrade.Input
+	// requeueAfter is when a blocking lifecycle hook asked to be called again (0: not asked).
+	requeueAfter time.Duration
 	// applied is set once the desired state was applied without error.
 	applied bool
 }

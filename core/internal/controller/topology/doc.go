@@ -27,6 +27,14 @@
 // control plane first, then the MachineDeployments a few at a time, then the MachinePools; the
 // controller reads the ControlPlane's status (watching its kind), the MachineDeployments' Machines
 // and the MachinePools' Node counts, and reports what is pending in TopologyReconciled; a move of
-// several minors runs step by step through the class's spec.kubernetesVersions. Not done here
-// (upstream does): external patches, lifecycle hooks, upgrade plans from a Runtime Extension.
+// several minors runs step by step through the class's spec.kubernetesVersions.
+//
+// Runtime SDK lifecycle hooks, as upstream: BeforeClusterCreate holds the creation of the
+// topology (hooks.go); AfterControlPlaneInitialized is owed from the topology's creation and paid
+// once the control plane is initialized (hooks_initialized.go); the upgrade hooks hold each step
+// of an upgrade (hooks_upgrade.go); BeforeClusterDelete holds a Cluster's whole deletion until it
+// marks the Cluster ok-to-delete (hooks_delete.go), which the Cluster and
+// ClusterResourceSetBinding controllers wait for. What a Cluster is owed is kept in its
+// pending-hooks annotation (core/internal/runtime/tracking). Not done here (upstream does):
+// external patches, upgrade plans from a Runtime Extension.
 package topology

@@ -1,6 +1,8 @@
 package topology
 
 import (
+	"strings"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -17,10 +19,11 @@ const ControllerName = "topology-controller"
 const ReasonHookBlocking = "HookBlocking"
 
 // recordHookBlocking records that hook holds c, once per hold: not when the Cluster's
-// TopologyReconciled condition (the last reconcile's) already says a hook holds it.
+// TopologyReconciled condition (the last reconcile's) already says the same hooks hold it (its
+// message starts with message: an upgrade's goes on with what the upgrade waits for).
 func (r *Reconciler) recordHookBlocking(c *clusterv1.Cluster, reason, message string) {
 	if cur := conditions.Get(c, clusterv1.ClusterTopologyReconciledCondition); cur != nil &&
-		cur.Status == metav1.ConditionFalse && cur.Reason == reason {
+		cur.Status == metav1.ConditionFalse && cur.Reason == reason && strings.HasPrefix(cur.Message, message) {
 		return
 	}
 	r.Recorder.Eventf(c, nil, events.Normal, ReasonHookBlocking, "CallHook", "%s", message)

@@ -39,6 +39,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if res, err := r.callBeforeClusterCreate(ctx, s); err != nil || s.blocked != nil {
 		return res, err
 	}
+	if err := r.reconcileUpgradeHooks(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
 	state, err := clusterstate.Compute(ctx, r.externalPatcher(), s.cluster, s.class, s.definitions, s.templates, s.current, s.versions(), r.Random)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -59,7 +62,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, err
 	}
 	s.applied = true
-	return ctrl.Result{}, nil
+	return ctrl.Result{RequeueAfter: s.requeueAfter}, nil
 }
 
 // readClass reads the Cluster's ClusterClass and checks the topology against it; a class that is

@@ -6,18 +6,22 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/core/internal/topology/clusterstate"
 	"capstan.dev/core/internal/topology/desired"
+	"capstan.dev/core/internal/topology/upgrade"
 )
 
 // planUpgrade computes the version of every object (clusterstate.PlanUpgrade). An invalid
 // upgrade-concurrency annotation blocks the reconcile with the field path.
 func (r *Reconciler) planUpgrade(ctx context.Context, s *scope) error {
-	plan, ferr, err := clusterstate.PlanUpgradeWith(ctx, r.Client, r.upgradePlanner(), s.cluster, s.class, s.current)
+	in, ferr, err := clusterstate.ReadUpgradeInputWith(ctx, r.Client, r.upgradePlanner(), s.cluster, s.class, s.current)
 	if ferr != nil {
 		s.blocked = &blockedReason{clusterv1.ClusterTopologyReconciledFailedReason, ferr.Error() + ": fix or remove the annotation"}
 		return nil
 	}
-	s.upgrade = plan
-	return err
+	if err != nil {
+		return err
+	}
+	s.upgradeInput, s.upgrade = in, upgrade.Compute(in)
+	return nil
 }
 
 // versions are the plan's versions in the shape desired.Compute takes.

@@ -48,7 +48,7 @@ func (c *Client) CallHandler(ctx context.Context, hook, name, namespace string, 
 	}
 	fail := func(ce *CallError) *CallError {
 		ce.Extension, ce.Hook, ce.Handler = reg.ExtensionConfig, hook, reg.Name
-		return ce
+		return counted(ce)
 	}
 	if reg.Hook != hook {
 		return "", fail(&CallError{Kind: Misconfigured, Err: fmt.Errorf("the handler serves %s, not %s", reg.Hook, hook)})
@@ -77,7 +77,7 @@ func (c *Client) callRegistered(ctx context.Context, reg registry.Registration, 
 		return "", fail(&CallError{Kind: Misconfigured, Err: err})
 	}
 	timeout := time.Duration(reg.TimeoutSeconds) * time.Second
-	ce := c.call(ctx, reg.ClientConfig, hooksv1.HandlerPath(u.Path, reg.Hook, reg.WireName()), timeout, req, resp)
+	ce := c.call(ctx, reg.ClientConfig, reg.Hook, hooksv1.HandlerPath(u.Path, reg.Hook, reg.WireName()), timeout, req, resp)
 	if ce != nil {
 		ce = fail(ce)
 		if reg.FailurePolicy == runtimev1.FailurePolicyIgnore && ce.ignorable() {
@@ -107,7 +107,7 @@ func (c *Client) CallAll(ctx context.Context, hook, namespace string, req hooksv
 	for _, reg := range c.Registry.ForHook(hook) {
 		fail := func(ce *CallError) *CallError {
 			ce.Extension, ce.Hook, ce.Handler = reg.ExtensionConfig, hook, reg.Name
-			return ce
+			return counted(ce)
 		}
 		matched, err := c.matches(ctx, reg.NamespaceSelector, namespace)
 		if err != nil {

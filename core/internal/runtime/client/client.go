@@ -55,10 +55,10 @@ func New(reg *registry.Registry, reader client.Reader) *Client {
 	return &Client{Registry: reg, Reader: reader}
 }
 
-// call is one POST of req to the handler (or discovery) at path below cfg's URL; resp is filled
-// from a 200 answer. Any failure is a *CallError (without Extension/Hook/Handler: the caller
-// fills them in).
-func (c *Client) call(ctx context.Context, cfg runtimev1.ClientConfig, path string, timeout time.Duration, req, resp any) *CallError {
+// call is one POST of req to the handler of hook (or discovery) at path below cfg's URL; resp is
+// filled from a 200 answer. The request is counted and timed (metrics.go). Any failure is a
+// *CallError (without Extension/Hook/Handler: the caller fills them in).
+func (c *Client) call(ctx context.Context, cfg runtimev1.ClientConfig, hook, path string, timeout time.Duration, req, resp any) *CallError {
 	u, err := baseURL(cfg)
 	if err != nil {
 		return &CallError{Kind: Misconfigured, Err: err}
@@ -80,11 +80,14 @@ func (c *Client) call(ctx context.Context, cfg runtimev1.ClientConfig, path stri
 		return &CallError{Kind: Misconfigured, Err: err}
 	}
 	httpReq.Header.Set("Content-Type", "application/json")
+	obs := observeRequest(u.Host, hook)
+	defer obs.done()
 	httpResp, err := hc.Do(httpReq)
 	if err != nil {
 		return &CallError{Kind: transportKind(ctx, err), Err: err}
 	}
 	defer httpResp.Body.Close()
+	obs.answered(httpResp.StatusCode)
 	data, err := io.ReadAll(io.LimitReader(httpResp.Body, maxResponseBytes))
 	if err != nil {
 		return &CallError{Kind: transportKind(ctx, err), Err: fmt.Errorf("reading the answer: %w", err)}
@@ -95,6 +98,7 @@ func (c *Client) call(ctx context.Context, cfg runtimev1.ClientConfig, path stri
 	if err := json.Unmarshal(data, resp); err != nil {
 		return &CallError{Kind: Malformed, Err: fmt.Errorf("decoding the answer to POST %s: %w (body %.200q)", u.Path, err, data)}
 	}
+	obs.decoded(resp)
 	if r, ok := resp.(hooksv1.Response); ok && r.GetStatus() != hooksv1.ResponseStatusSuccess && r.GetStatus() != hooksv1.ResponseStatusFailure {
 		return &CallError{Kind: Malformed, Err: fmt.Errorf("the answer to POST %s has status %q, want Success or Failure", u.Path, r.GetStatus())}
 	}

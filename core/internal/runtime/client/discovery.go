@@ -35,7 +35,7 @@ import (
 func (c *Client) Discover(ctx context.Context, ext *runtimev1.ExtensionConfig, timeout time.Duration) ([]runtimev1.ExtensionHandler, error) {
 	fail := func(ce *CallError) error {
 		ce.Extension, ce.Hook = ext.Name, hooksv1.Discovery
-		return ce
+		return counted(ce)
 	}
 	req := &hooksv1.DiscoveryRequest{TypeMeta: hooksv1.TypeMeta(hooksv1.Discovery, "Request")}
 	resp := &hooksv1.DiscoveryResponse{}
@@ -43,7 +43,7 @@ func (c *Client) Discover(ctx context.Context, ext *runtimev1.ExtensionConfig, t
 	if err != nil {
 		return nil, fail(&CallError{Kind: Misconfigured, Err: err})
 	}
-	if ce := c.call(ctx, ext.Spec.ClientConfig, hooksv1.DiscoveryPath(u.Path), timeout, req, resp); ce != nil {
+	if ce := c.call(ctx, ext.Spec.ClientConfig, hooksv1.Discovery, hooksv1.DiscoveryPath(u.Path), timeout, req, resp); ce != nil {
 		return nil, fail(ce)
 	}
 	if resp.Status != hooksv1.ResponseStatusSuccess {

@@ -29,19 +29,36 @@ func PlanUpgrade(ctx context.Context, r client.Reader, c *clusterv1.Cluster, cc 
 // through planner for the control plane's steps.
 func PlanUpgradeWith(ctx context.Context, r client.Reader, planner UpgradePlanner, c *clusterv1.Cluster, cc *clusterv1.ClusterClass,
 	cur *Current) (*upgrade.Plan, *field.Error, error) {
+	in, ferr, err := ReadUpgradeInputWith(ctx, r, planner, c, cc, cur)
+	if ferr != nil || err != nil {
+		return nil, ferr, err
+	}
+	return upgrade.Compute(in), nil, nil
+}
+
+// ReadUpgradeInput reads what PlanUpgrade computes the plan from; the topology controller keeps
+// it to recompute the plan with the holds of lifecycle hooks.
+func ReadUpgradeInput(ctx context.Context, r client.Reader, c *clusterv1.Cluster, cc *clusterv1.ClusterClass, cur *Current) (upgrade.Input, *field.Error, error) {
+	return ReadUpgradeInputWith(ctx, r, nil, c, cc, cur)
+}
+
+// ReadUpgradeInputWith is ReadUpgradeInput with the control plane's steps from the class's
+// GenerateUpgradePlan handler, if it names one, asked through planner.
+func ReadUpgradeInputWith(ctx context.Context, r client.Reader, planner UpgradePlanner, c *clusterv1.Cluster, cc *clusterv1.ClusterClass,
+	cur *Current) (upgrade.Input, *field.Error, error) {
 	concurrency, ferr := upgrade.Concurrency(c.Annotations)
 	if ferr != nil {
-		return nil, ferr, nil
+		return upgrade.Input{}, ferr, nil
 	}
 	cp, err := controlPlaneState(cur.ControlPlane, cur.ControlPlaneContract)
 	if err != nil {
-		return nil, nil, err
+		return upgrade.Input{}, nil, err
 	}
 	in := upgrade.Input{Target: c.Spec.Topology.Version, ControlPlane: cp, Concurrency: concurrency, KubernetesVersions: cc.Spec.KubernetesVersions}
 	for _, mdt := range c.Spec.Topology.Workers.MachineDeployments {
 		md, err := machineDeploymentState(ctx, r, cur.MachineDeployments[mdt.Name])
 		if err != nil {
-			return nil, nil, err
+			return upgrade.Input{}, nil, err
 		}
 		md.TopologyName = mdt.Name
 		_, md.Defer = mdt.Metadata.Annotations[clusterv1.ClusterTopologyDeferUpgradeAnnotation]
@@ -57,10 +74,10 @@ func PlanUpgradeWith(ctx context.Context, r client.Reader, planner UpgradePlanne
 	}
 	steps, err := extensionSteps(ctx, planner, c, cc, in)
 	if err != nil {
-		return nil, nil, err
+		return upgrade.Input{}, nil, err
 	}
 	in.ControlPlaneSteps = steps
-	return upgrade.Compute(in), nil, nil
+	return in, nil, nil
 }
 
 // Versions are the plan's versions in the shape desired.Compute takes (none for a nil plan:

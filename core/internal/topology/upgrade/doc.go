@@ -14,7 +14,8 @@
 //
 // With the ClusterClass's kubernetesVersions, the control plane moves several minor versions
 // through the newest listed patch of each (steps.go), and the workers follow it minor by minor.
-// Upgrade-plan extensions and lifecycle hooks are not implemented: without the list, a move of
+// Lifecycle hooks are asked by the topology controller, which hands over what they hold
+// (Input.Hooks); upgrade-plan extensions are not implemented: without the list, a move of
 // more than one minor version, or a downgrade, is refused (held, with a message), as upstream's
 // Cluster webhook refuses it. The package owns no I/O: the topology
 // controller reads the control plane, the MachineDeployments and their Machines, and the

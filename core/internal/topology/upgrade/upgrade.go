@@ -53,6 +53,8 @@ type Input struct {
 	// (a GenerateUpgradePlan extension's answers) instead of KubernetesVersions; it returns why the
 	// move is refused, or "". No steps and no reason: the default rules decide.
 	ControlPlaneSteps func(from string) ([]string, string)
+	// Hooks are what Runtime SDK lifecycle hooks hold now (the topology controller asks them).
+	Hooks HookHolds
 }
 
 // steps are the control plane's steps from from to the target.
@@ -63,6 +65,13 @@ func (in Input) steps(from string) ([]string, string) {
 		}
 	}
 	return controlPlaneSteps(from, in.Target, in.KubernetesVersions)
+}
+
+// HookHolds say, each with a message naming the hook ("" when nothing holds), what lifecycle
+// hooks hold: ControlPlane the control plane's next step, Workers every MachineDeployment and
+// MachinePool picking up a version, Create the creation of new ones.
+type HookHolds struct {
+	ControlPlane, Workers, Create string
 }
 
 // Plan is the version each object gets now, and what is pending.
@@ -122,6 +131,9 @@ func Compute(in Input) *Plan {
 		if why == "" {
 			why, forWorkers = controlPlaneHold(in, cpSteps)
 		}
+		if why == "" {
+			why = in.Hooks.ControlPlane
+		}
 		if why != "" {
 			cpHeld = true
 			p.Pending = append(p.Pending, fmt.Sprintf("Control plane upgrade from %s to %s%s pending: %s", cp.Version, in.Target, through(cpSteps), why))
@@ -133,6 +145,13 @@ func Compute(in Input) *Plan {
 	// A control plane that only waits for its workers is stable: they may move.
 	cpWhy := controlPlaneNotStable(cp, cpHeld && !forWorkers, cp.Version != "" && p.ControlPlaneVersion != cp.Version)
 	createWhy := createWait(cp, cpHeld, cp.Version != "" && p.ControlPlaneVersion != cp.Version)
+	// The hooks' holds come after the control plane's: while it is not stable, that is the reason.
+	if cpWhy == "" {
+		cpWhy = in.Hooks.Workers
+	}
+	if createWhy == "" && cp.Version != "" {
+		createWhy = in.Hooks.Create
+	}
 	mds := planWorkers(in, p, "MachineDeployment", in.MachineDeployments, p.MachineDeploymentVersions, cpSteps, cpWhy, createWhy)
 	// MachinePools follow the MachineDeployments: they wait while one is still upgrading or
 	// waiting for anything but its annotations.

@@ -4,7 +4,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	ipamv1 "capstan.dev/contracts/api/ipam/v1beta2"
 )
+
+// AddressesClaimedCondition is True once every pool of spec.addressesFromPools gave the machine an
+// address; False names the claims still waiting and why (the IPAM provider's message).
+const AddressesClaimedCondition = "AddressesClaimed"
 
 // MachineFinalizer keeps an ExampleMachine until its controller has released the
 // machine.
@@ -19,6 +24,14 @@ type ExampleMachineSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	ProviderID string `json:"providerID,omitempty"`
+
+	// addressesFromPools are the IPAM pools the machine takes one address from each (an
+	// IPAddressClaim per pool, answered by the IPAM provider that owns the pool), as upstream's
+	// vSphere and Metal3 providers do; the addresses are reported as InternalIP.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	AddressesFromPools []ipamv1.IPPoolReference `json:"addressesFromPools,omitempty"`
 }
 
 // ExampleMachineStatus is the observed state of an ExampleMachine.
