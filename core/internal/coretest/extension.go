@@ -81,6 +81,8 @@ func StartTestExtension(t *testing.T, env *envtest.Environment, name, ns string)
 		}
 		return len(ext.Spec.ClientConfig.CABundle) > 0 && strings.Contains(out.String(), "Serving"), nil
 	})
+	// Cluster-scoped: gone with the test, so that no later test of the package finds it.
+	t.Cleanup(func() { _ = client.IgnoreNotFound(env.Client.Delete(context.Background(), ext.DeepCopy())) })
 	rc := runtimeclient.New(registry.New(), env.Client)
 	handlers, err := rc.Discover(t.Context(), ext, runtimeclient.DefaultDiscoveryTimeout)
 	require.NoError(t, err)
