@@ -82,15 +82,15 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	}).SetupWithManager(ctx, mgr, workers("machinedeployment")); err != nil {
 		return err
 	}
+	// The Runtime SDK: the ExtensionConfig controller discovers extensions into the registry the
+	// client calls through; the ClusterClass controller calls DiscoverVariables, the topology
+	// controller the lifecycle hooks, GeneratePatches, ValidateTopology and GenerateUpgradePlan.
+	extensions := runtimeclient.New(registry.New(), mgr.GetClient())
 	if err := (&clusterclass.Reconciler{
-		Client: mgr.GetClient(), WatchFilterValue: opts.WatchFilterValue,
+		Client: mgr.GetClient(), WatchFilterValue: opts.WatchFilterValue, Runtime: extensions,
 	}).SetupWithManager(ctx, mgr, workers("clusterclass")); err != nil {
 		return err
 	}
-	// The Runtime SDK: the ExtensionConfig controller discovers extensions into the registry the
-	// client calls through; the topology controller calls the lifecycle hooks (BeforeClusterCreate,
-	// AfterControlPlaneInitialized, the upgrade hooks, BeforeClusterDelete).
-	extensions := runtimeclient.New(registry.New(), mgr.GetClient())
 	if err := (&topology.Reconciler{
 		Client: mgr.GetClient(), WatchFilterValue: opts.WatchFilterValue, Runtime: extensions,
 		Recorder: events.New(mgr, topology.ControllerName),

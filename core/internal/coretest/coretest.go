@@ -7,6 +7,8 @@ package coretest
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/testing/crds"
 	"capstan.dev/core/internal/machineindex"
@@ -24,7 +27,14 @@ import (
 
 // Run is TestMain's body for a core controller package.
 func Run(m *testing.M, env **envtest.Environment) int {
-	return envtest.Run(m, envtest.Options{CRDs: crds.All()}, env)
+	// The runtime types too: the core's suites run the test Runtime Extension, which they
+	// register from its ExtensionConfig (StartTestExtension).
+	scheme, err := envtest.DefaultSchemeWith(runtimev1.AddToScheme)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return envtest.Run(m, envtest.Options{CRDs: crds.All(), Scheme: scheme}, env)
 }
 
 // NewManager builds a manager like main.go does, without leader election and

@@ -61,7 +61,7 @@ func (e *Extension) control(w http.ResponseWriter, r *http.Request, rest string)
 
 func (e *Extension) controlHook(w http.ResponseWriter, r *http.Request, hook string) {
 	if _, ok := e.hooks[strings.ToLower(hook)]; !ok || e.hooks[strings.ToLower(hook)] != hook {
-		http.Error(w, "unknown lifecycle hook "+hook, http.StatusNotFound)
+		http.Error(w, "unknown hook "+hook, http.StatusNotFound)
 		return
 	}
 	switch r.Method {

@@ -40,6 +40,8 @@ type Answer struct {
 	Status            hooksv1.ResponseStatus `json:"status,omitempty"`
 	Message           string                 `json:"message,omitempty"`
 	RetryAfterSeconds int32                  `json:"retryAfterSeconds,omitempty"`
+	// UnknownUID makes GeneratePatches answer its first item with a uid the request did not hold.
+	UnknownUID bool `json:"unknownUID,omitempty"`
 }
 
 // Extension is the handler; the zero value is not usable, call New.
@@ -55,7 +57,7 @@ type Extension struct {
 // New returns an Extension that allows every hook.
 func New() *Extension {
 	e := &Extension{answers: map[string]Answer{}, requests: map[string][]byte{}, discovery: DiscoveryNormal, hooks: map[string]string{}}
-	for _, h := range hooksv1.LifecycleHooks() {
+	for _, h := range append(hooksv1.LifecycleHooks(), MutationHooks()...) {
 		e.hooks[strings.ToLower(h)] = h
 	}
 	return e
@@ -109,7 +111,7 @@ func (e *Extension) discover(w http.ResponseWriter, r *http.Request) {
 	}
 	resp := hooksv1.DiscoveryResponse{TypeMeta: hooksv1.TypeMeta(hooksv1.Discovery, "Response"),
 		CommonResponse: hooksv1.CommonResponse{Status: hooksv1.ResponseStatusSuccess}}
-	for _, h := range hooksv1.LifecycleHooks() {
+	for _, h := range append(hooksv1.LifecycleHooks(), MutationHooks()...) {
 		resp.Handlers = append(resp.Handlers, hooksv1.ExtensionHandler{Name: HandlerName(h),
 			RequestHook: hooksv1.GroupVersionHook{APIVersion: hooksv1.APIVersion, Hook: h}})
 	}
@@ -130,6 +132,10 @@ func (e *Extension) answer(w http.ResponseWriter, r *http.Request, hook string) 
 	if err != nil || !json.Valid(body) {
 		a = Answer{Status: hooksv1.ResponseStatusFailure, Message: "the request is not JSON"}
 	}
+	if !isLifecycle(hook) {
+		e.mutate(w, hook, body, a, set || a.Status == hooksv1.ResponseStatusFailure)
+		return
+	}
 	out := map[string]any{"apiVersion": hooksv1.APIVersion, "kind": hook + "Response", "status": a.Status}
 	if a.Message != "" {
 		out["message"] = a.Message
@@ -138,6 +144,15 @@ func (e *Extension) answer(w http.ResponseWriter, r *http.Request, hook string) 
 		out["retryAfterSeconds"] = a.RetryAfterSeconds
 	}
 	writeJSON(w, out)
+}
+
+func isLifecycle(hook string) bool {
+	for _, h := range hooksv1.LifecycleHooks() {
+		if h == hook {
+			return true
+		}
+	}
+	return false
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -41,8 +41,9 @@ func do(t *testing.T, srv *httptest.Server, method, path, body string) (int, str
 	return resp.StatusCode, string(out)
 }
 
-// TestExtension_DiscoversEveryLifecycleHookUnderUpstreamsHandlerNames.
-func TestExtension_DiscoversEveryLifecycleHookUnderUpstreamsHandlerNames(t *testing.T) {
+// TestExtension_DiscoversEveryHookUnderUpstreamsHandlerNames: the lifecycle hooks and the
+// topology mutation ones.
+func TestExtension_DiscoversEveryHookUnderUpstreamsHandlerNames(t *testing.T) {
 	srv := httptest.NewTLSServer(New())
 	defer srv.Close()
 	code, body := do(t, srv, http.MethodPost, "/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery", `{}`)
@@ -50,7 +51,10 @@ func TestExtension_DiscoversEveryLifecycleHookUnderUpstreamsHandlerNames(t *test
 	var resp hooksv1.DiscoveryResponse
 	require.NoError(t, json.Unmarshal([]byte(body), &resp))
 	require.Equal(t, hooksv1.ResponseStatusSuccess, resp.Status)
-	require.Len(t, resp.Handlers, len(hooksv1.LifecycleHooks()))
+	require.Len(t, resp.Handlers, len(hooksv1.LifecycleHooks())+4)
+	require.Equal(t, "generate-patches", resp.Handlers[len(resp.Handlers)-4].Name)
+	require.Equal(t, "discover-variables", resp.Handlers[len(resp.Handlers)-2].Name)
+	require.Equal(t, "generate-upgrade-plan", resp.Handlers[len(resp.Handlers)-1].Name)
 	require.Equal(t, "before-cluster-create", resp.Handlers[0].Name)
 	require.Equal(t, "after-control-plane-initialized", HandlerName(hooksv1.AfterControlPlaneInitialized))
 }

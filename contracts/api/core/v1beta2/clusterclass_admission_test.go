@@ -159,10 +159,6 @@ func TestAdmission_RejectsInvalidClusterClasses(t *testing.T) {
 		{"ControlPlaneHealthCheckWithoutMachineInfrastructure", func(cc *clusterv1.ClusterClass) {
 			cc.Spec.ControlPlane.MachineInfrastructure = clusterv1.ControlPlaneClassMachineInfrastructureTemplate{}
 		}, []string{"spec.controlPlane.healthCheck", "needs controlPlane.machineInfrastructure"}},
-		// Refused until Capstan calls Runtime Extensions: accepted, it would be silently ignored.
-		{"GenerateUpgradePlanExtension", func(cc *clusterv1.ClusterClass) {
-			cc.Spec.Upgrade.External.GenerateUpgradePlanExtension = "upgrade-plans.example"
-		}, []string{"spec.upgrade.external.generateUpgradePlanExtension", "is not supported"}},
 		{"KubernetesVersionNotSemver", func(cc *clusterv1.ClusterClass) { cc.Spec.KubernetesVersions = []string{"1.37"} },
 			[]string{"spec.kubernetesVersions[0]"}},
 		{"KubernetesVersionsWithAGap", func(cc *clusterv1.ClusterClass) {
@@ -201,6 +197,9 @@ func TestAdmission_AcceptsClusterClassesAtTheEdgeOfEachRule(t *testing.T) {
 		{"ClassNamePatterns", func(cc *clusterv1.ClusterClass) {
 			cc.Spec.Patches[0].Definitions[0].Selector.MatchResources.MachineDeploymentClass =
 				&clusterv1.PatchSelectorMatchClasses{Names: []string{"*", "default-*", "*-worker", "default-worker"}}
+		}},
+		{"GenerateUpgradePlanExtension", func(cc *clusterv1.ClusterClass) {
+			cc.Spec.Upgrade.External.GenerateUpgradePlanExtension = "upgrade-plans.example"
 		}},
 		{"ExternalPatch", func(cc *clusterv1.ClusterClass) {
 			cc.Spec.Patches[0].Definitions = nil

@@ -590,11 +590,9 @@ type ClusterClassUpgrade struct {
 // ClusterClassUpgradeExternal names Runtime Extensions that take part in upgrades.
 // +kubebuilder:validation:MinProperties=1
 type ClusterClassUpgradeExternal struct {
-	// generateUpgradePlanExtension names the extension that computes multi-step upgrade plans.
-	// Capstan has no Runtime SDK yet, so a class setting it is refused rather than having the
-	// extension silently not called; upgrade plans come from spec.kubernetesVersions.
+	// generateUpgradePlanExtension names the GenerateUpgradePlan handler (<handler>.<ExtensionConfig>)
+	// that computes the control plane's multi-step upgrade plans, instead of spec.kubernetesVersions.
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="false",message="generateUpgradePlanExtension is not supported: Capstan does not call Runtime Extensions yet, so the plan would silently not come from it; leave it out (multi-step upgrade plans come from spec.kubernetesVersions)"
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	GenerateUpgradePlanExtension string `json:"generateUpgradePlanExtension,omitempty"`

@@ -312,8 +312,8 @@ type ClusterClassPatch struct {
 	// +kubebuilder:validation:MaxItems=100
 	Definitions []PatchDefinition `json:"definitions,omitempty"`
 
-	// external names Runtime Extensions that generate the patches. Capstan has no Runtime SDK yet:
-	// the topology controller reports such a class as not supported.
+	// external names the Runtime Extensions of the patch: GeneratePatches, ValidateTopology and
+	// DiscoverVariables handlers.
 	// +optional
 	External *ExternalPatchDefinition `json:"external,omitempty"`
 }

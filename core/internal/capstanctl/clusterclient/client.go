@@ -21,6 +21,7 @@ import (
 
 	addonsv1 "capstan.dev/contracts/api/addons/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 )
 
 // requestTimeout bounds each API request, so an unreachable management cluster
@@ -86,11 +87,11 @@ func (o Options) MinifiedKubeconfig() ([]byte, error) {
 	return data, nil
 }
 
-// Scheme holds client-go's types and the core v1beta2 types; provider objects are
+// Scheme holds client-go's types, the core, addons and runtime v1beta2 types; provider objects are
 // read as unstructured and need no scheme.
 func Scheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, addonsv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, addonsv1.AddToScheme, runtimev1.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, err
 		}

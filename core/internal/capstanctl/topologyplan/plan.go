@@ -93,8 +93,13 @@ func planCluster(ctx context.Context, c client.Client, r client.Reader, cl *clus
 		}
 		return nil, fmt.Errorf("reading ClusterClass %s: %w", key, err)
 	}
-	// The class's own schemas, so that a class from the files needs no ClusterClass controller.
-	defs, err := variables.Definitions(variables.StatusVariables(cc.Spec.Variables))
+	// The class's own schemas, so that a class from the files needs no ClusterClass controller;
+	// but the published ones when they hold more (variables discovered from external patches).
+	published := variables.StatusVariables(cc.Spec.Variables)
+	if len(cc.Status.Variables) > len(published) {
+		published = cc.Status.Variables
+	}
+	defs, err := variables.Definitions(published)
 	if err != nil {
 		return nil, fmt.Errorf("ClusterClass %s: %w", key, err)
 	}
@@ -114,14 +119,18 @@ func planCluster(ctx context.Context, c client.Client, r client.Reader, cl *clus
 	}
 	// The controller's upgrade orchestration: the versions it gives each object now, and the
 	// objects it holds while their upgrade is pending.
-	upgradePlan, ferr, err := clusterstate.PlanUpgrade(ctx, r, cl, cc, cur)
+	ext, err := extensions(ctx, c, cc)
+	if err != nil {
+		return nil, err
+	}
+	upgradePlan, ferr, err := clusterstate.PlanUpgradeWith(ctx, r, plannerOf(ext), cl, cc, cur)
 	switch {
 	case ferr != nil:
 		return nil, fmt.Errorf("Cluster %s/%s: %w", cl.Namespace, cl.Name, ferr)
 	case err != nil:
 		return nil, err
 	}
-	state, err := clusterstate.Compute(cl, cc, defs, tpls, cur, clusterstate.Versions(upgradePlan), nil)
+	state, err := clusterstate.Compute(ctx, patcherOf(ext), cl, cc, defs, tpls, cur, clusterstate.Versions(upgradePlan), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/core/internal/capstanctl/template"
@@ -30,7 +31,13 @@ var env *envtest.Environment
 // docker), so the examples are applied as a user applies them.
 func TestMain(m *testing.M) {
 	root := filepath.Join("..", "..", "..", "..")
-	os.Exit(envtest.Run(m, envtest.Options{CRDDirectoryPaths: []string{
+	// The runtime types too: external patches' extensions are found through ExtensionConfigs.
+	scheme, err := envtest.DefaultSchemeWith(runtimev1.AddToScheme)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(envtest.Run(m, envtest.Options{Scheme: scheme, CRDDirectoryPaths: []string{
 		filepath.Join(root, "bootstrap-kubeadm", "config", "crd", "bases"),
 		filepath.Join(root, "infrastructure-docker", "config", "crd", "bases"),
 	}}, &env))

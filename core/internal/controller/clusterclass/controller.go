@@ -15,23 +15,30 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/contracts/external"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
+	runtimeclient "capstan.dev/core/internal/runtime/client"
 )
 
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses;clusterclasses/status,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;controlplane.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+// +kubebuilder:rbac:groups=runtime.cluster.x-k8s.io,resources=extensionconfigs,verbs=get;list;watch
 
 // Reconciler reconciles ClusterClasses.
 type Reconciler struct {
 	Client client.Client
 	// WatchFilterValue limits reconciliation to labelled objects (--watch-filter).
 	WatchFilterValue string
+	// Runtime calls the DiscoverVariables handlers of external patches; nil calls none (a class
+	// that names one gets VariablesReady False saying so).
+	Runtime *runtimeclient.Client
 
-	tracker *external.Tracker
+	tracker     *external.Tracker
+	discoveries discoveryCache
 }
 
 // SetupWithManager registers the controller: ClusterClasses, the Clusters using them (created,
@@ -41,12 +48,15 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 	if r.Client == nil {
 		return fmt.Errorf("clusterclass reconciler needs Client")
 	}
-	c, err := ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(&clusterv1.ClusterClass{}, builder.WithPredicates(predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
 		// A deleting class waits for the Clusters that use it to go or to use another class.
-		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToClusterClass), builder.WithPredicates(classRefChanged)).
-		WithOptions(opts).
-		Build(patch.RequeueOnConflict(r))
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToClusterClass), builder.WithPredicates(classRefChanged))
+	if r.Runtime != nil {
+		// A changed extension may define other variables: discover them again.
+		b = b.Watches(&runtimev1.ExtensionConfig{}, handler.EnqueueRequestsFromMapFunc(r.extensionConfigToClusterClasses))
+	}
+	c, err := b.WithOptions(opts).Build(patch.RequeueOnConflict(r))
 	if err != nil {
 		return fmt.Errorf("creating the clusterclass controller: %w", err)
 	}

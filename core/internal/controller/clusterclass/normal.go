@@ -25,7 +25,9 @@ const noKindRequeue = 10 * time.Second
 
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
 	res, err := r.reconcileTemplates(ctx, s)
-	reconcileVariables(s)
+	if retry := r.reconcileVariables(ctx, s); retry && (res.RequeueAfter == 0 || res.RequeueAfter > discoveryRetry) {
+		res.RequeueAfter = discoveryRetry
+	}
 	return res, err
 }
 
@@ -111,9 +113,12 @@ func (r *Reconciler) ensureOwner(ctx context.Context, cc *clusterv1.ClusterClass
 	return nil
 }
 
-// reconcileVariables compiles the variable schemas and checks the patches; status.variables is
-// published only when all are valid, so Clusters never see a definition that cannot be used.
-func reconcileVariables(s *scope) {
+// reconcileVariables compiles the variable schemas, checks the patches and discovers the
+// external patches' variables; status.variables is published only when all are valid, so
+// Clusters never see a definition that cannot be used. Definitions of one name that differ are
+// published with definitionsConflict (Clusters of the class then fail validation, as upstream's)
+// and make VariablesReady False. retry says a DiscoverVariables call failed.
+func (r *Reconciler) reconcileVariables(ctx context.Context, s *scope) (retry bool) {
 	cc := s.class
 	for i, v := range cc.Spec.Variables {
 		path := field.NewPath("spec", "variables").Index(i).Child("schema", "openAPIV3Schema")
@@ -126,7 +131,9 @@ func reconcileVariables(s *scope) {
 	for _, e := range validatePatches(cc) {
 		s.variableProblems = append(s.variableProblems, e.Error())
 	}
+	external, retry := r.discoverVariables(ctx, s)
 	if len(s.variableProblems) == 0 {
-		cc.Status.Variables = variables.StatusVariables(cc.Spec.Variables)
+		cc.Status.Variables, s.variableProblems = mergeVariables(cc.Spec.Variables, external)
 	}
+	return retry
 }

@@ -22,6 +22,7 @@ import (
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/testing/crds"
 	"capstan.dev/core/internal/coretest"
+	runtimeclient "capstan.dev/core/internal/runtime/client"
 )
 
 var env *envtest.Environment
@@ -33,6 +34,12 @@ const timeout = 30 * time.Second
 // startController runs the controller, as cfg (nil: the admin), counting through calls (nil: not).
 func startController(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter) {
 	t.Helper()
+	startControllerWith(t, cfg, calls, nil)
+}
+
+// startControllerWith is startController calling Runtime Extensions through rc.
+func startControllerWith(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter, rc *runtimeclient.Client) {
+	t.Helper()
 	if cfg == nil {
 		cfg = env.Config
 	}
@@ -41,7 +48,7 @@ func startController(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter)
 	if calls != nil {
 		c = calls.Wrap(c)
 	}
-	r := &Reconciler{Client: c}
+	r := &Reconciler{Client: c, Runtime: rc}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	coretest.StartManager(t, mgr)
 }

@@ -53,7 +53,7 @@ func TestExtensionConfig_DiscoversTheTestExtensionAsTheMarkerGrantedUser(t *test
 	rc := startController(t, env.UserFromRBACMarkers(t, "capstan-extensionconfig-rbac-test", "controller.go", "../../runtime/client/client.go"), nil)
 	ext := startExtension(t, "e2e-ext")
 	got := waitDiscovered(t, "e2e-ext", metav1.ConditionTrue)
-	require.Len(t, got.Status.Handlers, len(hooksv1.LifecycleHooks()))
+	require.Len(t, got.Status.Handlers, len(hooksv1.LifecycleHooks())+testExtensionMutationHooks)
 	require.True(t, sort.SliceIsSorted(got.Status.Handlers, func(i, j int) bool { return got.Status.Handlers[i].Name < got.Status.Handlers[j].Name }))
 	require.Equal(t, runtimev1.ExtensionHandler{Name: "before-cluster-create.e2e-ext",
 		RequestHook:    runtimev1.GroupVersionHook{APIVersion: hooksv1.APIVersion, Hook: hooksv1.BeforeClusterCreate},
@@ -117,7 +117,7 @@ func TestExtensionConfig_EachFailureIsAConditionNamingTheExtension(t *testing.T)
 		got := waitDiscovered(t, "faulty-ext", metav1.ConditionFalse,
 			"Error in discovery: calling Discovery of extension faulty-ext: "+string(kind), says)
 		require.Equal(t, runtimev1.ExtensionConfigNotDiscoveredReason, got.Status.Conditions[0].Reason)
-		require.Len(t, got.Status.Handlers, len(hooksv1.LifecycleHooks()), "status keeps the last discovered handlers")
+		require.Len(t, got.Status.Handlers, len(hooksv1.LifecycleHooks())+testExtensionMutationHooks, "status keeps the last discovered handlers")
 		registered(false)
 	}
 	recover := func(mutate func(*runtimev1.ExtensionConfig)) {
@@ -184,5 +184,9 @@ func TestExtensionConfig_PausedIsNotDiscovered(t *testing.T) {
 
 	envtest.Update(t, env.Client, got, func() { delete(got.Annotations, clusterv1.PausedAnnotation) })
 	got = waitDiscovered(t, "paused-ext", metav1.ConditionTrue)
-	require.Len(t, got.Status.Handlers, len(hooksv1.LifecycleHooks()))
+	require.Len(t, got.Status.Handlers, len(hooksv1.LifecycleHooks())+testExtensionMutationHooks)
 }
+
+// testExtensionMutationHooks is how many handlers the test extension serves beside the lifecycle
+// hooks: generate-patches, validate-topology, discover-variables, generate-upgrade-plan.
+const testExtensionMutationHooks = 4

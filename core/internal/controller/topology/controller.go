@@ -3,6 +3,7 @@ package topology
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -49,7 +50,7 @@ type Reconciler struct {
 	// Random returns the random part of generated names; nil means desired.RandomSuffix.
 	Random func() string
 	// Runtime calls Runtime Extensions (BeforeClusterCreate, AfterControlPlaneInitialized, the
-	// upgrade hooks, BeforeClusterDelete); nil calls none (a before-upgrade.hook annotation still
+	// upgrade hooks, BeforeClusterDelete, external patches, GenerateUpgradePlan); nil calls none (a before-upgrade.hook annotation still
 	// holds an upgrade), and a deleting Cluster is marked ok-to-delete at once.
 	Runtime *runtimeclient.Client
 	// Recorder records the holds of Runtime SDK hooks as Events on the Cluster. SetupWithManager
@@ -57,6 +58,9 @@ type Reconciler struct {
 	Recorder events.Recorder
 
 	tracker *external.Tracker
+	// plans caches GenerateUpgradePlan answers (upgradePlanner).
+	plans     *cachedPlanner
+	plansOnce sync.Once
 }
 
 // SetupWithManager registers the controller: Clusters (spec and metadata changes, not status),

@@ -26,6 +26,8 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	hooksv1 "capstan.dev/contracts/api/runtime/hooks/v1alpha1"
 	"capstan.dev/contracts/conversion"
+	"capstan.dev/core/internal/topology/clusterstate"
+	"capstan.dev/core/internal/topology/patches"
 )
 
 // callBeforeClusterCreate calls the BeforeClusterCreate handlers (Runtime SDK) while the Cluster
@@ -69,4 +71,23 @@ func hookCluster(c *clusterv1.Cluster) clusterv1.Cluster {
 	delete(out.Annotations, conversion.DataAnnotation)
 	out.APIVersion, out.Kind = clusterv1.GroupVersion.String(), "Cluster"
 	return out
+}
+
+// externalPatcher is what calls the extensions of a class's external patches: the Runtime SDK
+// client, or nil (an untyped nil, so that patches sees none) when the controller has no client.
+func (r *Reconciler) externalPatcher() patches.ExternalPatcher {
+	if r.Runtime == nil {
+		return nil
+	}
+	return r.Runtime
+}
+
+// upgradePlanner is what calls a class's GenerateUpgradePlan handler, through the answers'
+// cache, or nil (untyped).
+func (r *Reconciler) upgradePlanner() clusterstate.UpgradePlanner {
+	if r.Runtime == nil {
+		return nil
+	}
+	r.plansOnce.Do(func() { r.plans = &cachedPlanner{next: r.Runtime, now: time.Now} })
+	return r.plans
 }

@@ -42,7 +42,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if err := r.reconcileUpgradeHooks(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	state, err := clusterstate.Compute(s.cluster, s.class, s.definitions, s.templates, s.current, s.versions(), r.Random)
+	state, err := clusterstate.Compute(ctx, r.externalPatcher(), s.cluster, s.class, s.definitions, s.templates, s.current, s.versions(), r.Random)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -12,7 +12,7 @@ import (
 // planUpgrade computes the version of every object (clusterstate.PlanUpgrade). An invalid
 // upgrade-concurrency annotation blocks the reconcile with the field path.
 func (r *Reconciler) planUpgrade(ctx context.Context, s *scope) error {
-	in, ferr, err := clusterstate.ReadUpgradeInput(ctx, r.Client, s.cluster, s.class, s.current)
+	in, ferr, err := clusterstate.ReadUpgradeInputWith(ctx, r.Client, r.upgradePlanner(), s.cluster, s.class, s.current)
 	if ferr != nil {
 		s.blocked = &blockedReason{clusterv1.ClusterTopologyReconciledFailedReason, ferr.Error() + ": fix or remove the annotation"}
 		return nil

@@ -34,8 +34,10 @@ import (
 type Registration struct {
 	// Name is the handler's full name, <handler>.<ExtensionConfig>.
 	Name string
-	// ExtensionConfig is the name of the ExtensionConfig the handler was discovered from.
-	ExtensionConfig string
+	// ExtensionConfig is the name of the ExtensionConfig the handler was discovered from, and
+	// ResourceVersion that ExtensionConfig's resourceVersion when it was registered (callers key
+	// what they cache of its answers by it).
+	ExtensionConfig, ResourceVersion string
 	// Hook is the hook the handler serves (e.g. BeforeClusterCreate); APIVersion its version.
 	Hook, APIVersion string
 	// TimeoutSeconds and FailurePolicy are as discovery reported them, defaulted.
@@ -70,7 +72,7 @@ func New() *Registry {
 func (r *Registry) Register(ext *runtimev1.ExtensionConfig) {
 	regs := make([]Registration, 0, len(ext.Status.Handlers))
 	for _, h := range ext.Status.Handlers {
-		reg := Registration{Name: h.Name, ExtensionConfig: ext.Name, Hook: h.RequestHook.Hook, APIVersion: h.RequestHook.APIVersion,
+		reg := Registration{Name: h.Name, ExtensionConfig: ext.Name, ResourceVersion: ext.ResourceVersion, Hook: h.RequestHook.Hook, APIVersion: h.RequestHook.APIVersion,
 			TimeoutSeconds: 10, FailurePolicy: runtimev1.FailurePolicyFail,
 			ClientConfig: *ext.Spec.ClientConfig.DeepCopy(), NamespaceSelector: ext.Spec.NamespaceSelector.DeepCopy(), Settings: ext.Spec.Settings}
 		if h.TimeoutSeconds != nil {

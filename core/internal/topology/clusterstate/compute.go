@@ -71,15 +71,16 @@ func Validate(ctx context.Context, c *clusterv1.Cluster, cc *clusterv1.ClusterCl
 
 // Compute returns the desired state of c (whose topology Validate accepted) from its class, the
 // class's templates and what exists: the class's variable defaults applied, its patches run.
-// random returns the random part of generated names (nil: desired.RandomSuffix).
-func Compute(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, defs map[string]variables.Definition,
+// random returns the random part of generated names (nil: desired.RandomSuffix). ext calls the
+// Runtime Extensions of external patches (nil: a class with one is an error).
+func Compute(ctx context.Context, ext patches.ExternalPatcher, c *clusterv1.Cluster, cc *clusterv1.ClusterClass, defs map[string]variables.Definition,
 	templates desired.Templates, cur *Current, versions desired.Versions, random func() string) (*desired.State, error) {
 	withDefaults := DefaultedCluster(c, defs)
 	return desired.Compute(&desired.Input{
 		Cluster: withDefaults, Class: cc, Templates: templates, Current: cur.Names,
 		ControlPlaneContract: cur.ControlPlaneContract, Random: random, Versions: versions,
 		Patch: func(t *desired.Templates, n *desired.Names, v desired.Versions) error {
-			return patches.Apply(withDefaults, cc, t, n, v)
+			return patches.ApplyWith(ctx, ext, withDefaults, cc, t, n, v)
 		},
 	})
 }

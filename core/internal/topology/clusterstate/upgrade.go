@@ -22,7 +22,14 @@ import (
 // upgrade-concurrency annotation is returned as a field error: nothing can be planned until it is
 // fixed.
 func PlanUpgrade(ctx context.Context, r client.Reader, c *clusterv1.Cluster, cc *clusterv1.ClusterClass, cur *Current) (*upgrade.Plan, *field.Error, error) {
-	in, ferr, err := ReadUpgradeInput(ctx, r, c, cc, cur)
+	return PlanUpgradeWith(ctx, r, nil, c, cc, cur)
+}
+
+// PlanUpgradeWith is PlanUpgrade asking the class's GenerateUpgradePlan handler, if it names one,
+// through planner for the control plane's steps.
+func PlanUpgradeWith(ctx context.Context, r client.Reader, planner UpgradePlanner, c *clusterv1.Cluster, cc *clusterv1.ClusterClass,
+	cur *Current) (*upgrade.Plan, *field.Error, error) {
+	in, ferr, err := ReadUpgradeInputWith(ctx, r, planner, c, cc, cur)
 	if ferr != nil || err != nil {
 		return nil, ferr, err
 	}
@@ -32,6 +39,13 @@ func PlanUpgrade(ctx context.Context, r client.Reader, c *clusterv1.Cluster, cc 
 // ReadUpgradeInput reads what PlanUpgrade computes the plan from; the topology controller keeps
 // it to recompute the plan with the holds of lifecycle hooks.
 func ReadUpgradeInput(ctx context.Context, r client.Reader, c *clusterv1.Cluster, cc *clusterv1.ClusterClass, cur *Current) (upgrade.Input, *field.Error, error) {
+	return ReadUpgradeInputWith(ctx, r, nil, c, cc, cur)
+}
+
+// ReadUpgradeInputWith is ReadUpgradeInput with the control plane's steps from the class's
+// GenerateUpgradePlan handler, if it names one, asked through planner.
+func ReadUpgradeInputWith(ctx context.Context, r client.Reader, planner UpgradePlanner, c *clusterv1.Cluster, cc *clusterv1.ClusterClass,
+	cur *Current) (upgrade.Input, *field.Error, error) {
 	concurrency, ferr := upgrade.Concurrency(c.Annotations)
 	if ferr != nil {
 		return upgrade.Input{}, ferr, nil
@@ -58,6 +72,11 @@ func ReadUpgradeInput(ctx context.Context, r client.Reader, c *clusterv1.Cluster
 		_, mp.Hold = mpt.Metadata.Annotations[clusterv1.ClusterTopologyHoldUpgradeSequenceAnnotation]
 		in.MachinePools = append(in.MachinePools, mp)
 	}
+	steps, err := extensionSteps(ctx, planner, c, cc, in)
+	if err != nil {
+		return upgrade.Input{}, nil, err
+	}
+	in.ControlPlaneSteps = steps
 	return in, nil, nil
 }
 

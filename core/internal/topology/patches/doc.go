@@ -1,10 +1,13 @@
-// Package patches applies a ClusterClass's inline patches (spec.patches[].definitions) to the
-// template copies of a topology Cluster's desired state, as upstream Cluster API's inline patch
-// engine does: each definition selects templates by apiVersion, kind and matchResources, and its
-// JSON patches (add, replace, remove) take a literal value, a variable (with nested paths and
-// builtin.* variables) or a Go template's output; enabledIf decides per template whether a patch
-// applies. Patches run in class order, each seeing the earlier ones' results.
+// Package patches applies a ClusterClass's patches (spec.patches) to the template copies of a
+// topology Cluster's desired state, as upstream Cluster API's patch engine does. Inline patches
+// (definitions) select templates by apiVersion, kind and matchResources, and their JSON patches
+// (add, replace, remove) take a literal value, a variable (with nested paths and builtin.*
+// variables) or a Go template's output; enabledIf decides per template whether a patch applies.
+// External patches send every template to a Runtime Extension's GeneratePatches handler and apply
+// the JSON or merge patches it answers. Patches run in class order, inline and external
+// interleaved, each seeing the earlier ones' results; each sees only the variables it defines
+// (status.variables[].definitions[].from). Then the external patches' ValidateTopology handlers
+// run.
 //
-// It is pure: no I/O. External patches (Runtime SDK extensions) are not implemented here; a
-// class that uses them gets an error saying so.
+// It is pure: the extension calls go through the ExternalPatcher the caller passes in.
 package patches

@@ -2,6 +2,7 @@ package patches
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	hooksv1 "capstan.dev/contracts/api/runtime/hooks/v1alpha1"
 	"capstan.dev/core/internal/topology/desired"
 )
 
@@ -34,16 +36,31 @@ type item struct {
 	role  role
 	class string // the worker class, for machineDeployment and machinePool items
 	obj   *unstructured.Unstructured
-	vars  map[string]any
-	what  string // e.g. "the control plane's DevMachineTemplate cp-machines"
+	vars  map[string]any // what inline patches see: the variables defined inline, and builtin
+	what  string         // e.g. "the control plane's DevMachineTemplate cp-machines"
+
+	// For external patches, which filter the variables per patch themselves.
+	overrides []clusterv1.ClusterVariable
+	builtin   map[string]any
+	holder    hooksv1.HolderReference
 }
 
-// Apply runs the class's patches, in order, over the template copies of c's desired state. c's
-// topology variables must already be defaulted. The error names the patch, the JSON patch and
-// the template it failed on. versions give builtin.controlPlane.version and
-// builtin.machineDeployment.version and builtin.machinePool.version (upstream: the versions the objects get, which trail
-// builtin.cluster.topology.version during an upgrade).
+// Apply runs the class's inline patches; a class with an external patch is an error (use
+// ApplyWith and an ExternalPatcher).
 func Apply(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desired.Templates, names *desired.Names, versions desired.Versions) error {
+	return ApplyWith(context.Background(), nil, c, cc, tpls, names, versions)
+}
+
+// ApplyWith runs the class's patches, inline and external interleaved, in class order, each over
+// the previous one's output, over the template copies of c's desired state; then the external
+// patches' ValidateTopology handlers, in class order. c's topology variables must already be
+// defaulted. The error names the patch, the JSON patch or extension, and the template it failed
+// on. versions give builtin.controlPlane.version, builtin.machineDeployment.version and
+// builtin.machinePool.version (upstream: the versions the objects get, which trail
+// builtin.cluster.topology.version during an upgrade). ext calls the extensions; nil refuses
+// external patches.
+func ApplyWith(ctx context.Context, ext ExternalPatcher, c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desired.Templates,
+	names *desired.Names, versions desired.Versions) error {
 	if len(cc.Spec.Patches) == 0 {
 		return nil
 	}
@@ -54,7 +71,16 @@ func Apply(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desired.Templ
 	for i := range cc.Spec.Patches {
 		p := &cc.Spec.Patches[i]
 		if p.External != nil {
-			return fmt.Errorf("ClusterClass %s patch %q (spec.patches[%d]) is external: Capstan has no Runtime SDK to call extensions; use inline definitions instead", cc.Name, p.Name, i)
+			if ext == nil {
+				return fmt.Errorf("ClusterClass %s patch %q (spec.patches[%d]) is external, and nothing here can call Runtime Extensions", cc.Name, p.Name, i)
+			}
+			if p.External.GeneratePatchesExtension == "" {
+				continue
+			}
+			if err := generateExternal(ctx, ext, c, cc, p, items); err != nil {
+				return fmt.Errorf("ClusterClass %s patch %q (spec.patches[%d]): %w", cc.Name, p.Name, i, err)
+			}
+			continue
 		}
 		for _, it := range items {
 			if err := applyPatch(p, it); err != nil {
@@ -62,53 +88,89 @@ func Apply(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desired.Templ
 			}
 		}
 	}
+	if ext == nil {
+		return nil
+	}
+	return validateExternal(ctx, ext, c, cc, items)
+}
+
+// collector builds the items: each template copy with the variables inline patches see and
+// what external patches are sent.
+type collector struct {
+	c     *clusterv1.Cluster
+	cc    *clusterv1.ClusterClass
+	items []*item
+}
+
+// inline keeps the variables defined inline.
+func (k *collector) inline(vs []clusterv1.ClusterVariable) []clusterv1.ClusterVariable {
+	var out []clusterv1.ClusterVariable
+	for _, v := range vs {
+		if definedFrom(k.cc, v.Name, clusterv1.VariableDefinitionFromInline) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (k *collector) add(r role, class string, obj *unstructured.Unstructured, overrides []clusterv1.ClusterVariable, builtin map[string]any,
+	holder hooksv1.HolderReference, what string) error {
+	vars, err := variableMap(k.inline(k.c.Spec.Topology.Variables), k.inline(overrides), builtin)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	k.items = append(k.items, &item{role: r, class: class, obj: obj, vars: vars, what: fmt.Sprintf("%s %s %s", what, obj.GetKind(), obj.GetName()),
+		overrides: overrides, builtin: builtin, holder: holder})
 	return nil
 }
 
-// collectItems lists the template copies with each one's variables, in class order.
+// addWorker adds a MachineDeployment's or MachinePool's bootstrap and infrastructure templates.
+func (k *collector) addWorker(r role, class string, tpl desired.WorkerTemplates, overrides []clusterv1.ClusterVariable, builtin map[string]any,
+	kind, name, what string) error {
+	holder := hooksv1.HolderReference{APIVersion: clusterv1.GroupVersion.String(), Kind: kind, Namespace: k.c.Namespace, Name: name}
+	holder.FieldPath = "spec.template.spec.bootstrap.configRef"
+	if err := k.add(r, class, tpl.Bootstrap, overrides, builtin, holder, what); err != nil {
+		return err
+	}
+	holder.FieldPath = "spec.template.spec.infrastructureRef"
+	return k.add(r, class, tpl.Infrastructure, overrides, builtin, holder, what)
+}
+
+// collectItems lists the template copies with each one's variables and holder, in class order.
 func collectItems(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desired.Templates, names *desired.Names, versions desired.Versions) ([]*item, error) {
 	t := &c.Spec.Topology
-	add := func(items []*item, r role, obj *unstructured.Unstructured, overrides []clusterv1.ClusterVariable, builtin map[string]any, what string) ([]*item, error) {
-		vars, err := variableMap(t.Variables, overrides, builtin)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		return append(items, &item{role: r, obj: obj, vars: vars, what: fmt.Sprintf("%s %s %s", what, obj.GetKind(), obj.GetName())}), nil
+	k := &collector{c: c, cc: cc}
+	ofCluster := func(fieldPath string) hooksv1.HolderReference {
+		return hooksv1.HolderReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Namespace: c.Namespace, Name: c.Name, FieldPath: fieldPath}
 	}
 	// The generated objects' metadata, from the templates before any patch ran (as upstream's).
 	meta, err := desired.GeneratedMetadata(c, cc, tpls)
 	if err != nil {
 		return nil, err
 	}
-	items, err := add(nil, infrastructureCluster, tpls.InfrastructureCluster, nil, withBuiltin(c, nil), "the InfrastructureCluster's template")
-	if err != nil {
+	if err := k.add(infrastructureCluster, "", tpls.InfrastructureCluster, nil, withBuiltin(c, nil), ofCluster("spec.infrastructureRef"),
+		"the InfrastructureCluster's template"); err != nil {
 		return nil, err
 	}
 	cpBuiltin := withBuiltin(c, map[string]any{"controlPlane": controlPlaneBuiltin(c, names, meta.ControlPlane, versions.ForControlPlane(c))})
-	if items, err = add(items, controlPlane, tpls.ControlPlane, t.ControlPlane.Variables.Overrides, cpBuiltin, "the control plane's template"); err != nil {
+	if err := k.add(controlPlane, "", tpls.ControlPlane, t.ControlPlane.Variables.Overrides, cpBuiltin, ofCluster("spec.controlPlaneRef"),
+		"the control plane's template"); err != nil {
 		return nil, err
 	}
 	if tpls.ControlPlaneMachineInfrastructure != nil {
-		if items, err = add(items, controlPlane, tpls.ControlPlaneMachineInfrastructure, t.ControlPlane.Variables.Overrides, cpBuiltin,
+		holder := hooksv1.HolderReference{APIVersion: tpls.ControlPlane.GetAPIVersion(), Kind: strings.TrimSuffix(tpls.ControlPlane.GetKind(), "Template"),
+			Namespace: c.Namespace, Name: names.ControlPlane, FieldPath: "spec.machineTemplate.spec.infrastructureRef"}
+		if err := k.add(controlPlane, "", tpls.ControlPlaneMachineInfrastructure, t.ControlPlane.Variables.Overrides, cpBuiltin, holder,
 			"the control plane's machine template"); err != nil {
 			return nil, err
 		}
-	}
-	addWorker := func(items []*item, r role, class string, tpl desired.WorkerTemplates, overrides []clusterv1.ClusterVariable, builtin map[string]any, what string) ([]*item, error) {
-		for _, obj := range []*unstructured.Unstructured{tpl.Bootstrap, tpl.Infrastructure} {
-			if items, err = add(items, r, obj, overrides, builtin, what); err != nil {
-				return nil, err
-			}
-			items[len(items)-1].class = class
-		}
-		return items, nil
 	}
 	for i := range t.Workers.MachineDeployments {
 		mdt := &t.Workers.MachineDeployments[i]
 		b := withBuiltin(c, map[string]any{"machineDeployment": workerBuiltin(mdt.Class, mdt.Name, mdt.Replicas,
 			names.MachineDeployments[mdt.Name], meta.MachineDeployments[mdt.Name], versions.ForMachineDeployment(c, mdt.Name))})
-		if items, err = addWorker(items, machineDeployment, mdt.Class, tpls.MachineDeployments[mdt.Name], mdt.Variables.Overrides, b,
-			"MachineDeployment "+mdt.Name+"'s template"); err != nil {
+		if err := k.addWorker(machineDeployment, mdt.Class, tpls.MachineDeployments[mdt.Name], mdt.Variables.Overrides, b,
+			"MachineDeployment", names.MachineDeployments[mdt.Name].Name, "MachineDeployment "+mdt.Name+"'s template"); err != nil {
 			return nil, err
 		}
 	}
@@ -116,12 +178,12 @@ func collectItems(c *clusterv1.Cluster, cc *clusterv1.ClusterClass, tpls *desire
 		mpt := &t.Workers.MachinePools[i]
 		b := withBuiltin(c, map[string]any{"machinePool": workerBuiltin(mpt.Class, mpt.Name, mpt.Replicas,
 			names.MachinePools[mpt.Name], meta.MachinePools[mpt.Name], versions.ForMachinePool(c, mpt.Name))})
-		if items, err = addWorker(items, machinePool, mpt.Class, tpls.MachinePools[mpt.Name], mpt.Variables.Overrides, b,
-			"MachinePool "+mpt.Name+"'s template"); err != nil {
+		if err := k.addWorker(machinePool, mpt.Class, tpls.MachinePools[mpt.Name], mpt.Variables.Overrides, b,
+			"MachinePool", names.MachinePools[mpt.Name].Name, "MachinePool "+mpt.Name+"'s template"); err != nil {
 			return nil, err
 		}
 	}
-	return items, nil
+	return k.items, nil
 }
 
 // applyPatch applies one patch's matching definitions to one item, if enabledIf allows.

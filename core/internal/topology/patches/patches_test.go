@@ -167,7 +167,7 @@ func TestApply_ErrorsNameThePatchThePathAndTheTemplate(t *testing.T) {
 	}
 	c, tpls, names := fixture()
 	err := Apply(c, classWith(clusterv1.ClusterClassPatch{Name: "ext", External: &clusterv1.ExternalPatchDefinition{}}), tpls, names, desired.Versions{})
-	require.ErrorContains(t, err, `patch "ext" (spec.patches[0]) is external`)
+	require.ErrorContains(t, err, `patch "ext" (spec.patches[0]) is external, and nothing here can call Runtime Extensions`)
 }
 
 func TestLookup_WalksNestedPaths(t *testing.T) {

@@ -57,6 +57,36 @@ func controlPlaneSteps(current, target string, listed []string) ([]string, strin
 	return append(steps, target), ""
 }
 
+// CheckSteps checks a control plane's plan from current to target that an extension answered,
+// as upstream checks GenerateUpgradePlan answers: every step newer than the one before (and than
+// current), of the same major version, at most one minor version further, the target last. It
+// returns what is wrong, or "".
+func CheckSteps(current, target string, steps []string) string {
+	if len(steps) == 0 {
+		return fmt.Sprintf("no controlPlaneUpgrades from %s to %s", current, target)
+	}
+	prev, err := contract.ParseKubernetesVersion(current)
+	if err != nil {
+		return fmt.Sprintf("the control plane's version %q is not a Kubernetes version", current)
+	}
+	for i, s := range steps {
+		v, err := contract.ParseKubernetesVersion(s)
+		switch {
+		case err != nil:
+			return fmt.Sprintf("controlPlaneUpgrades[%d] %q is not a Kubernetes version", i, s)
+		case !prev.LessThan(v):
+			return fmt.Sprintf("controlPlaneUpgrades[%d] %s is not newer than %s", i, s, prev)
+		case v.Major() != prev.Major() || v.Minor() > prev.Minor()+1:
+			return fmt.Sprintf("controlPlaneUpgrades[%d] %s is more than one minor version after %s", i, s, prev)
+		}
+		prev = v
+	}
+	if to, err := contract.ParseKubernetesVersion(target); err != nil || !to.EqualTo(prev) {
+		return fmt.Sprintf("the last of controlPlaneUpgrades is %s, not spec.topology.version %s", steps[len(steps)-1], target)
+	}
+	return ""
+}
+
 // IsListed reports whether v is one of listed (a ClusterClass's spec.kubernetesVersions),
 // comparing versions, so that v1.37.2 and 1.37.2 are the same.
 func IsListed(listed []string, v string) bool {

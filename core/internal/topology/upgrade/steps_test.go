@@ -154,3 +154,36 @@ func TestCompute_ChainedUpgradeHoldsTheControlPlaneForItsWorkers(t *testing.T) {
 		"the control plane must reach v1.35.3 first (no two minor versions of skew): md-0 at v1.34.1", p.Pending[0])
 	require.Equal(t, []string{"v1.35.3", "v1.36.2", "v1.37.2"}, p.WorkersUpgradePlan)
 }
+
+// TestCheckSteps_RefusesPlansUpstreamRefuses: a GenerateUpgradePlan answer must go up one minor
+// version at most per step and end at the target.
+func TestCheckSteps_RefusesPlansUpstreamRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		steps []string
+		want  string
+	}{
+		{[]string{"v1.38.0", "v1.39.1"}, ""},
+		{[]string{"v1.37.3", "v1.38.0", "v1.39.1"}, ""},
+		{nil, "no controlPlaneUpgrades"},
+		{[]string{"v1.39.1"}, "controlPlaneUpgrades[0] v1.39.1 is more than one minor version after"},
+		{[]string{"v1.38.0", "v1.38.0", "v1.39.1"}, "controlPlaneUpgrades[1] v1.38.0 is not newer"},
+		{[]string{"v1.38.0"}, "the last of controlPlaneUpgrades is v1.38.0, not spec.topology.version v1.39.1"},
+		{[]string{"banana"}, `controlPlaneUpgrades[0] "banana" is not a Kubernetes version`},
+	} {
+		got := CheckSteps("v1.37.2", "v1.39.1", tc.steps)
+		if tc.want == "" {
+			require.Empty(t, got, "%v", tc.steps)
+		} else {
+			require.Contains(t, got, tc.want, "%v", tc.steps)
+		}
+	}
+}
+
+// TestCompute_ControlPlaneStepsComeFromTheExtensionWhenSet.
+func TestCompute_ControlPlaneStepsComeFromTheExtensionWhenSet(t *testing.T) {
+	in := Input{Target: "v1.39.1", Concurrency: 1, ControlPlane: ControlPlane{Version: "v1.37.2", StatusVersion: "v1.37.2"},
+		ControlPlaneSteps: func(from string) ([]string, string) { return []string{"v1.38.7", "v1.39.1"}, "" }}
+	p := Compute(in)
+	require.Equal(t, "v1.38.7", p.ControlPlaneVersion)
+	require.Equal(t, []string{"v1.38.7", "v1.39.1"}, p.ControlPlaneUpgradePlan)
+}

@@ -49,8 +49,22 @@ type Input struct {
 	// KubernetesVersions is the ClusterClass's spec.kubernetesVersions: when set, the target must
 	// be one of them and the control plane may move several minor versions, one at a time.
 	KubernetesVersions []string
+	// ControlPlaneSteps, when set, gives the control plane's steps from a version to the target
+	// (a GenerateUpgradePlan extension's answers) instead of KubernetesVersions; it returns why the
+	// move is refused, or "". No steps and no reason: the default rules decide.
+	ControlPlaneSteps func(from string) ([]string, string)
 	// Hooks are what Runtime SDK lifecycle hooks hold now (the topology controller asks them).
 	Hooks HookHolds
+}
+
+// steps are the control plane's steps from from to the target.
+func (in Input) steps(from string) ([]string, string) {
+	if in.ControlPlaneSteps != nil {
+		if steps, why := in.ControlPlaneSteps(from); len(steps) > 0 || why != "" {
+			return steps, why
+		}
+	}
+	return controlPlaneSteps(from, in.Target, in.KubernetesVersions)
 }
 
 // HookHolds say, each with a message naming the hook ("" when nothing holds), what lifecycle
@@ -108,7 +122,7 @@ func Compute(in Input) *Plan {
 	default:
 		p.ControlPlaneVersion = cp.Version
 		var why string
-		cpSteps, why = controlPlaneSteps(cp.Version, in.Target, in.KubernetesVersions)
+		cpSteps, why = in.steps(cp.Version)
 		// A step of a chained upgrade under way: the first of the steps from the version it runs.
 		if why == "" && cp.Upgrading && len(remaining.steps) > 1 && remaining.steps[0] == cp.Version {
 			p.Pending = append(p.Pending, "Control plane upgrading to "+cp.Version+then(cpSteps))
@@ -171,7 +185,7 @@ func remainingSteps(in Input) stepsFromRunning {
 	}
 	if cp.Version != "" && out.running != in.Target {
 		var why string
-		out.steps, why = controlPlaneSteps(out.running, in.Target, in.KubernetesVersions)
+		out.steps, why = in.steps(out.running)
 		out.refused = why != ""
 	}
 	return out
