@@ -27,6 +27,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
+	"capstan.dev/test/framework"
 )
 
 // testExtension is test/extension running on the host for one spec (the core manager runs on the
@@ -220,4 +221,56 @@ func (s *suite) waitForTopologyHold(reason, hook, message string) {
 		return cond.Status == metav1.ConditionFalse && cond.Reason == reason &&
 			strings.Contains(cond.Message, hook+": "+message), cond.Reason + ": " + cond.Message, nil
 	})
+}
+
+// addExternalPatch adds to the test's copy of the quick-start class an external patch served by
+// ext (generate-patches, validate-topology, discover-variables: its imageRepository variable is
+// discovered, not declared in the class) and sets the variable on the Cluster. The extension's
+// patch puts "echo imageRepository=<value>" into the workers' preKubeadmCommands and the value
+// into the control plane's imageRepository; registry.k8s.io keeps the node images the cluster
+// already has.
+func (e *testExtension) addExternalPatch(objs []*framework.Object) {
+	t := e.s.t
+	patch := map[string]any{"name": "test-extension", "external": map[string]any{
+		"generatePatchesExtension":   "generate-patches." + e.name,
+		"validateTopologyExtension":  "validate-topology." + e.name,
+		"discoverVariablesExtension": "discover-variables." + e.name,
+	}}
+	found := 0
+	for _, o := range objs {
+		var item any
+		var path []string
+		switch o.GetKind() {
+		case "ClusterClass":
+			item, path = patch, []string{"spec", "patches"}
+		case "Cluster":
+			item, path = map[string]any{"name": "imageRepository", "value": externalPatchRepository}, []string{"spec", "topology", "variables"}
+		default:
+			continue
+		}
+		list, _, err := unstructured.NestedSlice(o.Object, path...)
+		require.NoError(t, err)
+		require.NoError(t, unstructured.SetNestedSlice(o.Object, append(list, item), path...))
+		found++
+	}
+	require.Equal(t, 2, found, "the manifest has one ClusterClass and one Cluster")
+}
+
+const externalPatchRepository = "registry.k8s.io"
+
+// requireExternalPatchRanOnWorkers checks that every worker node ran the command the external
+// patch added to its bootstrap data (the bootstrap log of the node container holds its output).
+func (s *suite) requireExternalPatchRanOnWorkers(n int) {
+	s.t.Helper()
+	cs, err := s.containers(roleLabel + "=worker")
+	require.NoError(s.t, err)
+	require.Len(s.t, cs, n)
+	for _, c := range cs {
+		name := strings.TrimPrefix(c.Names[0], "/")
+		out, code, err := framework.Exec(s.ctx, s.docker, name, "cat", "/var/lib/capstan/bootstrap/log")
+		require.NoError(s.t, err)
+		require.Equal(s.t, 0, code, "reading the bootstrap log of %s: %s", name, out)
+		require.Contains(s.t, out, "imageRepository="+externalPatchRepository,
+			"worker %s ran the command the external patch added", name)
+	}
 }

@@ -33,7 +33,8 @@ import (
 // change of a variable and of the topology's worker replicas rotates the worker's bootstrap
 // template and replaces and scales the generated MachineDeployment's Machines on real nodes,
 // and deleting the Cluster removes everything it generated. A test Runtime Extension (test/extension)
-// holds the creation (BeforeClusterCreate: no object exists until it lets go), is told once the
+// holds the creation (BeforeClusterCreate: no object exists until it lets go), patches the
+// templates (an external patch with a discovered variable: the workers run its command), is told once the
 // control plane is up (AfterControlPlaneInitialized), and holds the deletion (BeforeClusterDelete:
 // nothing is deleted and the workload cluster keeps running until it lets go).
 func TestTopologyCluster(t *testing.T) {
@@ -49,7 +50,9 @@ func TestTopologyCluster(t *testing.T) {
 	s.timed("BeforeClusterCreate holds the topology until released", func() {
 		ext.hold("BeforeClusterCreate", "held by the e2e")
 		w := s.watchKinds(dockerClusterGVK, controlPlaneGVK, dockerMachineGVK)
-		require.NoError(t, framework.Apply(s.ctx, s.mgmt, s.topologyManifest()))
+		objs := s.topologyManifest()
+		ext.addExternalPatch(objs)
+		require.NoError(t, framework.Apply(s.ctx, s.mgmt, objs))
 		s.waitForTopologyHold(clusterv1.ClusterTopologyReconciledClusterCreatingReason, "BeforeClusterCreate", "held by the e2e")
 		require.Empty(t, w.drain(func(watch.Event, *unstructured.Unstructured) bool { return true }),
 			"no object of the topology may exist while BeforeClusterCreate holds it")
@@ -58,6 +61,7 @@ func TestTopologyCluster(t *testing.T) {
 	s.waitForWorkload(12 * time.Minute)
 	s.requireTopologyReconciled()
 	s.requireAfterControlPlaneInitializedCalledOnce(ext)
+	s.requireExternalPatchRanOnWorkers(1)
 	s.requireAPIServerVolumes("admission-pss")
 	s.requirePrivilegedPodRefused()
 
@@ -74,6 +78,7 @@ func TestTopologyCluster(t *testing.T) {
 		require.NoError(t, s.mgmt.Patch(s.ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: s.name}}, patch))
 		s.waitForReadyNodes(3, 8*time.Minute)
 		s.requireWorkerWave(2, "2")
+		s.requireExternalPatchRanOnWorkers(2) // the rotated template was patched too
 		after := s.workerBootstrapTemplate()
 		require.NotEqual(t, before, after, "the variable change rotates the worker's bootstrap template")
 		for _, name := range s.workerMachineNames() {

@@ -46,6 +46,11 @@ func LoadImage(ctx context.Context, docker *dockerclient.Client, node, image str
 	return fmt.Errorf("node %s: containerd does not list %s after the import; it lists:\n%s", node, want, listed)
 }
 
+// Exec runs cmd in the container and returns its combined output and exit code.
+func Exec(ctx context.Context, docker *dockerclient.Client, name string, cmd ...string) (string, int, error) {
+	return execIn(ctx, docker, name, nil, cmd...)
+}
+
 // execIn runs cmd in the container, feeding it stdin when not nil, and returns its combined
 // output and exit code.
 func execIn(ctx context.Context, docker *dockerclient.Client, name string, stdin io.Reader, cmd ...string) (string, int, error) {
