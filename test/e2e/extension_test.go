@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -223,12 +224,13 @@ func (s *suite) waitForTopologyHold(reason, hook, message string) {
 	})
 }
 
-// addExternalPatch adds to the test's copy of the quick-start class an external patch served by
-// ext (generate-patches, validate-topology, discover-variables: its imageRepository variable is
-// discovered, not declared in the class) and sets the variable on the Cluster. The extension's
-// patch puts "echo imageRepository=<value>" into the workers' preKubeadmCommands and the value
-// into the control plane's imageRepository; registry.k8s.io keeps the node images the cluster
-// already has.
+// addExternalPatch gives the test's copy of the quick-start class an external patch served by ext
+// (generate-patches, validate-topology, discover-variables) in place of the class's own
+// imageRepository variable and inline patch: the variable's definition now comes from the
+// extension (discovered), as a vendor's class would have it, and the Cluster sets it to
+// registry.k8s.io (the node images the cluster already has). The extension's patch puts that
+// value into the control plane's imageRepository and "echo imageRepository=<value>" into the
+// workers' preKubeadmCommands.
 func (e *testExtension) addExternalPatch(objs []*framework.Object) {
 	t := e.s.t
 	patch := map[string]any{"name": "test-extension", "external": map[string]any{
@@ -236,22 +238,28 @@ func (e *testExtension) addExternalPatch(objs []*framework.Object) {
 		"validateTopologyExtension":  "validate-topology." + e.name,
 		"discoverVariablesExtension": "discover-variables." + e.name,
 	}}
-	found := 0
-	for _, o := range objs {
-		var item any
-		var path []string
-		switch o.GetKind() {
-		case "ClusterClass":
-			item, path = patch, []string{"spec", "patches"}
-		case "Cluster":
-			item, path = map[string]any{"name": "imageRepository", "value": externalPatchRepository}, []string{"spec", "topology", "variables"}
-		default:
-			continue
-		}
+	named := func(name string) func(any) bool {
+		return func(item any) bool { m, ok := item.(map[string]any); return ok && m["name"] == name }
+	}
+	edit := func(o *framework.Object, change func([]any) []any, path ...string) {
 		list, _, err := unstructured.NestedSlice(o.Object, path...)
 		require.NoError(t, err)
-		require.NoError(t, unstructured.SetNestedSlice(o.Object, append(list, item), path...))
-		found++
+		require.NoError(t, unstructured.SetNestedSlice(o.Object, change(list), path...))
+	}
+	found := 0
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "ClusterClass":
+			edit(o, func(l []any) []any { return slices.DeleteFunc(l, named("imageRepository")) }, "spec", "variables")
+			edit(o, func(l []any) []any { return append(slices.DeleteFunc(l, named("imageRepository")), patch) }, "spec", "patches")
+			found++
+		case "Cluster":
+			edit(o, func(l []any) []any {
+				l = slices.DeleteFunc(l, named("imageRepository"))
+				return append(l, map[string]any{"name": "imageRepository", "value": externalPatchRepository})
+			}, "spec", "topology", "variables")
+			found++
+		}
 	}
 	require.Equal(t, 2, found, "the manifest has one ClusterClass and one Cluster")
 }

@@ -121,8 +121,9 @@ func (s *suite) requireAfterControlPlaneInitializedCalledOnce(ext *testExtension
 			return false, "", err
 		}
 		pending := c.Annotations[runtimev1.PendingHooksAnnotation]
-		return strings.Contains(req, `"name":"`+s.name+`"`) && !strings.Contains(pending, "AfterControlPlaneInitialized"),
-			fmt.Sprintf("last request %q, pending hooks %q", req, pending), nil
+		called := strings.Contains(req, `"name":"`+s.name+`"`)
+		return called && !strings.Contains(pending, "AfterControlPlaneInitialized"),
+			fmt.Sprintf("called for the Cluster: %t, pending hooks %q", called, pending), nil
 	})
 }
 
