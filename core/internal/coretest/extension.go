@@ -44,11 +44,11 @@ type TestExtension struct {
 	client  *http.Client
 }
 
-// StartTestExtension builds the test extension once per package, runs it (it creates the
-// cluster-scoped ExtensionConfig name with its URL and CA), discovers its handlers and registers
-// them (in its status, and in Runtime for namespace ns only; every namespace when ns is ""). The
-// process ends with the test.
-func StartTestExtension(t *testing.T, env *envtest.Environment, name, ns string) *TestExtension {
+// RunTestExtension builds the test extension once per package and runs it; it creates the
+// cluster-scoped ExtensionConfig name with its URL and writes its CA there (deleted, and the
+// process ended, with the test). Nothing registers its handlers: a test running the
+// ExtensionConfig controller lets it discover them.
+func RunTestExtension(t *testing.T, env *envtest.Environment, name string) *TestExtension {
 	t.Helper()
 	extensionOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "capstan-test-extension-")
@@ -77,12 +77,26 @@ func StartTestExtension(t *testing.T, env *envtest.Environment, name, ns string)
 	ext := &runtimev1.ExtensionConfig{}
 	envtest.WaitFor(t, time.Minute, "the test extension to write its CA into ExtensionConfig "+name, func() (bool, error) {
 		if err := env.Client.Get(context.Background(), client.ObjectKey{Name: name}, ext); err != nil {
-			return false, err
+			return false, client.IgnoreNotFound(err)
 		}
 		return len(ext.Spec.ClientConfig.CABundle) > 0 && strings.Contains(out.String(), "Serving"), nil
 	})
 	// Cluster-scoped: gone with the test, so that no later test of the package finds it.
 	t.Cleanup(func() { _ = client.IgnoreNotFound(env.Client.Delete(context.Background(), ext.DeepCopy())) })
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(ext.Spec.ClientConfig.CABundle))
+	return &TestExtension{Name: name, url: "https://" + addr,
+		client: &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}}
+}
+
+// StartTestExtension runs the test extension (RunTestExtension), discovers its handlers and
+// registers them (in its status, and in Runtime for namespace ns only; every namespace when ns
+// is "").
+func StartTestExtension(t *testing.T, env *envtest.Environment, name, ns string) *TestExtension {
+	t.Helper()
+	e := RunTestExtension(t, env, name)
+	ext := &runtimev1.ExtensionConfig{}
+	require.NoError(t, env.Client.Get(t.Context(), client.ObjectKey{Name: name}, ext))
 	rc := runtimeclient.New(registry.New(), env.Client)
 	handlers, err := rc.Discover(t.Context(), ext, runtimeclient.DefaultDiscoveryTimeout)
 	require.NoError(t, err)
@@ -93,10 +107,8 @@ func StartTestExtension(t *testing.T, env *envtest.Environment, name, ns string)
 		ext.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
 	}
 	rc.Registry.Register(ext)
-	pool := x509.NewCertPool()
-	require.True(t, pool.AppendCertsFromPEM(ext.Spec.ClientConfig.CABundle))
-	return &TestExtension{Name: name, Runtime: rc, url: "https://" + addr,
-		client: &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}}
+	e.Runtime = rc
+	return e
 }
 
 // Control sends a control request to the extension (see capstan.dev/test/extension/server).

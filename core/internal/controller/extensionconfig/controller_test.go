@@ -33,6 +33,7 @@ import (
 	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/contracts/conversionwebhook"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/core/internal/coretest"
 	runtimeclient "capstan.dev/core/internal/runtime/client"
 )
 
@@ -51,7 +52,7 @@ func getExt(t *testing.T, name string) *runtimev1.ExtensionConfig {
 func TestExtensionConfig_DiscoversTheTestExtensionAsTheMarkerGrantedUser(t *testing.T) {
 	ctx := context.Background()
 	rc := startController(t, env.UserFromRBACMarkers(t, "capstan-extensionconfig-rbac-test", "controller.go", "../../runtime/client/client.go"), nil)
-	ext := startExtension(t, "e2e-ext")
+	ext := coretest.RunTestExtension(t, env, "e2e-ext")
 	got := waitDiscovered(t, "e2e-ext", metav1.ConditionTrue)
 	require.Len(t, got.Status.Handlers, len(hooksv1.LifecycleHooks())+testExtensionMutationHooks)
 	require.True(t, sort.SliceIsSorted(got.Status.Handlers, func(i, j int) bool { return got.Status.Handlers[i].Name < got.Status.Handlers[j].Name }))
@@ -69,7 +70,7 @@ func TestExtensionConfig_DiscoversTheTestExtensionAsTheMarkerGrantedUser(t *test
 		got.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"runtime-ext": "on"}}
 	})
 	waitDiscovered(t, "e2e-ext", metav1.ConditionTrue)
-	ext.control(t, "PUT", "/control/hooks/BeforeClusterCreate", `{"retryAfterSeconds":5,"message":"holding for the test"}`)
+	ext.Control(t, "PUT", "/control/hooks/BeforeClusterCreate", `{"retryAfterSeconds":5,"message":"holding for the test"}`)
 
 	envtest.WaitFor(t, timeout, "the handler to be callable for the matching namespace", func() (bool, error) {
 		resp := &hooksv1.BeforeClusterCreateResponse{}
@@ -100,7 +101,7 @@ func otherCA(t *testing.T) []byte {
 // what failed, and unregisters the handlers; each fix (a spec change) discovers it again.
 func TestExtensionConfig_EachFailureIsAConditionNamingTheExtension(t *testing.T) {
 	rc := startController(t, nil, nil)
-	ext := startExtension(t, "faulty-ext")
+	ext := coretest.RunTestExtension(t, env, "faulty-ext")
 	good := waitDiscovered(t, "faulty-ext", metav1.ConditionTrue)
 	goodCA, goodURL := good.Spec.ClientConfig.CABundle, good.Spec.ClientConfig.URL
 	registered := func(want bool) {
@@ -131,13 +132,13 @@ func TestExtensionConfig_EachFailureIsAConditionNamingTheExtension(t *testing.T)
 	fail(func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.CABundle = otherCA(t) }, runtimeclient.TLS, "certificate")
 	recover(func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.CABundle = goodCA })
 
-	ext.control(t, "PUT", "/control/discovery", `{"mode":"malformed"}`)
+	ext.Control(t, "PUT", "/control/discovery", `{"mode":"malformed"}`)
 	fail(func(e *runtimev1.ExtensionConfig) { e.Spec.Settings = map[string]string{"attempt": "malformed"} }, runtimeclient.Malformed, "decoding the answer")
 
-	ext.control(t, "PUT", "/control/discovery", `{"mode":"hang"}`)
+	ext.Control(t, "PUT", "/control/discovery", `{"mode":"hang"}`)
 	fail(func(e *runtimev1.ExtensionConfig) { e.Spec.Settings = map[string]string{"attempt": "hang"} }, runtimeclient.Timeout, "deadline exceeded")
 
-	ext.control(t, "PUT", "/control/discovery", `{"mode":"normal"}`)
+	ext.Control(t, "PUT", "/control/discovery", `{"mode":"normal"}`)
 	closed := "https://" + envtest.FreeLoopbackAddr(t)
 	fail(func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.URL = closed }, runtimeclient.Unreachable, "connection refused")
 	recover(func(e *runtimev1.ExtensionConfig) { e.Spec.ClientConfig.URL = goodURL })
@@ -148,10 +149,10 @@ func TestExtensionConfig_EachFailureIsAConditionNamingTheExtension(t *testing.T)
 func TestExtensionConfig_SteadyStateWritesNothing(t *testing.T) {
 	calls := &envtest.CallCounter{Type: &runtimev1.ExtensionConfig{}, Key: client.ObjectKey{Name: "steady-ext"}}
 	startController(t, nil, calls)
-	ext := startExtension(t, "steady-ext")
+	ext := coretest.RunTestExtension(t, env, "steady-ext")
 	got := waitDiscovered(t, "steady-ext", metav1.ConditionTrue)
 	// A discovery now would fail and flip the condition: the steady reconcile must not run one.
-	ext.control(t, "PUT", "/control/discovery", `{"mode":"failure"}`)
+	ext.Control(t, "PUT", "/control/discovery", `{"mode":"failure"}`)
 	gets, before := calls.Snapshot()
 	envtest.Update(t, env.Client, got, func() { got.Labels = map[string]string{"touched": "yes"} })
 	envtest.WaitFor(t, timeout, "a reconcile after the label change", func() (bool, error) {
@@ -167,7 +168,7 @@ func TestExtensionConfig_SteadyStateWritesNothing(t *testing.T) {
 // TestExtensionConfig_PausedIsNotDiscovered: with the cluster.x-k8s.io/paused annotation the
 // controller only sets Paused (no discovery, no handlers); without it the extension is discovered.
 func TestExtensionConfig_PausedIsNotDiscovered(t *testing.T) {
-	startExtension(t, "paused-ext")
+	coretest.RunTestExtension(t, env, "paused-ext")
 	cur := getExt(t, "paused-ext")
 	envtest.Update(t, env.Client, cur, func() { cur.Annotations = map[string]string{clusterv1.PausedAnnotation: ""} })
 	rc := startController(t, nil, nil)

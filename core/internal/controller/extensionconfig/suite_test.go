@@ -17,18 +17,10 @@ limitations under the License.
 package extensionconfig
 
 import (
-	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -76,92 +68,6 @@ func startController(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter)
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	envtest.StartManager(t, mgr)
 	return rc
-}
-
-var (
-	buildOnce sync.Once
-	binary    string
-	buildErr  error
-)
-
-// testExtension is the test extension (capstan.dev/test/extension) running as a process on a
-// loopback port, as a user runs it.
-type testExtension struct {
-	url    string
-	caPEM  []byte
-	client *http.Client
-}
-
-// startExtension builds the test extension once per package and runs it; it creates the
-// ExtensionConfig name with its URL and writes its CA there. The process ends with the test.
-func startExtension(t *testing.T, name string) *testExtension {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "capstan-test-extension-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binary = filepath.Join(dir, "extension")
-		if out, err := envtest.StaticBuild(binary, "capstan.dev/test/extension").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("building the test extension: %v\n%s", err, out)
-		}
-	})
-	require.NoError(t, buildErr)
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, os.WriteFile(kubeconfig, env.KubeConfig, 0o600))
-	addr := envtest.FreeLoopbackAddr(t)
-	cmd := exec.Command(binary, "--listen", addr, "--extension-config", name, "--kubeconfig", kubeconfig)
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		t.Logf("test extension output:\n%s", out.String())
-	})
-	ext := &testExtension{url: "https://" + addr}
-	envtest.WaitFor(t, timeout, "the test extension to write its CA into ExtensionConfig "+name, func() (bool, error) {
-		cur := &runtimev1.ExtensionConfig{}
-		if err := env.Client.Get(context.Background(), client.ObjectKey{Name: name}, cur); err != nil {
-			return false, err
-		}
-		ext.caPEM = cur.Spec.ClientConfig.CABundle
-		return len(ext.caPEM) > 0 && strings.Contains(out.String(), "Serving"), nil
-	})
-	pool := x509.NewCertPool()
-	require.True(t, pool.AppendCertsFromPEM(ext.caPEM))
-	ext.client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
-	return ext
-}
-
-// control sends a control request to the extension (see capstan.dev/test/extension/server).
-func (e *testExtension) control(t *testing.T, method, path, body string) {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), method, e.url+path, strings.NewReader(body))
-	require.NoError(t, err)
-	resp, err := e.client.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	msg, _ := io.ReadAll(resp.Body)
-	require.Equal(t, http.StatusOK, resp.StatusCode, "%s %s: %s", method, path, msg)
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // waitDiscovered waits for the Discovered condition of the ExtensionConfig name to have status
