@@ -24,7 +24,7 @@ import (
 // waits for the control plane are left out.
 func (r *Reconciler) applyState(ctx context.Context, s *scope, state *desired.State, cpContract contract.ContractVersion) error {
 	c := s.cluster
-	if err := r.apply(ctx, state.InfrastructureCluster); err != nil {
+	if err := r.apply(ctx, c, state.InfrastructureCluster); err != nil {
 		return err
 	}
 	if err := r.applyControlPlane(ctx, s, state, cpContract); err != nil {
@@ -53,7 +53,7 @@ func (r *Reconciler) applyState(ctx context.Context, s *scope, state *desired.St
 		if s.held().MachinePool(mp.TopologyName) || s.held().MachinePoolCreateDeferred(mp.TopologyName) {
 			continue
 		}
-		if err := r.applyMachinePool(ctx, mp); err != nil {
+		if err := r.applyMachinePool(ctx, c, mp); err != nil {
 			return err
 		}
 	}
@@ -70,7 +70,7 @@ func (r *Reconciler) applyControlPlane(ctx context.Context, s *scope, state *des
 		return nil
 	}
 	if cpm := state.ControlPlaneMachineInfrastructure; cpm != nil {
-		if err := r.applyTemplate(ctx, cpm, ""); err != nil {
+		if err := r.applyTemplate(ctx, s.cluster, cpm, ""); err != nil {
 			return err
 		}
 		ref := contract.ObjectReference{APIGroup: cpm.GroupVersionKind().Group, Kind: cpm.GetKind(), Name: cpm.GetName(), APIVersion: cpm.GetAPIVersion()}
@@ -78,24 +78,24 @@ func (r *Reconciler) applyControlPlane(ctx context.Context, s *scope, state *des
 			return fmt.Errorf("pointing ControlPlane %s at %s: %w", state.ControlPlane.GetName(), cpm.GetName(), err)
 		}
 	}
-	return r.apply(ctx, state.ControlPlane)
+	return r.apply(ctx, s.cluster, state.ControlPlane)
 }
 
 // applyMachinePool applies one MachinePool after its BootstrapConfig and InfraMachinePool. Those
 // two are objects, not templates: as upstream does, they keep their names and are updated in
 // place (the infrastructure provider rolls the pool's instances on a change), never rotated.
-func (r *Reconciler) applyMachinePool(ctx context.Context, mp *desired.MachinePoolState) error {
-	if err := r.apply(ctx, mp.Bootstrap); err != nil {
+func (r *Reconciler) applyMachinePool(ctx context.Context, c *clusterv1.Cluster, mp *desired.MachinePoolState) error {
+	if err := r.apply(ctx, c, mp.Bootstrap); err != nil {
 		return err
 	}
-	if err := r.apply(ctx, mp.Infrastructure); err != nil {
+	if err := r.apply(ctx, c, mp.Infrastructure); err != nil {
 		return err
 	}
 	obj, err := toIntent(mp.Object)
 	if err != nil {
 		return err
 	}
-	return r.apply(ctx, obj)
+	return r.apply(ctx, c, obj)
 }
 
 // applyMachineDeployment applies one MachineDeployment with its template copies and health
@@ -104,10 +104,10 @@ func (r *Reconciler) applyMachineDeployment(ctx context.Context, s *scope, md *d
 	if s.held().MachineDeployment(md.TopologyName) {
 		return r.applyHealthCheck(ctx, s.cluster, md.HealthCheck, md.Object.Name)
 	}
-	if err := r.applyTemplate(ctx, md.Bootstrap, md.TopologyName); err != nil {
+	if err := r.applyTemplate(ctx, s.cluster, md.Bootstrap, md.TopologyName); err != nil {
 		return err
 	}
-	if err := r.applyTemplate(ctx, md.Infrastructure, md.TopologyName); err != nil {
+	if err := r.applyTemplate(ctx, s.cluster, md.Infrastructure, md.TopologyName); err != nil {
 		return err
 	}
 	spec := &md.Object.Spec.Template.Spec
@@ -117,7 +117,7 @@ func (r *Reconciler) applyMachineDeployment(ctx context.Context, s *scope, md *d
 	if err != nil {
 		return err
 	}
-	if err := r.apply(ctx, obj); err != nil {
+	if err := r.apply(ctx, s.cluster, obj); err != nil {
 		return err
 	}
 	return r.applyHealthCheck(ctx, s.cluster, md.HealthCheck, md.Object.Name)
@@ -131,7 +131,7 @@ func (r *Reconciler) applyHealthCheck(ctx context.Context, c *clusterv1.Cluster,
 		if err != nil {
 			return err
 		}
-		return r.apply(ctx, obj)
+		return r.apply(ctx, c, obj)
 	}
 	return r.deleteOwned(ctx, c, &clusterv1.MachineHealthCheck{}, name)
 }
@@ -140,8 +140,8 @@ func (r *Reconciler) applyHealthCheck(ctx context.Context, c *clusterv1.Cluster,
 // copy's spec differs from the intent, the intent is created under a new name (template
 // rotation) and tpl renamed, so the caller points the referrer at it; the old copy is deleted
 // once nothing references it (deleteUnusedTemplates).
-func (r *Reconciler) applyTemplate(ctx context.Context, tpl *unstructured.Unstructured, mdTopologyName string) error {
-	cur, err := r.getOrCreate(ctx, tpl)
+func (r *Reconciler) applyTemplate(ctx context.Context, c *clusterv1.Cluster, tpl *unstructured.Unstructured, mdTopologyName string) error {
+	cur, err := r.getOrCreate(ctx, c, tpl)
 	if err != nil || cur == nil {
 		return err // not found: apply creates it
 	}
@@ -157,19 +157,19 @@ func (r *Reconciler) applyTemplate(ctx context.Context, tpl *unstructured.Unstru
 		return err
 	case !clusterstate.SpecDiffers(dry, cur):
 		if metadataDiffers(dry, cur) {
-			return r.write(ctx, tpl, "Updating")
+			return r.write(ctx, c, tpl, "Updating")
 		}
 		return nil
 	}
 	old := tpl.GetName()
 	tpl.SetName(desired.TemplateCopyName(labelOf(tpl, clusterv1.ClusterNameLabel), mdTopologyName, r.random))
 	ctrl.LoggerFrom(ctx).Info(fmt.Sprintf("Creating %s %s as a replacement for %s (template rotation)", tpl.GetKind(), tpl.GetName(), old))
-	return r.write(ctx, tpl, "")
+	return r.write(ctx, c, tpl, "")
 }
 
 // apply creates obj or, when a server-side dry run shows the intent would change it, applies it.
-func (r *Reconciler) apply(ctx context.Context, obj *unstructured.Unstructured) error {
-	cur, err := r.getOrCreate(ctx, obj)
+func (r *Reconciler) apply(ctx context.Context, c *clusterv1.Cluster, obj *unstructured.Unstructured) error {
+	cur, err := r.getOrCreate(ctx, c, obj)
 	if err != nil || cur == nil {
 		return err
 	}
@@ -180,17 +180,17 @@ func (r *Reconciler) apply(ctx context.Context, obj *unstructured.Unstructured) 
 	if !metadataDiffers(dry, cur) && !clusterstate.SpecDiffers(dry, cur) {
 		return nil
 	}
-	return r.write(ctx, obj, "Updating")
+	return r.write(ctx, c, obj, "Updating")
 }
 
 // getOrCreate reads the object obj names; when it does not exist it creates it from obj and
 // returns nil, so the caller has nothing to compare.
-func (r *Reconciler) getOrCreate(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (r *Reconciler) getOrCreate(ctx context.Context, c *clusterv1.Cluster, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	cur := &unstructured.Unstructured{}
 	cur.SetGroupVersionKind(obj.GroupVersionKind())
 	err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), cur)
 	if apierrors.IsNotFound(err) {
-		return nil, r.write(ctx, obj, "Creating")
+		return nil, r.write(ctx, c, obj, "Creating")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s %s: %w", obj.GetKind(), obj.GetName(), err)
@@ -198,13 +198,16 @@ func (r *Reconciler) getOrCreate(ctx context.Context, obj *unstructured.Unstruct
 	return cur, nil
 }
 
-// write server-side applies obj as the topology's field manager, taking over conflicting fields.
-func (r *Reconciler) write(ctx context.Context, obj *unstructured.Unstructured, verb string) error {
+// write server-side applies obj as the topology's field manager, taking over conflicting fields,
+// and records it on c (verb "Updating" an update, anything else a creation).
+func (r *Reconciler) write(ctx context.Context, c *clusterv1.Cluster, obj *unstructured.Unstructured, verb string) error {
 	if verb != "" {
 		ctrl.LoggerFrom(ctx).Info(verb+" "+obj.GetKind(), obj.GetKind(), obj.GetName())
 	}
-	if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj.DeepCopy()),
-		client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+	err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj.DeepCopy()),
+		client.FieldOwner(FieldManager), client.ForceOwnership)
+	r.recordWrite(c, obj, verb == "Updating", err)
+	if err != nil {
 		return fmt.Errorf("applying %s %s: %w", obj.GetKind(), obj.GetName(), err)
 	}
 	if verb == "Creating" {

@@ -65,13 +65,19 @@ func (r *Reconciler) deleteOwned(ctx context.Context, c *clusterv1.Cluster, obj 
 	if !generatedFor(obj, c) || !obj.GetDeletionTimestamp().IsZero() {
 		return nil
 	}
-	return r.delete(ctx, obj)
+	return r.delete(ctx, c, obj)
 }
 
-func (r *Reconciler) delete(ctx context.Context, obj client.Object) error {
+// delete deletes obj, which the topology generated for c and no longer needs, and records it on c.
+func (r *Reconciler) delete(ctx context.Context, c *clusterv1.Cluster, obj client.Object) error {
 	kind := obj.GetObjectKind().GroupVersionKind().Kind
 	ctrl.LoggerFrom(ctx).Info("Deleting "+kind+" no longer in the topology", "name", obj.GetName())
-	if err := r.Client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())}); err != nil && !apierrors.IsNotFound(err) {
+	err := r.Client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	r.recordDelete(c, obj, err)
+	if err != nil {
 		return fmt.Errorf("deleting %s %s: %w", kind, obj.GetName(), err)
 	}
 	return nil

@@ -142,7 +142,7 @@ func (r *Reconciler) deleteUnused(ctx context.Context, c *clusterv1.Cluster, k k
 			if keep[templateKey(gk, obj.GetName())] || !obj.GetDeletionTimestamp().IsZero() || !ownedByCluster(obj, c) || !unused(obj) {
 				continue
 			}
-			if err := r.delete(ctx, obj); err != nil {
+			if err := r.delete(ctx, c, obj); err != nil {
 				return err
 			}
 		}
