@@ -73,7 +73,8 @@ func TestEtcdMemberHealthy_ListedIsNotEnough(t *testing.T) {
 
 // TestScaleDown_AnUnhealthyOtherMemberBlocks: with another Machine's member listed but not
 // answering, no Machine is deleted (seen on every event of a watch) and ScalingDown names that
-// member; once it answers, the scale down proceeds.
+// member, with one ControlPlaneUnhealthy Event (upstream's reason) for the whole hold; once it
+// answers, the scale down proceeds.
 func TestScaleDown_AnUnhealthyOtherMemberBlocks(t *testing.T) {
 	f, ms := scaleDownFixture(t)
 	deletions := f.watchDeletions()
@@ -84,6 +85,12 @@ func TestScaleDown_AnUnhealthyOtherMemberBlocks(t *testing.T) {
 		"Waiting for the etcd members of the other Machines to be healthy (Machine "+ms[2].Name+": etcd member "+ms[2].Name)
 	f.etcd().waitPasses(t, 6)
 	require.Empty(t, deletions.seen(), "no Machine deleted while a member does not answer")
+	unhealthy, err := env.Events(t.Context(), f.kcp, ReasonControlPlaneUnhealthy)
+	require.NoError(t, err)
+	require.Len(t, unhealthy, 1, "one ControlPlaneUnhealthy Event for the hold, not one per reconcile")
+	require.Equal(t, "Warning", unhealthy[0].Type)
+	require.Contains(t, unhealthy[0].Note, "Waiting for the control plane to pass preflight checks to continue reconciliation: Waiting for the etcd members of the other Machines to be healthy")
+	require.Nil(t, unhealthy[0].Series, "recorded once, not repeated")
 
 	f.etcd().setDown(ms[2].Name, nil)
 	envtest.WaitFor(t, timeout, "Machine "+ms[0].Name+" deleted", func() (bool, error) {

@@ -2,8 +2,10 @@ package kubeadmcontrolplane
 
 import (
 	"slices"
+	"strings"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/events"
 )
 
@@ -14,13 +16,14 @@ const ControllerName = "kubeadmcontrolplane-controller"
 // FailedScaleDown are upstream's; upstream records no Event when a step succeeds, named here
 // alike. A step that replaces an outdated Machine is a RolloutStep, whichever way it goes.
 const (
-	ReasonSuccessfulScaleUp    = "SuccessfulScaleUp"
-	ReasonSuccessfulScaleDown  = "SuccessfulScaleDown"
-	ReasonRolloutStep          = "RolloutStep"
-	ReasonFailedInitialization = "FailedInitialization"
-	ReasonFailedScaleUp        = "FailedScaleUp"
-	ReasonFailedScaleDown      = "FailedScaleDown"
-	ReasonEtcdMemberRemoved    = "EtcdMemberRemoved"
+	ReasonSuccessfulScaleUp     = "SuccessfulScaleUp"
+	ReasonSuccessfulScaleDown   = "SuccessfulScaleDown"
+	ReasonRolloutStep           = "RolloutStep"
+	ReasonFailedInitialization  = "FailedInitialization"
+	ReasonFailedScaleUp         = "FailedScaleUp"
+	ReasonFailedScaleDown       = "FailedScaleDown"
+	ReasonEtcdMemberRemoved     = "EtcdMemberRemoved"
+	ReasonControlPlaneUnhealthy = "ControlPlaneUnhealthy"
 )
 
 // rollingOut reports whether a Machine is outdated: a step taken now replaces it.
@@ -63,4 +66,20 @@ func (r *Reconciler) recordEtcdMemberRemoved(s *scope, m *clusterv1.Machine, mem
 		return
 	}
 	r.Recorder.Eventf(s.kcp, m, events.Normal, ReasonEtcdMemberRemoved, "RemoveEtcdMember", "Removed etcd member %s of deleting Machine %s", member, m.Name)
+}
+
+// recordUnhealthy records upstream's ControlPlaneUnhealthy when the preflight checks stop a scale
+// for the control plane's health, once per hold: not when the KubeadmControlPlane's conditions
+// (the last reconcile's, written at its end) already say the same.
+func (r *Reconciler) recordUnhealthy(s *scope, unhealthy bool, msg string) {
+	if !unhealthy {
+		return
+	}
+	for _, t := range []string{clusterv1.ScalingUpCondition, clusterv1.ScalingDownCondition, clusterv1.RollingOutCondition} {
+		if c := conditions.Get(s.kcp, t); c != nil && strings.Contains(c.Message, msg) {
+			return
+		}
+	}
+	r.Recorder.Eventf(s.kcp, nil, events.Warning, ReasonControlPlaneUnhealthy, "Preflight",
+		"Waiting for the control plane to pass preflight checks to continue reconciliation: %s", msg)
 }

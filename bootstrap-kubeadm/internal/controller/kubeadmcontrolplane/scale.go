@@ -112,8 +112,9 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope) error {
 		s.scaleUpBlocked = fmt.Sprintf("Waiting for the control plane to be initialized (ConfigMap %s in the workload cluster) before adding Machines", kubeadmConfigMap)
 		return nil
 	}
-	if msg := preflight(s, nil); msg != "" {
+	if msg, unhealthy := preflight(s, nil); msg != "" {
 		s.scaleUpBlocked = msg
+		r.recordUnhealthy(s, unhealthy, msg)
 		return nil
 	}
 	var upToDate []*clusterv1.Machine
@@ -153,8 +154,9 @@ func (r *Reconciler) scaleDown(ctx context.Context, s *scope) error {
 		}
 		return nil // its deletion brings us back through the Machine watch
 	}
-	if msg := preflight(s, chosen); msg != "" {
+	if msg, unhealthy := preflight(s, chosen); msg != "" {
 		s.scaleDownBlocked = msg
+		r.recordUnhealthy(s, unhealthy, msg)
 		return nil
 	}
 	// The Machine's etcd member goes after its drain, at its pre-terminate hook
@@ -184,8 +186,9 @@ func (r *Reconciler) scaleDown(ctx context.Context, s *scope) error {
 // deleting Machine's member is never looked at: its pre-terminate hook removes it, so a
 // controller stopped after that removal is not blocked by it, whichever Machine it chooses next.
 // The static Pods' health is reported (ControlPlaneComponentsHealthy) but does not block: a
-// kubelet that stopped reporting a Pod must not freeze the replacement of its Machine.
-func preflight(s *scope, exclude *clusterv1.Machine) string {
+// kubelet that stopped reporting a Pod must not freeze the replacement of its Machine. unhealthy
+// says the checks failed on the control plane's health (etcd), not on a step still under way.
+func preflight(s *scope, exclude *clusterv1.Machine) (msg string, unhealthy bool) {
 	var deletingOthers, withoutNode []*clusterv1.Machine
 	var unhealthyMembers []string
 	for _, m := range s.machines {
@@ -204,24 +207,24 @@ func preflight(s *scope, exclude *clusterv1.Machine) string {
 	switch {
 	case len(deletingOthers) > 0:
 		return fmt.Sprintf("Waiting for %s to be deleted: the control plane changes one Machine at a time%s",
-			machineNames(deletingOthers), prefixed("; ", s.preTerminateWait))
+			machineNames(deletingOthers), prefixed("; ", s.preTerminateWait)), false
 	case len(withoutNode) > 0:
-		return fmt.Sprintf("Waiting for %s to have a Node (status.nodeRef): the control plane changes one Machine at a time, after the others have joined", machineNames(withoutNode))
+		return fmt.Sprintf("Waiting for %s to have a Node (status.nodeRef): the control plane changes one Machine at a time, after the others have joined", machineNames(withoutNode)), false
 	case !initialized(s) || len(s.machines) == 0 || (exclude != nil && len(s.machines) == 1):
-		return ""
+		return "", false
 	case s.workloadWait != "":
-		return s.workloadWait
+		return s.workloadWait, false
 	case !s.etcdManaged():
-		return "" // an external etcd is not the control plane's to protect
+		return "", false // an external etcd is not the control plane's to protect
 	case s.etcd == nil:
-		return "The etcd members were not read"
+		return "The etcd members were not read", false
 	case s.etcd.err != nil:
-		return "Cannot check the etcd members: " + s.etcd.err.Error()
+		return "Cannot check the etcd members: " + s.etcd.err.Error(), true
 	case len(unhealthyMembers) > 0:
 		return fmt.Sprintf("Waiting for the etcd members of the other Machines to be healthy (%s): the control plane changes only while every other Machine's etcd member is healthy",
-			strings.Join(unhealthyMembers, "; "))
+			strings.Join(unhealthyMembers, "; ")), true
 	}
-	return ""
+	return "", false
 }
 
 // machineRemovalBlocked says why deleting Machine m (what) must wait for etcd: its member's
