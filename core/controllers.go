@@ -85,7 +85,7 @@ func setupControllers(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	// The Runtime SDK: the ExtensionConfig controller discovers extensions into the registry the
 	// client calls through; the ClusterClass controller calls DiscoverVariables, the topology
 	// controller the lifecycle hooks, GeneratePatches, ValidateTopology and GenerateUpgradePlan.
-	extensions := runtimeclient.New(registry.New(), mgr.GetClient())
+	extensions := runtimeclient.New(registry.NewAwaitingWarmUp(), mgr.GetClient())
 	if err := (&clusterclass.Reconciler{
 		Client: mgr.GetClient(), WatchFilterValue: opts.WatchFilterValue, Runtime: extensions,
 	}).SetupWithManager(ctx, mgr, workers("clusterclass")); err != nil {

@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/testing/crds"
 )
@@ -30,9 +31,15 @@ var env *envtest.Environment
 // TestMain installs every provider's CRDs, as a management cluster has them, so each
 // manager's watches start.
 func TestMain(m *testing.M) {
+	scheme, err := envtest.DefaultSchemeWith(runtimev1.AddToScheme) // ExtensionConfigs (hooks_kill_test.go)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	os.Exit(envtest.Run(m, envtest.Options{
 		CRDs:              crds.All(),
 		CRDDirectoryPaths: []string{"../../bootstrap-kubeadm/config/crd/bases", "../../infrastructure-docker/config/crd/bases"},
+		Scheme:            scheme,
 	}, &env))
 }
 

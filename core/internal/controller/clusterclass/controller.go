@@ -3,6 +3,7 @@ package clusterclass
 import (
 	"context"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -96,6 +97,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if err := r.Client.Get(ctx, req.NamespacedName, cc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if r.Runtime != nil && !r.Runtime.Registry.Ready() && hasDiscoveredVariables(cc) {
+		// Its DiscoverVariables handler may not be registered yet: its variables would flap to
+		// "not registered" until the registry holds what was discovered before this manager started.
+		return ctrl.Result{RequeueAfter: time.Second}, nil
+	}
 	helper, err := patch.NewHelper(cc, r.Client)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -169,4 +175,14 @@ func templateRefs(cc *clusterv1.ClusterClass) []templateRef {
 func (t templateRef) key() string {
 	gk := schema.FromAPIVersionAndKind(t.ref.APIVersion, t.ref.Kind).GroupKind()
 	return gk.String() + "/" + t.ref.Name
+}
+
+// hasDiscoveredVariables says whether an external patch of cc discovers variables.
+func hasDiscoveredVariables(cc *clusterv1.ClusterClass) bool {
+	for _, p := range cc.Spec.Patches {
+		if p.External != nil && p.External.DiscoverVariablesExtension != "" {
+			return true
+		}
+	}
+	return false
 }

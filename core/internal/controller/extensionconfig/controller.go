@@ -24,11 +24,14 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
@@ -75,6 +78,9 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 		r.RediscoveryInterval = DefaultRediscoveryInterval
 	}
 	r.discovered = map[types.UID]discovery{}
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { return r.warmUp(ctx, mgr.GetAPIReader()) })); err != nil {
+		return fmt.Errorf("adding the Runtime Extension registry's warm-up: %w", err)
+	}
 	err := ctrl.NewControllerManagedBy(mgr).
 		For(&runtimev1.ExtensionConfig{}, builder.WithPredicates(predicates.ResourceHasFilterLabel(r.WatchFilterValue))).
 		WithOptions(opts).
@@ -82,6 +88,35 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 	if err != nil {
 		return fmt.Errorf("creating the extensionconfig controller: %w", err)
 	}
+	return nil
+}
+
+// warmUp fills the registry with the handlers every ExtensionConfig's status holds (the last
+// discovery, by this or an earlier manager) and makes it Ready, before the callers of hooks act:
+// they wait for it (the topology and ClusterClass controllers requeue while it is not Ready). The
+// reconciles that follow discover each extension again and replace what was registered here.
+func (r *Reconciler) warmUp(ctx context.Context, reader client.Reader) error {
+	if r.Runtime.Registry.Ready() {
+		return nil
+	}
+	var opts []client.ListOption
+	if r.WatchFilterValue != "" {
+		opts = append(opts, client.MatchingLabels{clusterv1.WatchLabel: r.WatchFilterValue})
+	}
+	list := &runtimev1.ExtensionConfigList{}
+	err := wait.ExponentialBackoffWithContext(ctx, wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Steps: 30, Cap: 10 * time.Second},
+		func(ctx context.Context) (bool, error) {
+			if err := reader.List(ctx, list, opts...); err != nil {
+				ctrl.LoggerFrom(ctx).Error(err, "Listing ExtensionConfigs to warm up the Runtime Extension registry; retrying")
+				return false, nil
+			}
+			return true, nil
+		})
+	if err != nil {
+		return fmt.Errorf("warming up the Runtime Extension registry: listing ExtensionConfigs: %w", err)
+	}
+	r.Runtime.Registry.WarmUp(list.Items)
+	ctrl.LoggerFrom(ctx).Info("Runtime Extension registry warmed up", "extensionConfigs", len(list.Items))
 	return nil
 }
 

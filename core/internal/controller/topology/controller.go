@@ -154,6 +154,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if !c.Spec.Topology.IsDefined() || predicates.IsPaused(c, c) {
 		return ctrl.Result{}, nil
 	}
+	if r.Runtime != nil && !r.Runtime.Registry.Ready() {
+		// Until the registry holds the extensions discovered before this manager started, "no
+		// handler" would skip a hook an extension serves (and let a held deletion go on).
+		ctrl.LoggerFrom(ctx).V(4).Info("Waiting for the Runtime Extension registry to warm up")
+		return ctrl.Result{RequeueAfter: time.Second}, nil
+	}
 	if !c.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, c)
 	}

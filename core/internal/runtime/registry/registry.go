@@ -60,11 +60,43 @@ type Registry struct {
 	mu     sync.RWMutex
 	byExt  map[string][]Registration
 	byName map[string]Registration
+	// awaitingWarmUp is true until WarmUp: the registry does not yet hold what the
+	// ExtensionConfigs in the API server say, so "no handler for this hook" cannot be trusted.
+	awaitingWarmUp bool
 }
 
-// New returns an empty registry.
+// New returns an empty registry, complete as it is (whoever fills it by hand knows it is).
 func New() *Registry {
 	return &Registry{byExt: map[string][]Registration{}, byName: map[string]Registration{}}
+}
+
+// NewAwaitingWarmUp returns an empty registry that is not Ready until WarmUp: a manager's, which
+// must not call (or skip) a hook before it has registered the extensions discovered before it
+// started — a restarted core would otherwise find no BeforeClusterDelete handler and let a
+// deletion an extension holds go on.
+func NewAwaitingWarmUp() *Registry {
+	r := New()
+	r.awaitingWarmUp = true
+	return r
+}
+
+// WarmUp registers the handlers every ExtensionConfig's status holds (its last discovery) and
+// makes the registry Ready.
+func (r *Registry) WarmUp(exts []runtimev1.ExtensionConfig) {
+	for i := range exts {
+		r.Register(&exts[i])
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.awaitingWarmUp = false
+}
+
+// Ready says whether the registry holds every ExtensionConfig's handlers: until then a caller
+// must wait rather than conclude that no extension serves a hook.
+func (r *Registry) Ready() bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return !r.awaitingWarmUp
 }
 
 // Register replaces every handler of ext by those in its status (each defaulted as upstream

@@ -1,0 +1,281 @@
+package managers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
+	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/testing/crds"
+)
+
+// TestCoreManager_KilledWhileARuntimeHookHoldsConverges kills the core manager (SIGKILL) while
+// the test Runtime Extension holds a topology Cluster's creation (BeforeClusterCreate) and, later,
+// its deletion (BeforeClusterDelete). The restarted manager asks the hook again (its own metrics
+// count the call) and keeps holding: no InfraCluster or ControlPlane is created, then none is
+// deleted, on any watch event; once released, exactly one of each is created, and the deletion
+// completes.
+func TestCoreManager_KilledWhileARuntimeHookHoldsConverges(t *testing.T) {
+	ctx := t.Context()
+	p := providers[0]
+	ensureNamespace(t, p.namespace)
+	bin := buildManager(t, p)
+	kubeconfig := kubeconfigFile(t)
+	ns := env.CreateNamespace(t, "kill-hooks")
+	ext := runExtension(t, kubeconfig, ns)
+	start := func() (*managerProcess, string) {
+		diag := freeAddr(t)
+		return startManager(t, bin, kubeconfig, "--leader-elect=false", "--diagnostics-address="+diag, "--insecure-diagnostics"), diag
+	}
+	mp, _ := start()
+	waitDiscovered(t, ext.name)
+
+	ext.set(t, "BeforeClusterCreate", `{"retryAfterSeconds":2,"message":"held by the test"}`)
+	created := watchKinds(t, ns, crds.GenericInfrastructureClusterGVK, crds.GenericControlPlaneGVK)
+	c := createTopologyCluster(t, ns)
+	waitTopologyHeld(t, c, clusterv1.ClusterTopologyReconciledClusterCreatingReason, "BeforeClusterCreate: held by the test")
+	mp.kill(t)
+	mp, diag := start()
+	waitHookCalled(t, diag, "BeforeClusterCreate")
+	waitTopologyHeld(t, c, clusterv1.ClusterTopologyReconciledClusterCreatingReason, "BeforeClusterCreate: held by the test")
+	require.Empty(t, created.drain(func(watch.Event, *unstructured.Unstructured) bool { return true }),
+		"nothing of the topology is created while BeforeClusterCreate holds, across the kill")
+	ext.set(t, "BeforeClusterCreate", `{}`)
+	envtest.WaitFor(t, time.Minute, "the Cluster pointed at its InfraCluster and ControlPlane", func() (bool, error) {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), c)
+		return err == nil && c.Spec.InfrastructureRef.IsDefined() && c.Spec.ControlPlaneRef.IsDefined(), err
+	})
+	for _, gvk := range []schema.GroupVersionKind{crds.GenericInfrastructureClusterGVK, crds.GenericControlPlaneGVK} {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		require.NoError(t, env.Client.List(ctx, list, client.InNamespace(ns)))
+		require.Len(t, list.Items, 1, "exactly one %s: no duplicate from the restart", gvk.Kind)
+	}
+	killDuringDeleteHold(t, ext, c, ns, mp, start)
+}
+
+// killDuringDeleteHold holds c's deletion with BeforeClusterDelete, kills the core manager mp,
+// starts another and checks nothing is deleted until the hook lets go.
+func killDuringDeleteHold(t *testing.T, ext *extensionProcess, c *clusterv1.Cluster, ns string, mp *managerProcess, start func() (*managerProcess, string)) {
+	ctx := t.Context()
+	ext.set(t, "BeforeClusterDelete", `{"retryAfterSeconds":2,"message":"held by the test"}`)
+	deleted := watchKinds(t, ns, crds.GenericInfrastructureClusterGVK, crds.GenericControlPlaneGVK)
+	require.NoError(t, env.Client.Delete(ctx, c))
+	waitTopologyHeld(t, c, "Deleting", "BeforeClusterDelete: held by the test")
+	mp.kill(t)
+	_, diag := start()
+	waitHookCalled(t, diag, "BeforeClusterDelete")
+	require.Empty(t, deleted.drain(func(ev watch.Event, u *unstructured.Unstructured) bool {
+		return ev.Type == watch.Deleted || u.GetDeletionTimestamp() != nil
+	}), "nothing of the Cluster is deleted while BeforeClusterDelete holds, across the kill")
+	ext.set(t, "BeforeClusterDelete", `{}`)
+	envtest.WaitFor(t, time.Minute, "the Cluster to be gone", func() (bool, error) {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), &clusterv1.Cluster{})
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	})
+}
+
+// createTopologyCluster creates a ClusterClass of the generic test kinds and a Cluster of it with
+// one control plane replica and no workers.
+func createTopologyCluster(t *testing.T, ns string) *clusterv1.Cluster {
+	ctx := t.Context()
+	ref := func(gvk schema.GroupVersionKind, name string) clusterv1.ClusterClassTemplateReference {
+		u := crds.New(gvk, ns, name)
+		require.NoError(t, unstructured.SetNestedMap(u.Object, map[string]any{"spec": map[string]any{}}, "spec", "template"))
+		require.NoError(t, env.Client.Create(ctx, u))
+		return clusterv1.ClusterClassTemplateReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: name}
+	}
+	cc := &clusterv1.ClusterClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kill"}, Spec: clusterv1.ClusterClassSpec{
+		Infrastructure: clusterv1.InfrastructureClass{TemplateRef: ref(crds.GenericInfrastructureClusterTemplateGVK, "cluster")},
+		ControlPlane: clusterv1.ControlPlaneClass{TemplateRef: ref(crds.GenericControlPlaneTemplateGVK, "cp"),
+			MachineInfrastructure: clusterv1.ControlPlaneClassMachineInfrastructureTemplate{
+				TemplateRef: ref(crds.GenericInfrastructureMachineTemplateGVK, "cp-machines")}},
+	}}
+	require.NoError(t, env.Client.Create(ctx, cc))
+	c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"}, Spec: clusterv1.ClusterSpec{
+		Topology: clusterv1.Topology{ClassRef: clusterv1.ClusterClassRef{Name: "kill"}, Version: "v1.37.2",
+			ControlPlane: clusterv1.ControlPlaneTopology{Replicas: ptr.To[int32](1)}}}}
+	require.NoError(t, env.Client.Create(ctx, c))
+	return c
+}
+
+// waitTopologyHeld waits for c's TopologyReconciled to be False with reason, its message saying want.
+func waitTopologyHeld(t *testing.T, c *clusterv1.Cluster, reason, want string) {
+	t.Helper()
+	envtest.WaitFor(t, time.Minute, "TopologyReconciled "+reason+": "+want, func() (bool, error) {
+		cur := &clusterv1.Cluster{}
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(c), cur); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(cur.Status.Conditions, clusterv1.ClusterTopologyReconciledCondition)
+		return cond != nil && cond.Status == metav1.ConditionFalse && cond.Reason == reason && strings.Contains(cond.Message, want), nil
+	})
+}
+
+// waitHookCalled waits until the manager whose diagnostics endpoint is diag has called hook
+// (upstream's capi_runtime_sdk_requests_total): it reconciled the held Cluster after its start.
+func waitHookCalled(t *testing.T, diag, hook string) {
+	t.Helper()
+	envtest.WaitFor(t, time.Minute, "the restarted manager to call "+hook, func() (bool, error) {
+		resp, err := http.Get("http://" + diag + "/metrics")
+		if err != nil {
+			return false, nil // not listening yet
+		}
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.HasPrefix(line, "capi_runtime_sdk_requests_total{") && strings.Contains(line, `hook="`+hook+`"`) {
+				v, err := strconv.ParseFloat(line[strings.LastIndex(line, " ")+1:], 64)
+				if err == nil && v > 0 {
+					return true, nil
+				}
+			}
+		}
+		return false, sc.Err()
+	})
+}
+
+// waitDiscovered waits for the core to have discovered the ExtensionConfig name.
+func waitDiscovered(t *testing.T, name string) {
+	t.Helper()
+	envtest.WaitFor(t, time.Minute, "ExtensionConfig "+name+" Discovered", func() (bool, error) {
+		ext := &runtimev1.ExtensionConfig{}
+		if err := env.Client.Get(t.Context(), client.ObjectKey{Name: name}, ext); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition)
+		return cond != nil && cond.Status == metav1.ConditionTrue && cond.ObservedGeneration == ext.Generation, nil
+	})
+}
+
+// extensionProcess is the test extension (capstan.dev/test/extension) running on a loopback port.
+type extensionProcess struct {
+	name, url string
+	client    *http.Client
+}
+
+// runExtension builds and runs the test extension behind an ExtensionConfig that selects only ns.
+func runExtension(t *testing.T, kubeconfig, ns string) *extensionProcess {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "extension")
+	out, err := envtest.StaticBuild(bin, "capstan.dev/test/extension").CombinedOutput()
+	require.NoError(t, err, "building the test extension: %s", out)
+	addr := freeAddr(t)
+	e := &extensionProcess{name: ns + "-ext", url: "https://" + addr}
+	cfg := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: e.name}, Spec: runtimev1.ExtensionConfigSpec{
+		ClientConfig:      runtimev1.ClientConfig{URL: e.url},
+		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
+	}}
+	require.NoError(t, env.Client.Create(t.Context(), cfg))
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), cfg) })
+	cmd := exec.Command(bin, "--listen", addr, "--extension-config", e.name, "--kubeconfig", kubeconfig)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("test extension output:\n%s", log.String())
+		}
+	})
+	envtest.WaitFor(t, time.Minute, "the test extension to write its CA", func() (bool, error) {
+		err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(cfg), cfg)
+		return err == nil && len(cfg.Spec.ClientConfig.CABundle) > 0, err
+	})
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(cfg.Spec.ClientConfig.CABundle))
+	e.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	return e
+}
+
+// set makes hook answer body from now on (test/extension's control endpoint).
+func (e *extensionProcess) set(t *testing.T, hook, body string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPut, e.url+"/control/hooks/"+hook, strings.NewReader(body))
+	require.NoError(t, err)
+	resp, err := e.client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(resp.Body)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "PUT %s: %s", hook, msg)
+}
+
+// kindWatch records every event of some kinds in a namespace.
+type kindWatch struct{ watches []watch.Interface }
+
+func watchKinds(t *testing.T, ns string, gvks ...schema.GroupVersionKind) *kindWatch {
+	t.Helper()
+	w := &kindWatch{}
+	for _, gvk := range gvks {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		wi, err := env.Client.Watch(t.Context(), list, client.InNamespace(ns))
+		require.NoError(t, err)
+		w.watches = append(w.watches, wi)
+	}
+	t.Cleanup(func() {
+		for _, wi := range w.watches {
+			wi.Stop()
+		}
+	})
+	return w
+}
+
+// drain returns the events received so far that bad reports.
+func (w *kindWatch) drain(bad func(watch.Event, *unstructured.Unstructured) bool) []string {
+	var out []string
+	for _, wi := range w.watches {
+		for done := false; !done; {
+			select {
+			case ev, ok := <-wi.ResultChan():
+				if !ok {
+					return append(out, "a watch closed")
+				}
+				if u, isU := ev.Object.(*unstructured.Unstructured); isU && bad(ev, u) {
+					out = append(out, fmt.Sprintf("%s %s %s", ev.Type, u.GetKind(), u.GetName()))
+				}
+			default:
+				done = true
+			}
+		}
+	}
+	return out
+}
+
+// kill ends the manager with SIGKILL, as a node failure or an OOM kill would: no deferred
+// patch, no lease release.
+func (mp *managerProcess) kill(t *testing.T) {
+	t.Helper()
+	require.NoError(t, mp.cmd.Process.Kill())
+	select {
+	case <-mp.done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("manager did not exit within 30s of SIGKILL")
+	}
+}
