@@ -23,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -156,54 +155,13 @@ func (s *suite) kubeconfigPath() string {
 	return filepath.Join(s.repo, ".capstan", "mgmt", "kubeconfig")
 }
 
-// changeWatch records every event of the kinds in the spec's namespace from now on; violations
-// returns those that match bad, so a "never while held" property is checked on every event.
-type changeWatch struct {
-	watches []watch.Interface
-}
-
-func (s *suite) watchKinds(gvks ...schema.GroupVersionKind) *changeWatch {
+// watchKinds watches the kinds in the spec's namespace until the test ends.
+func (s *suite) watchKinds(gvks ...schema.GroupVersionKind) *framework.KindWatch {
 	s.t.Helper()
-	c := s.runtimeClient()
-	w := &changeWatch{}
-	for _, gvk := range gvks {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		wi, err := c.Watch(s.ctx, list, client.InNamespace(s.ns))
-		require.NoError(s.t, err, "watching %s", gvk.Kind)
-		w.watches = append(w.watches, wi)
-	}
-	s.t.Cleanup(w.stop)
+	w, err := framework.WatchKinds(s.ctx, s.runtimeClient(), s.ns, gvks...)
+	require.NoError(s.t, err)
+	s.t.Cleanup(w.Stop)
 	return w
-}
-
-// drain returns the events received so far that bad reports, described.
-func (w *changeWatch) drain(bad func(watch.Event, *unstructured.Unstructured) bool) []string {
-	var out []string
-	for _, wi := range w.watches {
-		for done := false; !done; {
-			select {
-			case ev, ok := <-wi.ResultChan():
-				if !ok {
-					out = append(out, "a watch closed before the hold ended")
-					done = true
-					continue
-				}
-				if u, isU := ev.Object.(*unstructured.Unstructured); isU && bad(ev, u) {
-					out = append(out, fmt.Sprintf("%s %s %s", ev.Type, u.GetKind(), u.GetName()))
-				}
-			default:
-				done = true
-			}
-		}
-	}
-	return out
-}
-
-func (w *changeWatch) stop() {
-	for _, wi := range w.watches {
-		wi.Stop()
-	}
 }
 
 // waitForTopologyHold waits until TopologyReconciled is False with reason and a message naming hook

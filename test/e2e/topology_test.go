@@ -54,7 +54,7 @@ func TestTopologyCluster(t *testing.T) {
 		ext.addExternalPatch(objs)
 		require.NoError(t, framework.Apply(s.ctx, s.mgmt, objs))
 		s.waitForTopologyHold(clusterv1.ClusterTopologyReconciledClusterCreatingReason, "BeforeClusterCreate", "held by the e2e")
-		require.Empty(t, w.drain(func(watch.Event, *unstructured.Unstructured) bool { return true }),
+		require.Empty(t, w.Drain(func(watch.Event, *unstructured.Unstructured) bool { return true }),
 			"no object of the topology may exist while BeforeClusterCreate holds it")
 		ext.allow("BeforeClusterCreate")
 	})
@@ -96,7 +96,7 @@ func TestTopologyCluster(t *testing.T) {
 		require.NoError(t, s.mgmt.Delete(s.ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: s.name}}))
 		s.waitForTopologyHold(clusterv1.ClusterTopologyReconciledDeletingReason, "BeforeClusterDelete", "held by the e2e")
 		s.waitForReadyNodes(3, time.Minute) // the workload cluster keeps running meanwhile
-		require.Empty(t, w.drain(func(ev watch.Event, u *unstructured.Unstructured) bool {
+		require.Empty(t, w.Drain(func(ev watch.Event, u *unstructured.Unstructured) bool {
 			return ev.Type == watch.Deleted || u.GetDeletionTimestamp() != nil
 		}), "nothing of the Cluster may be deleted while BeforeClusterDelete holds it")
 		ext.allow("BeforeClusterDelete")

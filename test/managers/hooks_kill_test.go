@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"fmt"
 	"io"
 	"net/http"
 	"os/exec"
@@ -30,6 +29,7 @@ import (
 	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/testing/crds"
+	"capstan.dev/test/framework"
 )
 
 // TestCoreManager_KilledWhileARuntimeHookHoldsConverges kills the core manager (SIGKILL) while
@@ -61,7 +61,7 @@ func TestCoreManager_KilledWhileARuntimeHookHoldsConverges(t *testing.T) {
 	mp, diag := start()
 	waitHookCalled(t, diag, "BeforeClusterCreate")
 	waitTopologyHeld(t, c, clusterv1.ClusterTopologyReconciledClusterCreatingReason, "BeforeClusterCreate: held by the test")
-	require.Empty(t, created.drain(func(watch.Event, *unstructured.Unstructured) bool { return true }),
+	require.Empty(t, created.Drain(func(watch.Event, *unstructured.Unstructured) bool { return true }),
 		"nothing of the topology is created while BeforeClusterCreate holds, across the kill")
 	ext.set(t, "BeforeClusterCreate", `{}`)
 	envtest.WaitFor(t, time.Minute, "the Cluster pointed at its InfraCluster and ControlPlane", func() (bool, error) {
@@ -88,7 +88,7 @@ func killDuringDeleteHold(t *testing.T, ext *extensionProcess, c *clusterv1.Clus
 	mp.kill(t)
 	_, diag := start()
 	waitHookCalled(t, diag, "BeforeClusterDelete")
-	require.Empty(t, deleted.drain(func(ev watch.Event, u *unstructured.Unstructured) bool {
+	require.Empty(t, deleted.Drain(func(ev watch.Event, u *unstructured.Unstructured) bool {
 		return ev.Type == watch.Deleted || u.GetDeletionTimestamp() != nil
 	}), "nothing of the Cluster is deleted while BeforeClusterDelete holds, across the kill")
 	ext.set(t, "BeforeClusterDelete", `{}`)
@@ -226,46 +226,13 @@ func (e *extensionProcess) set(t *testing.T, hook, body string) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, "PUT %s: %s", hook, msg)
 }
 
-// kindWatch records every event of some kinds in a namespace.
-type kindWatch struct{ watches []watch.Interface }
-
-func watchKinds(t *testing.T, ns string, gvks ...schema.GroupVersionKind) *kindWatch {
+// watchKinds watches the kinds in ns until the test ends.
+func watchKinds(t *testing.T, ns string, gvks ...schema.GroupVersionKind) *framework.KindWatch {
 	t.Helper()
-	w := &kindWatch{}
-	for _, gvk := range gvks {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		wi, err := env.Client.Watch(t.Context(), list, client.InNamespace(ns))
-		require.NoError(t, err)
-		w.watches = append(w.watches, wi)
-	}
-	t.Cleanup(func() {
-		for _, wi := range w.watches {
-			wi.Stop()
-		}
-	})
+	w, err := framework.WatchKinds(t.Context(), env.Client, ns, gvks...)
+	require.NoError(t, err)
+	t.Cleanup(w.Stop)
 	return w
-}
-
-// drain returns the events received so far that bad reports.
-func (w *kindWatch) drain(bad func(watch.Event, *unstructured.Unstructured) bool) []string {
-	var out []string
-	for _, wi := range w.watches {
-		for done := false; !done; {
-			select {
-			case ev, ok := <-wi.ResultChan():
-				if !ok {
-					return append(out, "a watch closed")
-				}
-				if u, isU := ev.Object.(*unstructured.Unstructured); isU && bad(ev, u) {
-					out = append(out, fmt.Sprintf("%s %s %s", ev.Type, u.GetKind(), u.GetName()))
-				}
-			default:
-				done = true
-			}
-		}
-	}
-	return out
 }
 
 // kill ends the manager with SIGKILL, as a node failure or an OOM kill would: no deferred
