@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -98,6 +99,10 @@ type Reconciler struct {
 	// Recorder records scaling, rollout steps and etcd member removals as Events.
 	// SetupWithManager fills it from the manager when nil.
 	Recorder events.Recorder
+	// unhealthyHolds is the ControlPlaneUnhealthy message last recorded per KubeadmControlPlane
+	// (by UID): a reconcile that reads a cached object older than the previous reconcile's status
+	// write must not record the same hold again (events.go).
+	unhealthyHolds sync.Map
 }
 
 // SetupWithManager registers the controller and its watches: KubeadmControlPlanes, the Machines

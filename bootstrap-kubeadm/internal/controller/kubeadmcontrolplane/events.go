@@ -69,8 +69,10 @@ func (r *Reconciler) recordEtcdMemberRemoved(s *scope, m *clusterv1.Machine, mem
 }
 
 // recordUnhealthy records upstream's ControlPlaneUnhealthy when the preflight checks stop a scale
-// for the control plane's health, once per hold: not when the KubeadmControlPlane's conditions
-// (the last reconcile's, written at its end) already say the same.
+// for the control plane's health, once per hold: not when the KubeadmControlPlane's conditions (the
+// last reconcile's, written at its end) already say the same, nor when this manager recorded the
+// same message last for it (the cache may not show that status write yet). A reconcile whose
+// preflight checks pass ends the hold (forgetUnhealthy).
 func (r *Reconciler) recordUnhealthy(s *scope, unhealthy bool, msg string) {
 	if !unhealthy {
 		return
@@ -80,6 +82,14 @@ func (r *Reconciler) recordUnhealthy(s *scope, unhealthy bool, msg string) {
 			return
 		}
 	}
+	if last, ok := r.unhealthyHolds.Swap(s.kcp.UID, msg); ok && last == msg {
+		return
+	}
 	r.Recorder.Eventf(s.kcp, nil, events.Warning, ReasonControlPlaneUnhealthy, "Preflight",
 		"Waiting for the control plane to pass preflight checks to continue reconciliation: %s", msg)
+}
+
+// forgetUnhealthy ends the hold of kcp: the next unhealthy preflight is recorded again.
+func (r *Reconciler) forgetUnhealthy(s *scope) {
+	r.unhealthyHolds.Delete(s.kcp.UID)
 }

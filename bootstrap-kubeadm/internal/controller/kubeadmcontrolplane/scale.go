@@ -117,6 +117,7 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope) error {
 		r.recordUnhealthy(s, unhealthy, msg)
 		return nil
 	}
+	r.forgetUnhealthy(s)
 	var upToDate []*clusterv1.Machine
 	for _, m := range s.machines {
 		if !deleting(m) && !s.isOutdated(m) {
@@ -159,6 +160,7 @@ func (r *Reconciler) scaleDown(ctx context.Context, s *scope) error {
 		r.recordUnhealthy(s, unhealthy, msg)
 		return nil
 	}
+	r.forgetUnhealthy(s)
 	// The Machine's etcd member goes after its drain, at its pre-terminate hook
 	// (preterminate.go); deleting it must already keep quorum among the healthy members left,
 	// or the hook would hold a drained Machine that cannot go.
