@@ -25,7 +25,6 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	hooksv1 "capstan.dev/contracts/api/runtime/hooks/v1alpha1"
-	"capstan.dev/contracts/conversion"
 	"capstan.dev/core/internal/topology/clusterstate"
 	"capstan.dev/core/internal/topology/patches"
 )
@@ -61,17 +60,8 @@ func (r *Reconciler) callBeforeClusterCreate(ctx context.Context, s *scope) (ctr
 	return ctrl.Result{}, nil
 }
 
-// hookCluster is the Cluster as hook requests carry it: without status, managed fields and the
-// annotations that are Capstan's bookkeeping (upstream's cleanupCluster).
-func hookCluster(c *clusterv1.Cluster) clusterv1.Cluster {
-	out := *c.DeepCopy()
-	out.Status = clusterv1.ClusterStatus{}
-	out.ManagedFields = nil
-	delete(out.Annotations, "kubectl.kubernetes.io/last-applied-configuration")
-	delete(out.Annotations, conversion.DataAnnotation)
-	out.APIVersion, out.Kind = clusterv1.GroupVersion.String(), "Cluster"
-	return out
-}
+// hookCluster is the Cluster as hook requests carry it (clusterstate.HookCluster).
+func hookCluster(c *clusterv1.Cluster) clusterv1.Cluster { return clusterstate.HookCluster(c) }
 
 // externalPatcher is what calls the extensions of a class's external patches: the Runtime SDK
 // client, or nil (an untyped nil, so that patches sees none) when the controller has no client.

@@ -41,7 +41,7 @@ func extensionSteps(ctx context.Context, planner UpgradePlanner, c *clusterv1.Cl
 		if _, asked := answers[from]; asked || err != nil || !v.LessThan(to) {
 			continue
 		}
-		req := &hooksv1.GenerateUpgradePlanRequest{TypeMeta: hooksv1.TypeMeta(hooksv1.GenerateUpgradePlan, "Request"), Cluster: requestCluster(c),
+		req := &hooksv1.GenerateUpgradePlanRequest{TypeMeta: hooksv1.TypeMeta(hooksv1.GenerateUpgradePlan, "Request"), Cluster: HookCluster(c),
 			FromControlPlaneKubernetesVersion: from, FromWorkersKubernetesVersion: oldestWorker(in), ToKubernetesVersion: in.Target}
 		resp, err := planner.GenerateUpgradePlan(ctx, handler, c.Namespace, req)
 		if err != nil {
@@ -76,9 +76,9 @@ func oldestWorker(in upgrade.Input) string {
 	return oldest
 }
 
-// requestCluster is the Cluster as hook requests carry it: without status, managed fields and
-// the annotations that are bookkeeping (upstream's cleanupCluster).
-func requestCluster(c *clusterv1.Cluster) clusterv1.Cluster {
+// HookCluster is the Cluster as Runtime Extension requests carry it: without status, managed
+// fields and the annotations that are bookkeeping (upstream's cleanupCluster).
+func HookCluster(c *clusterv1.Cluster) clusterv1.Cluster {
 	out := *c.DeepCopy()
 	out.Status = clusterv1.ClusterStatus{}
 	out.ManagedFields = nil
