@@ -113,9 +113,9 @@ func TestPlan_RollsOutWithinMaxSurge(t *testing.T) {
 }
 
 // scaleDownFixture builds a ready 3-Machine control plane and returns its Machines by name.
-func scaleDownFixture(t *testing.T) (*fixture, []*clusterv1.Machine) {
+func scaleDownFixture(t *testing.T, opts ...func(*controllerOptions)) (*fixture, []*clusterv1.Machine) {
 	t.Helper()
-	startController(t)
+	startController(t, opts...)
 	f := newFixture(t, func(o *fixtureOptions) { o.replicas = 3 })
 	ms := f.growTo(3)
 	f.waitKCP("3 ready replicas", func(k *controlplanev1.KubeadmControlPlane) error {
