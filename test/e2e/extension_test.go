@@ -3,13 +3,7 @@
 package e2e
 
 import (
-	"bytes"
-	"crypto/tls"
-	"crypto/x509"
-	"fmt"
-	"io"
-	"net"
-	"net/http"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,14 +28,12 @@ import (
 // host too, as `make e2e` starts it), registered by an ExtensionConfig whose namespaceSelector
 // matches only the spec's namespace, so the other specs' Clusters never see it.
 type testExtension struct {
-	s      *suite
-	name   string
-	url    string
-	client *http.Client
+	*framework.Extension
+	s *suite
 }
 
 // startTestExtension builds and runs test/extension, which writes its CA into the ExtensionConfig
-// created here, and waits until the core has discovered it.
+// created for it, and waits until the core has discovered it.
 func (s *suite) startTestExtension() *testExtension {
 	s.t.Helper()
 	bin := filepath.Join(s.t.TempDir(), "extension")
@@ -49,29 +41,17 @@ func (s *suite) startTestExtension() *testExtension {
 	build.Dir = s.repo
 	out, err := build.CombinedOutput()
 	require.NoError(s.t, err, "building test/extension: %s", out)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(s.t, err)
-	addr := l.Addr().String()
-	require.NoError(s.t, l.Close())
-
-	e := &testExtension{s: s, name: s.ns + "-ext", url: "https://" + addr}
-	ext := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: e.name}, Spec: runtimev1.ExtensionConfigSpec{
-		ClientConfig:      runtimev1.ClientConfig{URL: e.url},
-		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": s.ns}},
-	}}
-	c := s.runtimeClient()
-	require.NoError(s.t, c.Create(s.ctx, ext))
-	s.t.Cleanup(func() { _ = c.Delete(s.ctx, ext) })
 
 	logPath := filepath.Join(s.t.TempDir(), "extension.log")
 	logFile, err := os.Create(logPath)
 	require.NoError(s.t, err)
-	cmd := exec.Command(bin, "--listen", addr, "--extension-config", e.name, "--kubeconfig", s.kubeconfigPath())
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	require.NoError(s.t, cmd.Start())
+	c := s.runtimeClient()
+	ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
+	defer cancel()
+	ext, err := framework.StartExtension(ctx, c, bin, s.kubeconfigPath(), s.ns, logFile)
+	require.NoError(s.t, err)
 	s.t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		ext.Stop()
 		_ = logFile.Close()
 		if s.t.Failed() {
 			log, _ := os.ReadFile(logPath)
@@ -79,61 +59,38 @@ func (s *suite) startTestExtension() *testExtension {
 		}
 	})
 
-	s.waitFor(time.Minute, "ExtensionConfig "+e.name+" Discovered", func() (bool, string, error) {
-		if err := c.Get(s.ctx, client.ObjectKeyFromObject(ext), ext); err != nil {
+	cfg := &runtimev1.ExtensionConfig{}
+	s.waitFor(time.Minute, "ExtensionConfig "+ext.Name+" Discovered", func() (bool, string, error) {
+		if err := c.Get(s.ctx, client.ObjectKey{Name: ext.Name}, cfg); err != nil {
 			return false, "", err
 		}
-		cond := meta.FindStatusCondition(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition)
+		cond := meta.FindStatusCondition(cfg.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition)
 		if cond == nil {
 			return false, "no Discovered condition", nil
 		}
 		return cond.Status == metav1.ConditionTrue, cond.Reason + ": " + cond.Message, nil
 	})
-	pool := x509.NewCertPool()
-	require.True(s.t, pool.AppendCertsFromPEM(ext.Spec.ClientConfig.CABundle), "the extension wrote its CA")
-	e.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
-	return e
+	return &testExtension{Extension: ext, s: s}
 }
 
 // hold makes hook answer retryAfterSeconds 2 with message, until allow.
 func (e *testExtension) hold(hook, message string) {
 	e.s.t.Helper()
-	body := fmt.Sprintf(`{"status":"Success","retryAfterSeconds":2,"message":%q}`, message)
-	e.do(http.MethodPut, "/control/hooks/"+hook, body, http.StatusOK)
+	require.NoError(e.s.t, e.Hold(e.s.ctx, hook, message))
 }
 
 // allow makes hook answer Success with no retry again.
 func (e *testExtension) allow(hook string) {
 	e.s.t.Helper()
-	e.do(http.MethodDelete, "/control/hooks/"+hook, "", http.StatusOK)
+	require.NoError(e.s.t, e.Allow(e.s.ctx, hook))
 }
 
 // lastRequest is the last request hook received, "" before the first.
 func (e *testExtension) lastRequest(hook string) string {
 	e.s.t.Helper()
-	req, err := http.NewRequestWithContext(e.s.ctx, http.MethodGet, e.url+"/control/requests/"+hook, nil)
+	req, err := e.LastRequest(e.s.ctx, hook)
 	require.NoError(e.s.t, err)
-	resp, err := e.client.Do(req)
-	require.NoError(e.s.t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(e.s.t, err)
-	if resp.StatusCode == http.StatusNotFound {
-		return ""
-	}
-	require.Equal(e.s.t, http.StatusOK, resp.StatusCode, "GET requests/%s: %s", hook, body)
-	return string(body)
-}
-
-func (e *testExtension) do(method, path, body string, want int) {
-	e.s.t.Helper()
-	req, err := http.NewRequestWithContext(e.s.ctx, method, e.url+path, bytes.NewBufferString(body))
-	require.NoError(e.s.t, err)
-	resp, err := e.client.Do(req)
-	require.NoError(e.s.t, err)
-	defer resp.Body.Close()
-	got, _ := io.ReadAll(resp.Body)
-	require.Equal(e.s.t, want, resp.StatusCode, "%s %s: %s", method, path, got)
+	return req
 }
 
 // runtimeClient is a client of the management cluster that also knows ExtensionConfigs.
@@ -192,9 +149,9 @@ func (s *suite) waitForTopologyHold(reason, hook, message string) {
 func (e *testExtension) addExternalPatch(objs []*framework.Object) {
 	t := e.s.t
 	patch := map[string]any{"name": "test-extension", "external": map[string]any{
-		"generatePatchesExtension":   "generate-patches." + e.name,
-		"validateTopologyExtension":  "validate-topology." + e.name,
-		"discoverVariablesExtension": "discover-variables." + e.name,
+		"generatePatchesExtension":   "generate-patches." + e.Name,
+		"validateTopologyExtension":  "validate-topology." + e.Name,
+		"discoverVariablesExtension": "discover-variables." + e.Name,
 	}}
 	named := func(name string) func(any) bool {
 		return func(item any) bool { m, ok := item.(map[string]any); return ok && m["name"] == name }

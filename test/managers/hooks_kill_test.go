@@ -4,11 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"io"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -51,9 +47,9 @@ func TestCoreManager_KilledWhileARuntimeHookHoldsConverges(t *testing.T) {
 		return startManager(t, bin, kubeconfig, "--leader-elect=false", "--diagnostics-address="+diag, "--insecure-diagnostics"), diag
 	}
 	mp, _ := start()
-	waitDiscovered(t, ext.name)
+	waitDiscovered(t, ext.Name)
 
-	ext.set(t, "BeforeClusterCreate", `{"retryAfterSeconds":2,"message":"held by the test"}`)
+	require.NoError(t, ext.Set(ctx, "BeforeClusterCreate", `{"retryAfterSeconds":2,"message":"held by the test"}`))
 	created := watchKinds(t, ns, crds.GenericInfrastructureClusterGVK, crds.GenericControlPlaneGVK)
 	c := createTopologyCluster(t, ns)
 	waitTopologyHeld(t, c, clusterv1.ClusterTopologyReconciledClusterCreatingReason, "BeforeClusterCreate: held by the test")
@@ -63,7 +59,7 @@ func TestCoreManager_KilledWhileARuntimeHookHoldsConverges(t *testing.T) {
 	waitTopologyHeld(t, c, clusterv1.ClusterTopologyReconciledClusterCreatingReason, "BeforeClusterCreate: held by the test")
 	require.Empty(t, created.Drain(func(watch.Event, *unstructured.Unstructured) bool { return true }),
 		"nothing of the topology is created while BeforeClusterCreate holds, across the kill")
-	ext.set(t, "BeforeClusterCreate", `{}`)
+	require.NoError(t, ext.Set(ctx, "BeforeClusterCreate", `{}`))
 	envtest.WaitFor(t, time.Minute, "the Cluster pointed at its InfraCluster and ControlPlane", func() (bool, error) {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), c)
 		return err == nil && c.Spec.InfrastructureRef.IsDefined() && c.Spec.ControlPlaneRef.IsDefined(), err
@@ -79,9 +75,9 @@ func TestCoreManager_KilledWhileARuntimeHookHoldsConverges(t *testing.T) {
 
 // killDuringDeleteHold holds c's deletion with BeforeClusterDelete, kills the core manager mp,
 // starts another and checks nothing is deleted until the hook lets go.
-func killDuringDeleteHold(t *testing.T, ext *extensionProcess, c *clusterv1.Cluster, ns string, mp *managerProcess, start func() (*managerProcess, string)) {
+func killDuringDeleteHold(t *testing.T, ext *framework.Extension, c *clusterv1.Cluster, ns string, mp *managerProcess, start func() (*managerProcess, string)) {
 	ctx := t.Context()
-	ext.set(t, "BeforeClusterDelete", `{"retryAfterSeconds":2,"message":"held by the test"}`)
+	require.NoError(t, ext.Set(ctx, "BeforeClusterDelete", `{"retryAfterSeconds":2,"message":"held by the test"}`))
 	deleted := watchKinds(t, ns, crds.GenericInfrastructureClusterGVK, crds.GenericControlPlaneGVK)
 	require.NoError(t, env.Client.Delete(ctx, c))
 	waitTopologyHeld(t, c, "Deleting", "BeforeClusterDelete: held by the test")
@@ -91,7 +87,7 @@ func killDuringDeleteHold(t *testing.T, ext *extensionProcess, c *clusterv1.Clus
 	require.Empty(t, deleted.Drain(func(ev watch.Event, u *unstructured.Unstructured) bool {
 		return ev.Type == watch.Deleted || u.GetDeletionTimestamp() != nil
 	}), "nothing of the Cluster is deleted while BeforeClusterDelete holds, across the kill")
-	ext.set(t, "BeforeClusterDelete", `{}`)
+	require.NoError(t, ext.Set(ctx, "BeforeClusterDelete", `{}`))
 	envtest.WaitFor(t, time.Minute, "the Cluster to be gone", func() (bool, error) {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), &clusterv1.Cluster{})
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
@@ -173,57 +169,24 @@ func waitDiscovered(t *testing.T, name string) {
 	})
 }
 
-// extensionProcess is the test extension (capstan.dev/test/extension) running on a loopback port.
-type extensionProcess struct {
-	name, url string
-	client    *http.Client
-}
-
 // runExtension builds and runs the test extension behind an ExtensionConfig that selects only ns.
-func runExtension(t *testing.T, kubeconfig, ns string) *extensionProcess {
+func runExtension(t *testing.T, kubeconfig, ns string) *framework.Extension {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "extension")
 	out, err := envtest.StaticBuild(bin, "capstan.dev/test/extension").CombinedOutput()
 	require.NoError(t, err, "building the test extension: %s", out)
-	addr := freeAddr(t)
-	e := &extensionProcess{name: ns + "-ext", url: "https://" + addr}
-	cfg := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: e.name}, Spec: runtimev1.ExtensionConfigSpec{
-		ClientConfig:      runtimev1.ClientConfig{URL: e.url},
-		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
-	}}
-	require.NoError(t, env.Client.Create(t.Context(), cfg))
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), cfg) })
-	cmd := exec.Command(bin, "--listen", addr, "--extension-config", e.name, "--kubeconfig", kubeconfig)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	require.NoError(t, cmd.Start())
+	var log bytes.Buffer // read only after Stop, which waits for the process
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	ext, err := framework.StartExtension(ctx, env.Client, bin, kubeconfig, ns, &log)
+	require.NoError(t, err)
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		ext.Stop()
 		if t.Failed() {
 			t.Logf("test extension output:\n%s", log.String())
 		}
 	})
-	envtest.WaitFor(t, time.Minute, "the test extension to write its CA", func() (bool, error) {
-		err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(cfg), cfg)
-		return err == nil && len(cfg.Spec.ClientConfig.CABundle) > 0, err
-	})
-	pool := x509.NewCertPool()
-	require.True(t, pool.AppendCertsFromPEM(cfg.Spec.ClientConfig.CABundle))
-	e.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
-	return e
-}
-
-// set makes hook answer body from now on (test/extension's control endpoint).
-func (e *extensionProcess) set(t *testing.T, hook, body string) {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPut, e.url+"/control/hooks/"+hook, strings.NewReader(body))
-	require.NoError(t, err)
-	resp, err := e.client.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	msg, _ := io.ReadAll(resp.Body)
-	require.Equal(t, http.StatusOK, resp.StatusCode, "PUT %s: %s", hook, msg)
+	return ext
 }
 
 // watchKinds watches the kinds in ns until the test ends.
