@@ -56,8 +56,12 @@ type Reconciler struct {
 	// Recorder records the holds of Runtime SDK hooks as Events on the Cluster. SetupWithManager
 	// fills it from the manager when nil.
 	Recorder events.Recorder
+	// Now is the clock of hook holds (heldHooks); nil is time.Now.
+	Now func() time.Time
 
 	tracker *external.Tracker
+	// holds remembers the blocking hooks' answers until their retryAfterSeconds pass.
+	holds heldHooks
 	// plans caches GenerateUpgradePlan answers (upgradePlanner).
 	plans     *cachedPlanner
 	plansOnce sync.Once

@@ -33,31 +33,22 @@ import (
 // has neither an InfrastructureCluster nor a ControlPlane, i.e. before any topology object is
 // created, as upstream does. An answer with retryAfterSeconds > 0 holds the creation
 // (TopologyReconciled False, ClusterCreating, naming the hook and its message) and asks again
-// after that long; a failed call fails the reconcile (its error names the extension and the
+// after that long (not before: heldHooks); a failed call fails the reconcile (its error names the extension and the
 // hook). Without a runtime client or a registered handler nothing is called.
 func (r *Reconciler) callBeforeClusterCreate(ctx context.Context, s *scope) (ctrl.Result, error) {
 	c := s.cluster
-	if r.Runtime == nil || c.Spec.InfrastructureRef.IsDefined() || c.Spec.ControlPlaneRef.IsDefined() ||
-		len(r.Runtime.Registry.ForHook(hooksv1.BeforeClusterCreate)) == 0 {
+	if c.Spec.InfrastructureRef.IsDefined() || c.Spec.ControlPlaneRef.IsDefined() {
 		return ctrl.Result{}, nil
 	}
 	req := &hooksv1.BeforeClusterCreateRequest{TypeMeta: hooksv1.TypeMeta(hooksv1.BeforeClusterCreate, "Request"), Cluster: hookCluster(c)}
-	resp := &hooksv1.BeforeClusterCreateResponse{}
-	notes, err := r.Runtime.CallAll(ctx, hooksv1.BeforeClusterCreate, c.Namespace, req, resp,
-		func() hooksv1.Response { return &hooksv1.BeforeClusterCreateResponse{} })
-	for _, n := range notes {
-		ctrl.LoggerFrom(ctx).Info("Runtime Extension call ignored", "note", n)
-	}
-	if err != nil {
+	held, err := r.callHoldingHook(ctx, c, hooksv1.BeforeClusterCreate, req, func() hooksv1.Response { return &hooksv1.BeforeClusterCreateResponse{} })
+	if err != nil || held == nil {
 		return ctrl.Result{}, err
 	}
-	if resp.RetryAfterSeconds > 0 {
-		s.blocked = &blockedReason{clusterv1.ClusterTopologyReconciledClusterCreatingReason,
-			fmt.Sprintf("Following hooks are blocking create: %s: %s", hooksv1.BeforeClusterCreate, resp.Message)}
-		r.recordHookBlocking(c, s.blocked.reason, s.blocked.message)
-		return ctrl.Result{RequeueAfter: time.Duration(resp.RetryAfterSeconds) * time.Second}, nil
-	}
-	return ctrl.Result{}, nil
+	s.blocked = &blockedReason{clusterv1.ClusterTopologyReconciledClusterCreatingReason,
+		fmt.Sprintf("Following hooks are blocking create: %s: %s", hooksv1.BeforeClusterCreate, held.message)}
+	r.recordHookBlocking(c, s.blocked.reason, s.blocked.message)
+	return ctrl.Result{RequeueAfter: held.after}, nil
 }
 
 // hookCluster is the Cluster as hook requests carry it (clusterstate.HookCluster).

@@ -19,7 +19,6 @@ package topology
 import (
 	"context"
 	"fmt"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -66,22 +65,15 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, c *clusterv1.Cluster) 
 // condition and an Event, once per hold), anything else sets the ok-to-delete annotation.
 func (r *Reconciler) callBeforeClusterDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	c := s.cluster
-	if r.Runtime != nil && len(r.Runtime.Registry.ForHook(hooksv1.BeforeClusterDelete)) > 0 {
-		req := &hooksv1.BeforeClusterDeleteRequest{TypeMeta: hooksv1.TypeMeta(hooksv1.BeforeClusterDelete, "Request"), Cluster: hookCluster(c)}
-		resp := &hooksv1.BeforeClusterDeleteResponse{}
-		notes, err := r.Runtime.CallAll(ctx, hooksv1.BeforeClusterDelete, c.Namespace, req, resp,
-			func() hooksv1.Response { return &hooksv1.BeforeClusterDeleteResponse{} })
-		for _, n := range notes {
-			ctrl.LoggerFrom(ctx).Info("Runtime Extension call ignored", "note", n)
-		}
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		if resp.RetryAfterSeconds > 0 {
-			s.blocked.message = fmt.Sprintf("%s. Following hooks are blocking delete: %s: %s", deletingMessage, hooksv1.BeforeClusterDelete, resp.Message)
-			r.recordHookBlocking(c, s.blocked.reason, s.blocked.message)
-			return ctrl.Result{RequeueAfter: time.Duration(resp.RetryAfterSeconds) * time.Second}, nil
-		}
+	req := &hooksv1.BeforeClusterDeleteRequest{TypeMeta: hooksv1.TypeMeta(hooksv1.BeforeClusterDelete, "Request"), Cluster: hookCluster(c)}
+	held, err := r.callHoldingHook(ctx, c, hooksv1.BeforeClusterDelete, req, func() hooksv1.Response { return &hooksv1.BeforeClusterDeleteResponse{} })
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if held != nil {
+		s.blocked.message = fmt.Sprintf("%s. Following hooks are blocking delete: %s: %s", deletingMessage, hooksv1.BeforeClusterDelete, held.message)
+		r.recordHookBlocking(c, s.blocked.reason, s.blocked.message)
+		return ctrl.Result{RequeueAfter: held.after}, nil
 	}
 	ctrl.LoggerFrom(ctx).Info("Marking the Cluster ok-to-delete: no BeforeClusterDelete hook holds its deletion")
 	return ctrl.Result{}, tracking.MarkOkToDelete(ctx, r.Client, c)

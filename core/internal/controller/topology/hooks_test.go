@@ -19,12 +19,14 @@ package topology
 import (
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -125,6 +127,61 @@ func TestTopology_BeforeClusterCreateHoldsTheTopologyUntilTheHookAllows(t *testi
 	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
 	require.True(t, got.Spec.InfrastructureRef.IsDefined())
 	require.True(t, got.Spec.ControlPlaneRef.IsDefined())
+}
+
+// TestTopology_AHoldingHookIsNotAskedAgainBeforeItsRetryAfterSeconds: as upstream's hook cache,
+// a Cluster reconciled again within a blocking answer's retryAfterSeconds (here on every change
+// of an annotation) keeps the hold and its message without calling the extension; once that time
+// has passed, the hook is asked again and its new answer lets the creation go on.
+func TestTopology_AHoldingHookIsNotAskedAgainBeforeItsRetryAfterSeconds(t *testing.T) {
+	ns := env.CreateNamespace(t, "topology-hook")
+	ext := newBeforeCreateExtension(t)
+	ext.retry.Store(600)
+	c := topologyCluster(ns)
+	calls := &envtest.CallCounter{Key: client.ObjectKeyFromObject(c), Type: &clusterv1.Cluster{}}
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 12, 7, 6, 0, 0, 0, time.UTC).Unix())
+	startControllerAt(t, nil, calls, ext.registerFor(ns), func() time.Time { return time.Unix(clock.Load(), 0) })
+	quickStart(t, ns)
+	require.NoError(t, env.Client.Create(t.Context(), c))
+	waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
+		"Following hooks are blocking create: BeforeClusterCreate: waiting for DNS")
+	asked := func() int {
+		ext.mu.Lock()
+		defer ext.mu.Unlock()
+		return len(ext.clusters)
+	}
+	require.Equal(t, 1, asked())
+
+	ext.retry.Store(0)
+	clock.Add(599)
+	for i := range 3 {
+		reconcileAgain(t, c, calls, fmt.Sprint("within-", i))
+	}
+	require.Equal(t, 1, asked(), "not asked again within its retryAfterSeconds")
+	got := waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
+		"Following hooks are blocking create: BeforeClusterCreate: waiting for DNS")
+	require.False(t, got.Spec.InfrastructureRef.IsDefined(), "still held")
+
+	clock.Add(1)
+	reconcileAgain(t, c, calls, "after")
+	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
+	require.True(t, got.Spec.InfrastructureRef.IsDefined())
+	require.Equal(t, 2, asked(), "asked again once the time had passed")
+}
+
+// reconcileAgain sets annotation test.capstan.dev/poke of c to v and waits for the reconcile
+// that change causes to read the Cluster.
+func reconcileAgain(t *testing.T, c *clusterv1.Cluster, calls *envtest.CallCounter, v string) {
+	t.Helper()
+	got, err := getCluster(c)
+	require.NoError(t, err)
+	gets, _ := calls.Snapshot()
+	envtest.Update(t, env.Client, got, func() { metav1.SetMetaDataAnnotation(&got.ObjectMeta, "test.capstan.dev/poke", v) })
+	envtest.WaitFor(t, timeout, "another reconcile", func() (bool, error) {
+		now, _ := calls.Snapshot()
+		return now > gets, nil
+	})
 }
 
 // TestTopology_AnUnreachableBeforeClusterCreateExtensionIsNamed: a handler that cannot be called

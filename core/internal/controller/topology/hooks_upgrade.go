@@ -247,23 +247,12 @@ func (r *Reconciler) callTracked(ctx context.Context, s *scope, h *upgradeHooks,
 // Runtime SDK) is an answer that lets go. It returns the hold's line ("" when it let go).
 func (r *Reconciler) callBlocking(ctx context.Context, s *scope, h *upgradeHooks, hook string, req hooksv1.Request,
 	newResp func() hooksv1.Response) (string, error) {
-	if r.Runtime == nil || len(r.Runtime.Registry.ForHook(hook)) == 0 {
-		return "", nil
-	}
-	resp := newResp()
-	notes, err := r.Runtime.CallAll(ctx, hook, s.cluster.Namespace, req, resp, newResp)
-	for _, n := range notes {
-		ctrl.LoggerFrom(ctx).Info("Runtime Extension call ignored", "hook", hook, "note", n)
-	}
-	if err != nil {
+	held, err := r.callHoldingHook(ctx, s.cluster, hook, req, newResp)
+	if err != nil || held == nil {
 		return "", err
 	}
-	retry, ok := resp.(hooksv1.RetryResponse)
-	if !ok || retry.GetRetryAfterSeconds() == 0 {
-		return "", nil
-	}
-	ctrl.LoggerFrom(ctx).Info("Upgrade held by a lifecycle hook", "hook", hook, "retryAfterSeconds", retry.GetRetryAfterSeconds())
-	return h.block(hook, resp.GetMessage(), retry.GetRetryAfterSeconds()), nil
+	ctrl.LoggerFrom(ctx).Info("Upgrade held by a lifecycle hook", "hook", hook, "retryAfterSeconds", held.retrySeconds())
+	return h.block(hook, held.message, held.retrySeconds()), nil
 }
 
 // markPending marks hooks pending on the Cluster, written at once (before the step they follow is

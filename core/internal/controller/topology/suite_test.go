@@ -50,6 +50,12 @@ func startController(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter)
 // startControllerWith is startController with a Runtime SDK client (nil: none).
 func startControllerWith(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter, rc *runtimeclient.Client) *applyLog {
 	t.Helper()
+	return startControllerAt(t, cfg, calls, rc, nil)
+}
+
+// startControllerAt is startControllerWith with the Reconciler's clock (nil: time.Now).
+func startControllerAt(t *testing.T, cfg *rest.Config, calls *envtest.CallCounter, rc *runtimeclient.Client, now func() time.Time) *applyLog {
+	t.Helper()
 	if cfg == nil {
 		cfg = env.Config
 	}
@@ -71,7 +77,7 @@ func startControllerWith(t *testing.T, cfg *rest.Config, calls *envtest.CallCoun
 	})
 	var n atomic.Int64
 	r := &Reconciler{Client: c, Random: func() string { return fmt.Sprintf("n%04d", n.Add(1)) }, Runtime: rc,
-		Recorder: events.New(mgr, ControllerName)}
+		Recorder: events.New(mgr, ControllerName), Now: now}
 	if calls != nil {
 		r.Recorder = calls.WrapRecorder(r.Recorder)
 	}
