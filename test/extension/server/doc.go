@@ -28,7 +28,9 @@ limitations under the License.
 //	                            retryAfterSeconds 0: allow); DELETE resets it. For GeneratePatches,
 //	                            ValidateTopology and DiscoverVariables only status Failure (with
 //	                            message) counts, and {"unknownUID":true} makes GeneratePatches
-//	                            answer its first item with a uid the request did not hold.
+//	                            answer its first item with a uid the request did not hold;
+//	                            {"workersUpgrades":["v1.39.1"]} makes GenerateUpgradePlan answer
+//	                            those workers' steps (the ones newer than the workers' version).
 //	PUT /control/discovery      {"mode":"normal"|"malformed"|"hang"|"failure"} makes discovery
 //	                            answer normally, with a body that is not JSON, never (until the
 //	                            caller gives up), or with status Failure.

@@ -42,6 +42,9 @@ type Answer struct {
 	RetryAfterSeconds int32                  `json:"retryAfterSeconds,omitempty"`
 	// UnknownUID makes GeneratePatches answer its first item with a uid the request did not hold.
 	UnknownUID bool `json:"unknownUID,omitempty"`
+	// WorkersUpgrades makes GenerateUpgradePlan answer these workers' steps too (from its
+	// control plane's plan, the versions newer than the request's fromWorkersKubernetesVersion).
+	WorkersUpgrades []string `json:"workersUpgrades,omitempty"`
 }
 
 // Extension is the handler; the zero value is not usable, call New.

@@ -76,7 +76,8 @@ func (e *Extension) mutate(w http.ResponseWriter, hook string, body []byte, a An
 			return
 		}
 		writeJSON(w, hooksv1.GenerateUpgradePlanResponse{TypeMeta: hooksv1.TypeMeta(hook, "Response"),
-			CommonResponse: hooksv1.CommonResponse{Status: hooksv1.ResponseStatusSuccess}, ControlPlaneUpgrades: steps})
+			CommonResponse: hooksv1.CommonResponse{Status: hooksv1.ResponseStatusSuccess}, ControlPlaneUpgrades: steps,
+			WorkersUpgrades: workersSteps(a.WorkersUpgrades, req.FromWorkersKubernetesVersion)})
 	case hooksv1.GeneratePatches:
 		req := &hooksv1.GeneratePatchesRequest{}
 		if err := json.Unmarshal(body, req); err != nil {
@@ -190,4 +191,17 @@ func upgradePlan(from, to string) ([]hooksv1.UpgradeStep, error) {
 		steps = append(steps, hooksv1.UpgradeStep{Version: fmt.Sprintf("v%d.%d.0", t.Major(), minor)})
 	}
 	return append(steps, hooksv1.UpgradeStep{Version: to}), nil
+}
+
+// workersSteps are the versions of plan newer than from (all of them when from is not a
+// version): what is left of the workers' plan a test set.
+func workersSteps(plan []string, from string) []hooksv1.UpgradeStep {
+	f, ferr := version.ParseSemantic(from)
+	var steps []hooksv1.UpgradeStep
+	for _, s := range plan {
+		if v, err := version.ParseSemantic(s); ferr != nil || (err == nil && f.LessThan(v)) {
+			steps = append(steps, hooksv1.UpgradeStep{Version: s})
+		}
+	}
+	return steps
 }

@@ -72,11 +72,13 @@ func ReadUpgradeInputWith(ctx context.Context, r client.Reader, planner UpgradeP
 		_, mp.Hold = mpt.Metadata.Annotations[clusterv1.ClusterTopologyHoldUpgradeSequenceAnnotation]
 		in.MachinePools = append(in.MachinePools, mp)
 	}
-	steps, err := extensionSteps(ctx, planner, c, cc, in)
+	plans, err := extensionSteps(ctx, planner, c, cc, in)
 	if err != nil {
 		return upgrade.Input{}, nil, err
 	}
-	in.ControlPlaneSteps = steps
+	if plans != nil {
+		in.ControlPlaneSteps, in.WorkerSteps = plans.controlPlane, plans.workers
+	}
 	return in, nil, nil
 }
 

@@ -16,14 +16,28 @@ type UpgradePlanner interface {
 	GenerateUpgradePlan(ctx context.Context, handler, namespace string, req *hooksv1.GenerateUpgradePlanRequest) (*hooksv1.GenerateUpgradePlanResponse, error)
 }
 
+// extensionPlans are a GenerateUpgradePlan extension's checked answers, by the control plane
+// version each was asked from.
+type extensionPlans struct {
+	controlPlaneSteps, workerSteps map[string][]string
+}
+
+// controlPlane is upgrade.Input's ControlPlaneSteps: the answered steps from from.
+func (p *extensionPlans) controlPlane(from string) ([]string, string) { return p.controlPlaneSteps[from], "" }
+
+// workers is upgrade.Input's WorkerSteps: the answered workersUpgrades with the control plane at
+// cpFrom (none: Capstan computes the workers' plan).
+func (p *extensionPlans) workers(cpFrom string) []string { return p.workerSteps[cpFrom] }
+
 // extensionSteps asks the class's GenerateUpgradePlan handler for the control plane's steps from
 // each version a plan may start at (its spec.version, and its status.version while it upgrades)
-// to the target, checks them, and returns them as upgrade.Input's ControlPlaneSteps. nil when
-// the class names no handler. A move that is not an upgrade (a downgrade, nothing to do) is not
-// asked about: the default rules refuse or skip it. An empty answer (also what failurePolicy
-// Ignore gives) falls back to spec.kubernetesVersions, or one minor version at a time.
+// to the target, and the workers' steps, and checks them as upstream does. nil when the class
+// names no handler. A move that is not an upgrade (a downgrade, nothing to do) is not asked
+// about: the default rules refuse or skip it. No controlPlaneUpgrades (also what failurePolicy
+// Ignore gives) falls back to spec.kubernetesVersions, or one minor version at a time, and no
+// workersUpgrades to the plan Capstan computes.
 func extensionSteps(ctx context.Context, planner UpgradePlanner, c *clusterv1.Cluster, cc *clusterv1.ClusterClass,
-	in upgrade.Input) (func(string) ([]string, string), error) {
+	in upgrade.Input) (*extensionPlans, error) {
 	handler := cc.Spec.Upgrade.External.GenerateUpgradePlanExtension
 	if handler == "" {
 		return nil, nil
@@ -35,30 +49,46 @@ func extensionSteps(ctx context.Context, planner UpgradePlanner, c *clusterv1.Cl
 	if err != nil {
 		return nil, nil // the default rules say what is wrong with it
 	}
-	answers := map[string][]string{}
+	plans := &extensionPlans{controlPlaneSteps: map[string][]string{}, workerSteps: map[string][]string{}}
+	oldest := oldestWorker(in)
 	for _, from := range []string{in.ControlPlane.Version, in.ControlPlane.StatusVersion} {
 		v, err := contract.ParseKubernetesVersion(from)
-		if _, asked := answers[from]; asked || err != nil || !v.LessThan(to) {
+		if _, asked := plans.controlPlaneSteps[from]; asked || err != nil || !v.LessThan(to) {
 			continue
 		}
 		req := &hooksv1.GenerateUpgradePlanRequest{TypeMeta: hooksv1.TypeMeta(hooksv1.GenerateUpgradePlan, "Request"), Cluster: HookCluster(c),
-			FromControlPlaneKubernetesVersion: from, FromWorkersKubernetesVersion: oldestWorker(in), ToKubernetesVersion: in.Target}
+			FromControlPlaneKubernetesVersion: from, FromWorkersKubernetesVersion: oldest, ToKubernetesVersion: in.Target}
 		resp, err := planner.GenerateUpgradePlan(ctx, handler, c.Namespace, req)
 		if err != nil {
 			return nil, fmt.Errorf("ClusterClass %s spec.upgrade.external.generateUpgradePlanExtension: %w", cc.Name, err)
 		}
-		var steps []string
-		for _, s := range resp.ControlPlaneUpgrades {
-			steps = append(steps, s.Version)
-		}
+		steps, workers := versionsOf(resp.ControlPlaneUpgrades), versionsOf(resp.WorkersUpgrades)
+		why := ""
 		if len(steps) > 0 {
-			if why := upgrade.CheckSteps(from, in.Target, steps); why != "" {
-				return nil, fmt.Errorf("%s answered GenerateUpgradePlan from %s to %s with a plan Capstan cannot follow: %s: fix the Runtime Extension", handler, from, in.Target, why)
-			}
+			why = upgrade.CheckSteps(from, in.Target, steps)
 		}
-		answers[from] = steps
+		switch {
+		case why != "" || len(workers) == 0:
+		case len(steps) == 0:
+			why = "workersUpgrades without controlPlaneUpgrades (the workers' steps must be among the control plane's)"
+		default:
+			why = upgrade.CheckWorkerSteps(from, oldest, in.Target, steps, workers)
+		}
+		if why != "" {
+			return nil, fmt.Errorf("%s answered GenerateUpgradePlan from %s to %s with a plan Capstan cannot follow: %s: fix the Runtime Extension", handler, from, in.Target, why)
+		}
+		plans.controlPlaneSteps[from], plans.workerSteps[from] = steps, workers
 	}
-	return func(from string) ([]string, string) { return answers[from], "" }, nil
+	return plans, nil
+}
+
+// versionsOf are the steps' versions, in order.
+func versionsOf(steps []hooksv1.UpgradeStep) []string {
+	var out []string
+	for _, s := range steps {
+		out = append(out, s.Version)
+	}
+	return out
 }
 
 // oldestWorker is the oldest version a MachineDeployment or MachinePool runs ("" without any).

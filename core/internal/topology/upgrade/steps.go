@@ -164,3 +164,48 @@ func workerSteps(from, cpVersion string, cpSteps []string) []string {
 	}
 	return steps
 }
+
+// MaxKubeletSkew is how many minor versions a GenerateUpgradePlan extension's workersUpgrades
+// may leave workers behind the control plane, as upstream checks them: the kubelet's skew.
+// Capstan's own plan keeps MaxWorkerSkew; an extension that answers workers' steps chose
+// otherwise (while workers trail by more than one minor version, new Machines at their version
+// fail the MachineSet preflight checks, as upstream's do).
+const MaxKubeletSkew = 3
+
+// CheckWorkerSteps checks the workers' plan (workersUpgrades) a GenerateUpgradePlan extension
+// answered with the control plane at cpFrom taking cpSteps and the oldest worker at oldest, as
+// upstream checks it: only versions the control plane runs or will run, each newer than the one
+// before (and than oldest), at most MaxKubeletSkew minor versions further, the target last; and
+// none when no worker is behind the target. It returns what is wrong, or "". An empty plan is
+// fine: Capstan computes one.
+func CheckWorkerSteps(cpFrom, oldest, target string, cpSteps, workers []string) string {
+	if len(workers) == 0 {
+		return ""
+	}
+	if oldest == "" || !isNewer(target, oldest) {
+		return "workersUpgrades given, but no worker is behind spec.topology.version " + target
+	}
+	prev, err := contract.ParseKubernetesVersion(oldest)
+	if err != nil {
+		return fmt.Sprintf("the oldest worker's version %q is not a Kubernetes version", oldest)
+	}
+	known := append([]string{cpFrom}, cpSteps...)
+	for i, s := range workers {
+		v, err := contract.ParseKubernetesVersion(s)
+		switch {
+		case err != nil:
+			return fmt.Sprintf("workersUpgrades[%d] %q is not a Kubernetes version", i, s)
+		case !IsListed(known, s):
+			return fmt.Sprintf("workersUpgrades[%d] %s is neither the control plane's version %s nor one of its steps (%s)", i, s, cpFrom, strings.Join(cpSteps, ", "))
+		case !prev.LessThan(v):
+			return fmt.Sprintf("workersUpgrades[%d] %s is not newer than %s", i, s, prev)
+		case v.Major() != prev.Major() || v.Minor() > prev.Minor()+MaxKubeletSkew:
+			return fmt.Sprintf("workersUpgrades[%d] %s is more than %d minor versions after %s: add a step between (Kubernetes version skew)", i, s, MaxKubeletSkew, prev)
+		}
+		prev = v
+	}
+	if to, err := contract.ParseKubernetesVersion(target); err != nil || !to.EqualTo(prev) {
+		return fmt.Sprintf("the last of workersUpgrades is %s, not spec.topology.version %s", workers[len(workers)-1], target)
+	}
+	return ""
+}

@@ -187,3 +187,56 @@ func TestCompute_ControlPlaneStepsComeFromTheExtensionWhenSet(t *testing.T) {
 	require.Equal(t, "v1.38.7", p.ControlPlaneVersion)
 	require.Equal(t, []string{"v1.38.7", "v1.39.1"}, p.ControlPlaneUpgradePlan)
 }
+
+// TestCheckWorkerSteps_RefusesPlansUpstreamRefuses: the workers' steps an extension answers must
+// be versions of the control plane's plan (or its version), newer each time, within the
+// kubelet's three minor versions of skew, ending at the target; none is fine (computed).
+func TestCheckWorkerSteps_RefusesPlansUpstreamRefuses(t *testing.T) {
+	cpSteps := []string{"v1.35.0", "v1.36.0", "v1.37.0", "v1.38.0", "v1.39.1"}
+	for _, tc := range []struct {
+		oldest  string
+		workers []string
+		want    string
+	}{
+		{"v1.34.2", nil, ""},
+		{"v1.34.2", []string{"v1.39.1"}, "workersUpgrades[0] v1.39.1 is more than 3 minor versions after 1.34.2"},
+		{"v1.34.2", []string{"v1.37.0", "v1.39.1"}, ""},
+		{"v1.34.2", []string{"v1.34.2", "v1.37.0", "v1.39.1"}, "workersUpgrades[0] v1.34.2 is not newer than 1.34.2"},
+		{"v1.33.0", []string{"v1.34.2", "v1.37.0", "v1.39.1"}, ""},
+		{"v1.34.2", []string{"v1.36.5", "v1.39.1"}, "workersUpgrades[0] v1.36.5 is neither the control plane's version v1.34.2 nor one of its steps"},
+		{"v1.34.2", []string{"v1.37.0", "v1.38.0"}, "the last of workersUpgrades is v1.38.0, not spec.topology.version v1.39.1"},
+		{"v1.39.1", []string{"v1.39.1"}, "no worker is behind spec.topology.version v1.39.1"},
+		{"", []string{"v1.39.1"}, "no worker is behind"},
+	} {
+		got := CheckWorkerSteps("v1.34.2", tc.oldest, "v1.39.1", cpSteps, tc.workers)
+		if tc.want == "" {
+			require.Empty(t, got, "%v", tc.workers)
+		} else {
+			require.Contains(t, got, tc.want, "%v", tc.workers)
+		}
+	}
+}
+
+// TestCompute_WorkersFollowTheExtensionsWorkersSteps: with the extension's workers' plan the
+// control plane does not wait for workers a minor version behind, and a worker moves only to a
+// version of that plan, once the control plane runs it.
+func TestCompute_WorkersFollowTheExtensionsWorkersSteps(t *testing.T) {
+	in := Input{Target: "v1.39.1", Concurrency: 1,
+		ControlPlane:       ControlPlane{Version: "v1.38.0", StatusVersion: "v1.38.0"},
+		MachineDeployments: []Worker{{TopologyName: "md-0", Version: "v1.37.2"}},
+		ControlPlaneSteps:  func(string) ([]string, string) { return []string{"v1.39.1"}, "" },
+		WorkerSteps:        func(string) []string { return []string{"v1.39.1"} }}
+	p := Compute(in)
+	require.Equal(t, "v1.39.1", p.ControlPlaneVersion, "not held for md-0")
+	require.Equal(t, "v1.37.2", p.MachineDeploymentVersions["md-0"])
+	require.Equal(t, []string{"v1.39.1"}, p.WorkersUpgradePlan)
+
+	in.WorkerSteps = nil
+	p = Compute(in)
+	require.Equal(t, "v1.38.0", p.ControlPlaneVersion, "Capstan's own plan holds the control plane for md-0")
+	require.Equal(t, "v1.38.0", p.MachineDeploymentVersions["md-0"])
+
+	in.ControlPlane = ControlPlane{Version: "v1.39.1", StatusVersion: "v1.39.1"}
+	in.WorkerSteps = func(string) []string { return []string{"v1.39.1"} }
+	require.Equal(t, "v1.39.1", Compute(in).MachineDeploymentVersions["md-0"])
+}

@@ -53,6 +53,10 @@ type Input struct {
 	// (a GenerateUpgradePlan extension's answers) instead of KubernetesVersions; it returns why the
 	// move is refused, or "". No steps and no reason: the default rules decide.
 	ControlPlaneSteps func(from string) ([]string, string)
+	// WorkerSteps, when set, gives the workers' plan a GenerateUpgradePlan extension answered
+	// (workersUpgrades, checked by CheckWorkerSteps) with the control plane at cpFrom; none: the
+	// workers' steps are computed (workerSteps).
+	WorkerSteps func(cpFrom string) []string
 	// Hooks are what Runtime SDK lifecycle hooks hold now (the topology controller asks them).
 	Hooks HookHolds
 }
@@ -65,6 +69,29 @@ func (in Input) steps(from string) ([]string, string) {
 		}
 	}
 	return controlPlaneSteps(from, in.Target, in.KubernetesVersions)
+}
+
+// workerSteps are the versions a worker at from moves through while the control plane, at
+// cpVersion, takes cpSteps: the extension's plan, from the first of its versions newer than from,
+// or else the computed one (workerSteps).
+func (in Input) workerSteps(from, cpVersion string, cpSteps []string) []string {
+	if in.extensionWorkerPlan(cpVersion) {
+		if plan := in.WorkerSteps(cpVersion); len(plan) > 0 {
+			for i, v := range plan {
+				if isNewer(v, from) {
+					return plan[i:]
+				}
+			}
+			return nil
+		}
+	}
+	return workerSteps(from, cpVersion, cpSteps)
+}
+
+// extensionWorkerPlan reports whether the workers follow an extension's plan with the control
+// plane at cpVersion.
+func (in Input) extensionWorkerPlan(cpVersion string) bool {
+	return in.WorkerSteps != nil && len(in.WorkerSteps(cpVersion)) > 0
 }
 
 // HookHolds say, each with a message naming the hook ("" when nothing holds), what lifecycle
@@ -241,7 +268,7 @@ func upgradePlans(in Input, remaining stepsFromRunning) (controlPlane, workers [
 		}
 	}
 	if oldest != "" {
-		workers = workerSteps(oldest, remaining.running, remaining.steps)
+		workers = in.workerSteps(oldest, remaining.running, remaining.steps)
 	}
 	return remaining.steps, workers
 }
@@ -268,13 +295,16 @@ func controlPlaneHold(in Input, steps []string) (why string, forWorkers bool) {
 			switch {
 			case w.Upgrading:
 				upgrading = append(upgrading, w.TopologyName)
-			case w.Version != "" && catchUpFirst(w.Version, cp.Version, steps):
+			case w.Version != "" && in.catchUpFirst(w.Version, cp.Version, steps):
 				behind = append(behind, w.TopologyName+" at "+w.Version)
 			}
 		}
 		switch {
 		case len(upgrading) > 0:
 			return kind.plural + " upgrading: " + strings.Join(upgrading, ", "), true
+		case len(behind) > 0 && in.extensionWorkerPlan(cp.Version):
+			return fmt.Sprintf("%s must reach %s first (a step of the workers' upgrade plan the GenerateUpgradePlan extension answered): %s",
+				kind.plural, cp.Version, strings.Join(behind, ", ")), true
 		case len(behind) > 0:
 			return fmt.Sprintf("%s a minor version behind the control plane must reach %s first (no two minor versions of skew): %s",
 				kind.plural, cp.Version, strings.Join(behind, ", ")), true
@@ -285,8 +315,8 @@ func controlPlaneHold(in Input, steps []string) (why string, forWorkers bool) {
 
 // catchUpFirst reports whether a worker at version must move to the control plane's current
 // version before the control plane takes its next step.
-func catchUpFirst(version, cpVersion string, cpSteps []string) bool {
-	steps := workerSteps(version, cpVersion, cpSteps)
+func (in Input) catchUpFirst(version, cpVersion string, cpSteps []string) bool {
+	steps := in.workerSteps(version, cpVersion, cpSteps)
 	return len(steps) > 0 && !isNewer(steps[0], cpVersion)
 }
 
@@ -378,7 +408,7 @@ func planWorkers(in Input, p *Plan, kind string, workers []Worker, versions map[
 		}
 		why := annotationWhy
 		if why == "" {
-			why = workerWait(waitWhy, cp.Version, nextStep(w.Version, cp.Version, cpSteps), upgrading, in.Concurrency)
+			why = workerWait(waitWhy, cp.Version, in.nextStep(w.Version, cp.Version, cpSteps), upgrading, in.Concurrency)
 		}
 		if why != "" {
 			if out.pending == nil {
@@ -408,8 +438,8 @@ func planWorkers(in Input, p *Plan, kind string, workers []Worker, versions map[
 }
 
 // nextStep is the first of a worker's steps (see workerSteps), "" when it has none.
-func nextStep(version, cpVersion string, cpSteps []string) string {
-	if steps := workerSteps(version, cpVersion, cpSteps); len(steps) > 0 {
+func (in Input) nextStep(version, cpVersion string, cpSteps []string) string {
+	if steps := in.workerSteps(version, cpVersion, cpSteps); len(steps) > 0 {
 		return steps[0]
 	}
 	return ""
