@@ -40,6 +40,7 @@ func (o *Options) atomicLevel() zap.AtomicLevel {
 		if l != nil {
 			return *l
 		}
+		o.Zap.Level = nil // a typed nil: no level was chosen
 	}
 	lvl := zapcore.InfoLevel
 	if o.Zap.Development {
