@@ -56,7 +56,7 @@ help: ## Show the targets.
 
 # The three managers as local processes of their own binaries, each running as its provider's
 # ServiceAccount on the RBAC `capstanctl init` installs (with the CRDs); logs in .capstan/logs.
-# Extra flags: make run MANAGER_ARGS='--manager-args core=--v=4'.
+# Extra flags: make run MANAGER_ARGS='--manager-args core=--zap-log-level=4'.
 MANAGERS_DIR := .capstan/managers
 DEV_MANAGERS = bin/capstanctl init --dev --kubeconfig .capstan/mgmt/kubeconfig --bin-dir bin \
   --state-dir $(MANAGERS_DIR) --log-dir .capstan/logs

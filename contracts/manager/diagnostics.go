@@ -26,6 +26,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
@@ -33,9 +34,10 @@ import (
 // The diagnostics endpoint follows upstream Cluster API's flags: --diagnostics-address serves
 // /metrics over HTTPS, each request authenticated (TokenReview) and authorized
 // (SubjectAccessReview of the non-resource path, e.g. get /metrics) by the management
-// cluster, as Kubernetes components serve theirs; pprof is served there too, as upstream does,
-// because it is as protected as the metrics. --insecure-diagnostics serves plain HTTP without
-// authentication, for local use, with pprof only when --profiling asks for it. The certificate
+// cluster, as Kubernetes components serve theirs; pprof and the log verbosity handler (PUT
+// /debug/flags/v) are served there too, as upstream does, because they are as protected as the
+// metrics. --insecure-diagnostics serves plain HTTP without authentication, for local use, with
+// pprof only when --profiling asks for it and never the verbosity handler. The certificate
 // is self-signed and kept in memory (the manager's root filesystem is read-only): scrapers
 // authenticate the manager by its Service, not by the certificate, as with kube-controller-manager.
 const defaultDiagnosticsAddress = ":8443"
@@ -45,10 +47,10 @@ var tlsVersions = map[string]uint16{"VersionTLS12": tls.VersionTLS12, "VersionTL
 
 func (o *Options) addDiagnosticsFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.DiagnosticsAddress, "diagnostics-address", o.DiagnosticsAddress,
-		"Address the diagnostics endpoint binds to; \"0\" disables it. It serves /metrics (and pprof under /debug/pprof/) over HTTPS, "+
-			"authenticated and authorized by the management cluster (a bearer token allowed to get the path); --insecure-diagnostics serves plain HTTP without authentication.")
+		"Address the diagnostics endpoint binds to; \"0\" disables it. It serves /metrics (and pprof under /debug/pprof/, and PUT /debug/flags/v to change the log verbosity) over HTTPS, "+
+			"authenticated and authorized by the management cluster (a bearer token allowed the request's verb on the path); --insecure-diagnostics serves plain HTTP without authentication.")
 	fs.BoolVar(&o.InsecureDiagnostics, "insecure-diagnostics", o.InsecureDiagnostics,
-		"Serve the diagnostics endpoint over plain HTTP without authentication or authorization (local use only); pprof then only with --profiling.")
+		"Serve the diagnostics endpoint over plain HTTP without authentication or authorization (local use only); pprof then only with --profiling, and no /debug/flags/v.")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress,
 		"Deprecated: use --diagnostics-address (with --insecure-diagnostics to keep plain HTTP). When set, metrics are served on this address over plain HTTP without authentication; \"0\" disables them.")
 	_ = fs.MarkDeprecated("metrics-bind-address", "use --diagnostics-address instead, with --insecure-diagnostics to keep serving plain HTTP without authentication")
@@ -137,8 +139,16 @@ func (o *Options) metricsOptions() metricsserver.Options {
 		SecureServing:  true,
 		FilterProvider: authenticatedAndAuthorized,
 		TLSOpts:        o.TLSOpts(),
-		ExtraHandlers:  pprofHandlers(),
+		ExtraHandlers:  o.secureHandlers(),
 	}
+}
+
+// secureHandlers are what only the authenticated endpoint serves, as upstream: pprof and the
+// log verbosity (PUT /debug/flags/v, verbosity.go), which no unauthenticated caller may change.
+func (o *Options) secureHandlers() map[string]http.Handler {
+	h := pprofHandlers()
+	h[verbosityPath] = verbosityHandler(o.atomicLevel(), ctrl.Log.WithName("diagnostics"))
+	return h
 }
 
 // authenticatedAndAuthorized is controller-runtime's filter (TokenReview, then

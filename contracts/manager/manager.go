@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -66,7 +67,15 @@ func New(o *Options, scheme *runtime.Scheme, cfg *rest.Config) (ctrl.Manager, er
 }
 
 // SetupLogger installs the zap logger configured by the --zap-* flags as the
-// controller-runtime logger.
+// controller-runtime logger, and gives klog the same verbosity (verbosity.go).
 func (o *Options) SetupLogger() {
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.Zap)))
+	ctrl.SetLogger(o.newLogger())
+}
+
+// newLogger builds the zap logger on a level the diagnostics endpoint can change.
+func (o *Options) newLogger() logr.Logger {
+	// klog starts at the logger's verbosity; zap's level stays as the flag set it (its error
+	// level has no klog equivalent). Cannot fail: a zap level is an int8, klog takes an int32.
+	_ = setKlogVerbosity(verbosityOf(o.atomicLevel().Level()))
+	return zap.New(zap.UseFlagOptions(&o.Zap))
 }
