@@ -384,6 +384,31 @@ func TestKubeStateMetrics_ExportsCapstanObjectsUnderUpstreamNames(t *testing.T) 
 	for _, name := range dashboardMetrics(t) {
 		require.True(t, exported[name], "the dashboard queries %s, which kube-state-metrics does not export for the fleet", name)
 	}
+	// And every label a panel matches or groups on is one those series carry.
+	labelsOf := map[string]map[string]bool{}
+	for _, s := range samples {
+		if labelsOf[s.name] == nil {
+			labelsOf[s.name] = map[string]bool{}
+		}
+		for l := range s.labels {
+			labelsOf[s.name][l] = true
+		}
+	}
+	for _, expr := range dashboardExprs(t) {
+		matchers, grouping := labelsIn(expr)
+		for metric, labels := range matchers {
+			for _, l := range labels {
+				require.True(t, labelsOf[metric][l], "the dashboard matches %s on %s, a label it does not carry: %s", metric, l, expr)
+			}
+		}
+		for _, l := range grouping {
+			found := false
+			for _, metric := range metricNamesIn(expr) {
+				found = found || labelsOf[metric][l]
+			}
+			require.True(t, found, "the dashboard groups on %s, which none of the expression's metrics carries: %s", l, expr)
+		}
+	}
 }
 
 // createFleet creates the fleet's objects in ns, writes each one's status, and returns each

@@ -146,8 +146,8 @@ func TestDashboard_QueriesOnlyMetricsTheConfigDefines(t *testing.T) {
 	t.Logf("the dashboard queries %d metrics: %s", len(list), strings.Join(list, ", "))
 }
 
-// dashboardMetrics returns the metric names the dashboard's panels query, sorted.
-func dashboardMetrics(t *testing.T) []string {
+// dashboardExprs returns the PromQL expression of every panel target, in panel order.
+func dashboardExprs(t *testing.T) []string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(repoRoot, "config/metrics/dashboard.json"))
 	require.NoError(t, err)
@@ -155,12 +155,22 @@ func dashboardMetrics(t *testing.T) []string {
 		Panels []struct{ Targets []struct{ Expr string } }
 	}
 	require.NoError(t, json.Unmarshal(data, &dash))
-	set := map[string]bool{}
+	var out []string
 	for _, p := range dash.Panels {
 		for _, target := range p.Targets {
-			for _, n := range metricNamesIn(target.Expr) {
-				set[n] = true
-			}
+			out = append(out, target.Expr)
+		}
+	}
+	return out
+}
+
+// dashboardMetrics returns the metric names the dashboard's panels query, sorted.
+func dashboardMetrics(t *testing.T) []string {
+	t.Helper()
+	set := map[string]bool{}
+	for _, expr := range dashboardExprs(t) {
+		for _, n := range metricNamesIn(expr) {
+			set[n] = true
 		}
 	}
 	var out []string
@@ -169,4 +179,36 @@ func dashboardMetrics(t *testing.T) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+var (
+	promSelector  = regexp.MustCompile(`([A-Za-z_:][A-Za-z0-9_:]*)\{([^}]*)\}`)
+	promMatcher   = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)`)
+	promGroupList = regexp.MustCompile(`\b(?:by|without|on|ignoring)\s*\(([^)]*)\)`)
+)
+
+// labelsIn returns, for an expression, the label names each selector matches on (by metric)
+// and the label names its grouping clauses (by, on, ...) name.
+func labelsIn(expr string) (matchers map[string][]string, grouping []string) {
+	matchers = map[string][]string{}
+	e := promStrings.ReplaceAllString(expr, `""`)
+	for _, m := range promSelector.FindAllStringSubmatch(e, -1) {
+		for _, l := range promMatcher.FindAllStringSubmatch(m[2], -1) {
+			matchers[m[1]] = append(matchers[m[1]], l[1])
+		}
+	}
+	for _, m := range promGroupList.FindAllStringSubmatch(e, -1) {
+		for _, l := range strings.Split(m[1], ",") {
+			if l = strings.TrimSpace(l); l != "" {
+				grouping = append(grouping, l)
+			}
+		}
+	}
+	return matchers, grouping
+}
+
+func TestLabelsIn(t *testing.T) {
+	matchers, grouping := labelsIn(`sum by (cluster_name, name) (a{type="x,y}", status!="True"}) - on(name) b{cluster_name=~"$c"}`)
+	require.Equal(t, map[string][]string{"a": {"type", "status"}, "b": {"cluster_name"}}, matchers)
+	require.Equal(t, []string{"cluster_name", "name", "name"}, grouping)
 }
