@@ -59,3 +59,11 @@ func TestGoWork_NoModuleRequiresUpstreamClusterAPI(t *testing.T) {
 		require.False(t, upstream.Match(data), "%s/go.mod requires sigs.k8s.io/cluster-api", dir)
 	}
 }
+
+// hack/kube-state-metrics builds upstream's kube-state-metrics for make test-metrics only: its
+// build list (the Kubernetes v0.36 libraries; Capstan pins v0.37) must stay out of go.work too.
+func TestGoWork_ExcludesTheKubeStateMetricsBuild(t *testing.T) {
+	for _, dir := range workspaceModules(t) {
+		require.False(t, strings.HasPrefix(filepath.Clean(dir), "hack/kube-state-metrics"), "go.work uses %s", dir)
+	}
+}
