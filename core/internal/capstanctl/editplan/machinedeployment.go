@@ -3,6 +3,7 @@ package editplan
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -99,7 +100,8 @@ func planStrategy(p *ObjectPlan, md *clusterv1.MachineDeployment, desired int32,
 	p.Strategy = fmt.Sprintf("%s (maxSurge %d, maxUnavailable %d, of %d replicas)", clusterv1.RollingUpdateMachineDeploymentStrategyType, maxSurge, maxUnavailable, desired)
 	r := simulateRollingUpdate(desired, maxSurge, maxUnavailable, target, old)
 	if r.stuck {
-		p.Notes = append(p.Notes, fmt.Sprintf("the rollout stops with old Machines left (%v): maxUnavailable %d does not let the unavailable ones go", oldMachines(old), maxUnavailable))
+		p.Notes = append(p.Notes, fmt.Sprintf("the rollout stops with old Machines left (%s): the strategy's limits let the controller remove no more of them",
+			strings.Join(oldMachines(old), ", ")))
 	}
 	return r, nil
 }
