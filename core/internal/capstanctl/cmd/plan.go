@@ -38,7 +38,8 @@ rules and etcd quorum are not looked at. An object that does not exist is report
 by 'kubectl apply', replacing nothing.
 
 Exit codes: 0 planned; 1 error (unreadable file, unknown kind, refused edit);
-3 with --fail-on-replace when a Machine would be replaced.`,
+3 with --fail-on-replace when a Machine of a MachineDeployment or MachineSet would be
+replaced (a KubeadmControlPlane's are not planned, so they never count).`,
 		Example: `  capstanctl plan -f md.yaml
   capstanctl plan -f md.yaml --fail-on-replace     # in CI: exit 3 if a Machine would be replaced
   capstanctl plan -f cluster.yaml -o yaml`,
@@ -113,6 +114,13 @@ func printEditPlan(w io.Writer, res *editplan.Result) error {
 		if p.Outcome == editplan.InPlace && len(p.InPlace) == 0 && len(p.Notes) == 0 {
 			b.WriteString("  no Machine changes\n")
 		}
+	}
+	if len(res.Objects) > 0 {
+		var replaced, added, removed int
+		for _, p := range res.Objects {
+			replaced, added, removed = replaced+len(p.Replaced), added+p.Added, removed+len(p.Removed)
+		}
+		fmt.Fprintf(&b, "Plan: %d Machines replaced, %d added, %d removed\n", replaced, added, removed)
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err

@@ -41,6 +41,7 @@ func TestPlan_VersionChangeWithSurgeCreatesFirstThenReplacesOneAtATime(t *testin
 	require.Contains(t, r.stdout, "replaces 3 Machines, in this order: md-a, md-b, md-c")
 	require.Contains(t, r.stdout, "step 1: create 1 (1 surge)")
 	require.Contains(t, r.stdout, "step 2, once the new Machines are available: delete md-a, create 1 (1 surge)")
+	require.Contains(t, r.stdout, "Plan: 3 Machines replaced, 0 added, 0 removed\n")
 	require.Contains(t, r.stderr, "--fail-on-replace")
 }
 
