@@ -1,8 +1,8 @@
 // Package cmd is capstanctl's command line: the cobra command tree, its flags,
 // and the translation of each command's result into text or -o yaml|json data.
 // The work itself lives in sibling packages (describe, template, kubeconfig,
-// deletecluster, move, rollout, providers, version, and components, install, devcreds and
-// localmanagers for init); this package must stay a thin layer of flag parsing and printing
+// deletecluster, move, rollout, topologyplan, editplan, providers, version, and
+// components, install, devcreds and localmanagers for init); this package must stay a thin layer of flag parsing and printing
 // over them, so that every behaviour can be tested without cobra.
 //
 // Conventions every command follows: errors are returned (never printed and
@@ -14,6 +14,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -65,12 +66,14 @@ It talks to the management cluster chosen by --kubeconfig, else KUBECONFIG, else
 		newMoveCommand(g),
 		newTopologyCommand(g),
 		newRolloutCommand(g),
+		newPlanCommand(g),
 	)
 	return root
 }
 
 // Execute runs capstanctl with args, printing to stdout and stderr, and returns
-// the process exit code: 0 on success, 1 on any error.
+// the process exit code: 0 on success, 1 on any error, or the code a command chose for an
+// outcome scripts tell apart (plan --fail-on-replace: 3).
 func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := NewRootCommand()
 	root.SetArgs(args)
@@ -78,10 +81,22 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
+		if e := (*exitError)(nil); errors.As(err, &e) {
+			return e.code
+		}
 		return 1
 	}
 	return 0
 }
+
+// exitError is an error with its own exit code.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
 
 // exactlyOneName requires the single NAME argument of a command about one object.
 func exactlyOneName(what string) cobra.PositionalArgs {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"capstan.dev/core/internal/capstanctl/editplan"
 	"capstan.dev/core/internal/capstanctl/output"
 	"capstan.dev/core/internal/capstanctl/template"
 	"capstan.dev/core/internal/capstanctl/topologyplan"
@@ -69,7 +70,20 @@ Objects without a namespace in the files are in -n's namespace.`,
 // readObjectFiles decodes the objects of every file ("-": stdin), giving those without a
 // namespace the default one.
 func readObjectFiles(stdin io.Reader, files []string, namespace string) ([]*unstructured.Unstructured, error) {
-	var out []*unstructured.Unstructured
+	docs, err := readDocuments(stdin, files, namespace)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*unstructured.Unstructured, len(docs))
+	for i, d := range docs {
+		out[i] = d.Object
+	}
+	return out, nil
+}
+
+// readDocuments is readObjectFiles keeping where each object comes from ("md.yaml, object 2": blank and comment-only documents are not counted).
+func readDocuments(stdin io.Reader, files []string, namespace string) ([]editplan.Document, error) {
+	var out []editplan.Document
 	for _, name := range files {
 		var data []byte
 		var err error
@@ -85,12 +99,12 @@ func readObjectFiles(stdin io.Reader, files []string, namespace string) ([]*unst
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		for _, o := range objs {
+		for i, o := range objs {
 			if o.GetNamespace() == "" {
 				o.SetNamespace(namespace)
 			}
+			out = append(out, editplan.Document{Source: fmt.Sprintf("%s, object %d", name, i+1), Object: o})
 		}
-		out = append(out, objs...)
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/core/internal/mdrollout"
 )
 
 // reconcileDelete deletes the MachineDeployment's MachineSets (each deletes its Machines) and
@@ -65,6 +66,6 @@ func (r *Reconciler) ownedMachineSets(ctx context.Context, md *clusterv1.Machine
 			out = append(out, &list.Items[i])
 		}
 	}
-	sortByRevision(out)
+	mdrollout.SortByRevision(out)
 	return out, nil
 }

@@ -13,4 +13,8 @@
 // is available). Changing only spec.replicas scales the current MachineSet and never creates a
 // new one. There is no rollback: upstream removed it in v1beta2, and going back to an earlier
 // template is simply a new rollout (which reuses the old MachineSet if it still exists).
+//
+// Its decisions that need no client (the template hash, which MachineSet is current, the rolling
+// update limits and the planners of each step) live in core/internal/mdrollout, so that
+// `capstanctl plan` decides with the same code.
 package machinedeployment

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +18,7 @@ import (
 	"capstan.dev/contracts/owner"
 	"capstan.dev/core/internal/controller/machineset"
 	"capstan.dev/core/internal/machineindex"
+	"capstan.dev/core/internal/mdrollout"
 )
 
 // selectorFor returns the MachineDeployment's selector. An empty selector would match every
@@ -38,15 +37,6 @@ func createdLabels(md *clusterv1.MachineDeployment) map[string]string {
 	}
 	out[clusterv1.MachineDeploymentNameLabel] = machineset.LabelValue(md.Name)
 	return out
-}
-
-// revision is the revision annotation of obj, 0 when absent or malformed.
-func revision(obj metav1.Object) int64 {
-	v, err := strconv.ParseInt(obj.GetAnnotations()[clusterv1.RevisionAnnotation], 10, 64)
-	if err != nil {
-		return 0
-	}
-	return v
 }
 
 // getAndAdoptMachineSets lists the MachineSets of the MachineDeployment's Cluster, adopts the
@@ -90,21 +80,8 @@ func (r *Reconciler) getAndAdoptMachineSets(ctx context.Context, s *scope) ([]*c
 			owned = append(owned, ms)
 		}
 	}
-	sortByRevision(owned)
+	mdrollout.SortByRevision(owned)
 	return owned, nil
-}
-
-func sortByRevision(sets []*clusterv1.MachineSet) {
-	sort.SliceStable(sets, func(i, j int) bool {
-		a, b := sets[i], sets[j]
-		if ra, rb := revision(a), revision(b); ra != rb {
-			return ra < rb
-		}
-		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return a.CreationTimestamp.Before(&b.CreationTimestamp)
-		}
-		return a.Name < b.Name
-	})
 }
 
 // setOwner adopts (adopt=true) or releases ms, with an optimistic lock so that two
@@ -157,41 +134,6 @@ func (r *Reconciler) listMachines(ctx context.Context, md *clusterv1.MachineDepl
 	return out, nil
 }
 
-// rolloutAfter returns spec.rollout.after when it has passed, nil otherwise.
-func rolloutAfter(md *clusterv1.MachineDeployment, now time.Time) *time.Time {
-	after := md.Spec.Rollout.After
-	if after.IsZero() || after.After(now) {
-		return nil
-	}
-	t := after.Time
-	return &t
-}
-
-// isCurrent reports whether ms has the MachineDeployment's current template: same rollout
-// fields and, once spec.rollout.after has passed, created for or after it. A MachineSet named
-// for that rollout.after counts as created for it even if the API server's clock stamped it a
-// little earlier than this controller's clock.
-func isCurrent(md *clusterv1.MachineDeployment, ms *clusterv1.MachineSet, templateHash string, now time.Time) bool {
-	if TemplateHash(&ms.Spec.Template) != templateHash {
-		return false
-	}
-	after := rolloutAfter(md, now)
-	if after == nil || !ms.CreationTimestamp.Time.Before(*after) {
-		return true
-	}
-	return ms.Name == machineSetName(md, machineSetSuffix(templateHash, after))
-}
-
-// machineSetName is the name of a MachineDeployment's MachineSet with the given suffix.
-func machineSetName(md *clusterv1.MachineDeployment, suffix string) string {
-	const maxName = 253
-	prefix := md.Name
-	if len(prefix)+1+len(suffix) > maxName {
-		prefix = prefix[:maxName-1-len(suffix)]
-	}
-	return prefix + "-" + suffix
-}
-
 // hashLabelValue is the machine-template-hash of an existing MachineSet.
 func hashLabelValue(ms *clusterv1.MachineSet) string {
 	if v, ok := ms.Spec.Selector.MatchLabels[clusterv1.MachineDeploymentUniqueLabel]; ok {
@@ -212,7 +154,7 @@ func newMachineSet(md *clusterv1.MachineDeployment, suffix string, replicas int3
 	sel.MatchLabels[clusterv1.MachineDeploymentUniqueLabel] = suffix
 	ms := &clusterv1.MachineSet{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:            machineSetName(md, suffix),
+			Name:            mdrollout.MachineSetName(md, suffix),
 			Namespace:       md.Namespace,
 			OwnerReferences: []metav1.OwnerReference{controllerRef(md)},
 		},

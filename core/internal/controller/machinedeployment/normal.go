@@ -18,6 +18,7 @@ import (
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/owner"
 	"capstan.dev/core/internal/controller/machineset"
+	"capstan.dev/core/internal/mdrollout"
 )
 
 // reconcileNormal reads the MachineDeployment's MachineSets and Machines, plans the next step of
@@ -68,9 +69,9 @@ func (r *Reconciler) read(ctx context.Context, s *scope) error {
 		return err
 	}
 	s.read = true
-	hash := TemplateHash(&s.md.Spec.Template)
+	hash := mdrollout.TemplateHash(&s.md.Spec.Template)
 	for _, ms := range s.machineSets { // oldest revision first: the last current one wins
-		if ms.DeletionTimestamp.IsZero() && isCurrent(s.md, ms, hash, s.now) {
+		if ms.DeletionTimestamp.IsZero() && mdrollout.IsCurrent(s.md, ms, hash, s.now) {
 			s.newMS = ms
 		}
 	}
@@ -87,11 +88,11 @@ func (r *Reconciler) read(ctx context.Context, s *scope) error {
 func (r *Reconciler) rollout(ctx context.Context, s *scope, desired int32) error {
 	md := s.md
 	onDelete := md.Spec.Rollout.Strategy.Type == clusterv1.OnDeleteMachineDeploymentStrategyType
-	oldStates := make([]machineSetState, len(s.oldMSs))
+	oldStates := make([]mdrollout.MachineSetState, len(s.oldMSs))
 	for i, ms := range s.oldMSs {
 		oldStates[i] = r.state(s, ms)
 	}
-	newState := machineSetState{}
+	newState := mdrollout.MachineSetState{}
 	if s.newMS != nil {
 		newState = r.state(s, s.newMS)
 	}
@@ -99,24 +100,24 @@ func (r *Reconciler) rollout(ctx context.Context, s *scope, desired int32) error
 	var newReplicas, maxReplicas int32
 	var oldReplicas []int32
 	if onDelete {
-		newReplicas, oldReplicas = planOnDelete(desired, oldStates)
+		newReplicas, oldReplicas = mdrollout.PlanOnDelete(desired, oldStates)
 		maxReplicas = desired
 	} else {
-		maxSurge, maxUnavailable, err := rollingUpdateLimits(desired, md.Spec.Rollout.Strategy.RollingUpdate)
+		maxSurge, maxUnavailable, err := mdrollout.RollingUpdateLimits(desired, md.Spec.Rollout.Strategy.RollingUpdate)
 		if err != nil {
 			return err
 		}
-		newReplicas, oldReplicas = planRollingUpdate(desired, maxSurge, maxUnavailable, newState, oldStates)
+		newReplicas, oldReplicas = mdrollout.PlanRollingUpdate(desired, maxSurge, maxUnavailable, newState, oldStates)
 		maxReplicas = desired + maxSurge
 	}
 
 	var maxOld int64
 	for _, ms := range s.oldMSs {
-		maxOld = max(maxOld, revision(ms))
+		maxOld = max(maxOld, mdrollout.Revision(ms))
 	}
 	newRevision := maxOld + 1
-	if s.newMS != nil && revision(s.newMS) > maxOld {
-		newRevision = revision(s.newMS)
+	if s.newMS != nil && mdrollout.Revision(s.newMS) > maxOld {
+		newRevision = mdrollout.Revision(s.newMS)
 	}
 	annotations := map[string]string{
 		clusterv1.RevisionAnnotation:        strconv.FormatInt(newRevision, 10),
@@ -125,7 +126,7 @@ func (r *Reconciler) rollout(ctx context.Context, s *scope, desired int32) error
 	}
 
 	if s.newMS == nil {
-		ms := newMachineSet(md, machineSetSuffix(TemplateHash(&md.Spec.Template), rolloutAfter(md, s.now)), newReplicas)
+		ms := newMachineSet(md, mdrollout.MachineSetSuffix(mdrollout.TemplateHash(&md.Spec.Template), mdrollout.RolloutAfter(md, s.now)), newReplicas)
 		r.setCommonFields(md, ms, annotations, false)
 		created, err := r.createMachineSet(ctx, s, ms)
 		if err != nil || created == nil {
@@ -219,7 +220,7 @@ func (r *Reconciler) patchMachineSet(ctx context.Context, md *clusterv1.MachineD
 
 // state is what the planners need to know about ms: its spec.replicas and, in its deletion
 // order, whether each of its Machines that is not being deleted is available.
-func (r *Reconciler) state(s *scope, ms *clusterv1.MachineSet) machineSetState {
+func (r *Reconciler) state(s *scope, ms *clusterv1.MachineSet) mdrollout.MachineSetState {
 	var live []*clusterv1.Machine
 	for _, m := range s.machines[ms.UID] {
 		if m.DeletionTimestamp.IsZero() {
@@ -229,7 +230,7 @@ func (r *Reconciler) state(s *scope, ms *clusterv1.MachineSet) machineSetState {
 	// Admission accepts only orders SortForDeletion knows; were one unknown, the MachineSet would
 	// refuse to scale down, and the list is left in name order.
 	_ = machineset.SortForDeletion(live, ms.Spec.Deletion.Order)
-	st := machineSetState{Replicas: machineset.DesiredReplicas(ms.Spec.Replicas, ms.Annotations)}
+	st := mdrollout.MachineSetState{Replicas: machineset.DesiredReplicas(ms.Spec.Replicas, ms.Annotations)}
 	for _, m := range live {
 		st.Available = append(st.Available, conditions.IsTrue(m, clusterv1.MachineAvailableCondition))
 	}
@@ -261,7 +262,7 @@ func (r *Reconciler) scaleOnly(ctx context.Context, s *scope, desired int32) err
 			otherReplicas = append(otherReplicas, machineset.DesiredReplicas(ms.Spec.Replicas, ms.Annotations))
 		}
 	}
-	activeReplicas, otherReplicas := planScaleOnly(desired, otherReplicas)
+	activeReplicas, otherReplicas := mdrollout.PlanScaleOnly(desired, otherReplicas)
 	var errs []error
 	for i, ms := range append(others, active) {
 		replicas := activeReplicas

@@ -9,6 +9,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/core/internal/controller/machineset"
+	"capstan.dev/core/internal/mdrollout"
 )
 
 // setStatus computes the whole status from what the reconcile read and did. Everything it
@@ -69,7 +70,7 @@ func setStatus(s *scope, reconciled bool) {
 	desired := machineset.DesiredReplicas(md.Spec.Replicas, md.Annotations)
 	var maxUnavailable int32
 	if md.Spec.Rollout.Strategy.Type != clusterv1.OnDeleteMachineDeploymentStrategyType {
-		if _, u, err := rollingUpdateLimits(desired, md.Spec.Rollout.Strategy.RollingUpdate); err == nil {
+		if _, u, err := mdrollout.RollingUpdateLimits(desired, md.Spec.Rollout.Strategy.RollingUpdate); err == nil {
 			maxUnavailable = u
 		}
 	}
@@ -122,7 +123,7 @@ func setRollingOut(s *scope) {
 		}
 		if n > 0 {
 			outdated += n
-			from = append(from, fmt.Sprintf("%s/%s (revision %d): %d", ms.Namespace, ms.Name, revision(ms), n))
+			from = append(from, fmt.Sprintf("%s/%s (revision %d): %d", ms.Namespace, ms.Name, mdrollout.Revision(ms), n))
 		}
 	}
 	templateChanged := s.newMS == nil && len(s.machineSets) > 0
@@ -136,7 +137,7 @@ func setRollingOut(s *scope) {
 	} else {
 		msg = fmt.Sprintf("Rolling out %d not up-to-date Machines of MachineSet %s", outdated, strings.Join(from, ", "))
 		if s.newMS != nil {
-			msg += fmt.Sprintf(" to MachineSet %s/%s (revision %d)", s.newMS.Namespace, s.newMS.Name, revision(s.newMS))
+			msg += fmt.Sprintf(" to MachineSet %s/%s (revision %d)", s.newMS.Namespace, s.newMS.Name, mdrollout.Revision(s.newMS))
 		}
 	}
 	if s.rolloutBlocked != "" {

@@ -1,4 +1,4 @@
-package machinedeployment
+package mdrollout
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ func TestRollingUpdateLimits_SurgeRoundsUpUnavailableRoundsDown(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, u, err := rollingUpdateLimits(tt.desired, clusterv1.MachineDeploymentRolloutStrategyRollingUpdate{
+			s, u, err := RollingUpdateLimits(tt.desired, clusterv1.MachineDeploymentRolloutStrategyRollingUpdate{
 				MaxSurge: tt.surge, MaxUnavailable: tt.unavailable,
 			})
 			require.NoError(t, err)
@@ -41,10 +41,10 @@ func TestRollingUpdateLimits_SurgeRoundsUpUnavailableRoundsDown(t *testing.T) {
 	}
 }
 
-// ms builds a machineSetState: spec replicas, then the availability of its Machines in deletion
+// ms builds a MachineSetState: spec replicas, then the availability of its Machines in deletion
 // order ("a" available, "u" unavailable).
-func ms(replicas int32, machines string) machineSetState {
-	s := machineSetState{Replicas: replicas}
+func ms(replicas int32, machines string) MachineSetState {
+	s := MachineSetState{Replicas: replicas}
 	for _, c := range machines {
 		s.Available = append(s.Available, c == 'a')
 	}
@@ -55,75 +55,75 @@ func TestPlanRollingUpdate(t *testing.T) {
 	tests := []struct {
 		name                string
 		desired, surge, una int32
-		newMS               machineSetState
-		old                 []machineSetState
+		newMS               MachineSetState
+		old                 []MachineSetState
 		wantNew             int32
 		wantOld             []int32
 	}{
 		{
 			name:    "start: the new MachineSet takes the surge, nothing old goes",
 			desired: 3, surge: 1, una: 0,
-			newMS: ms(0, ""), old: []machineSetState{ms(3, "aaa")},
+			newMS: ms(0, ""), old: []MachineSetState{ms(3, "aaa")},
 			wantNew: 1, wantOld: []int32{3},
 		},
 		{
 			name:    "a new Machine is available: one old Machine goes",
 			desired: 3, surge: 1, una: 0,
-			newMS: ms(1, "a"), old: []machineSetState{ms(3, "aaa")},
+			newMS: ms(1, "a"), old: []MachineSetState{ms(3, "aaa")},
 			wantNew: 1, wantOld: []int32{2},
 		},
 		{
 			name:    "an old MachineSet still deleting its surplus holds the surge",
 			desired: 3, surge: 1, una: 0,
-			newMS: ms(1, "a"), old: []machineSetState{ms(2, "aaa")},
+			newMS: ms(1, "a"), old: []MachineSetState{ms(2, "aaa")},
 			wantNew: 1, wantOld: []int32{2},
 		},
 		{
 			name:    "surplus deleted: the new MachineSet grows",
 			desired: 3, surge: 1, una: 0,
-			newMS: ms(1, "a"), old: []machineSetState{ms(2, "aa")},
+			newMS: ms(1, "a"), old: []MachineSetState{ms(2, "aa")},
 			wantNew: 2, wantOld: []int32{2},
 		},
 		{
 			name:    "the new Machine is not available yet: nothing old goes",
 			desired: 3, surge: 1, una: 0,
-			newMS: ms(2, "ua"), old: []machineSetState{ms(2, "aa")},
+			newMS: ms(2, "ua"), old: []MachineSetState{ms(2, "aa")},
 			wantNew: 2, wantOld: []int32{2},
 		},
 		{
 			name:    "maxUnavailable lets old Machines go before new ones are available",
 			desired: 4, surge: 0, una: 2,
-			newMS: ms(0, ""), old: []machineSetState{ms(4, "aaaa")},
+			newMS: ms(0, ""), old: []MachineSetState{ms(4, "aaaa")},
 			wantNew: 0, wantOld: []int32{2},
 		},
 		{
 			name:    "a broken old Machine goes first and does not block the rollout",
 			desired: 3, surge: 1, una: 0,
-			newMS: ms(1, "a"), old: []machineSetState{ms(3, "uaa")},
+			newMS: ms(1, "a"), old: []MachineSetState{ms(3, "uaa")},
 			wantNew: 1, wantOld: []int32{2},
 		},
 		{
 			name:    "old Machines still coming up are not all thrown away",
 			desired: 3, surge: 1, una: 0,
-			newMS: ms(1, "u"), old: []machineSetState{ms(3, "uuu")},
+			newMS: ms(1, "u"), old: []MachineSetState{ms(3, "uuu")},
 			wantNew: 1, wantOld: []int32{3},
 		},
 		{
 			name:    "replicas never created cost nothing",
 			desired: 3, surge: 1, una: 0,
-			newMS: ms(1, "u"), old: []machineSetState{ms(3, "a")},
+			newMS: ms(1, "u"), old: []MachineSetState{ms(3, "a")},
 			wantNew: 1, wantOld: []int32{1},
 		},
 		{
 			name:    "oldest MachineSet shrinks first",
 			desired: 2, surge: 1, una: 0,
-			newMS: ms(1, "a"), old: []machineSetState{ms(1, "a"), ms(1, "a")},
+			newMS: ms(1, "a"), old: []MachineSetState{ms(1, "a"), ms(1, "a")},
 			wantNew: 1, wantOld: []int32{0, 1},
 		},
 		{
 			name:    "scaling down mid-rollout caps the new MachineSet",
 			desired: 1, surge: 1, una: 0,
-			newMS: ms(3, "aaa"), old: []machineSetState{ms(2, "aa")},
+			newMS: ms(3, "aaa"), old: []MachineSetState{ms(2, "aa")},
 			wantNew: 1, wantOld: []int32{0},
 		},
 		{
@@ -135,7 +135,7 @@ func TestPlanRollingUpdate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			gotNew, gotOld := planRollingUpdate(tt.desired, tt.surge, tt.una, tt.newMS, tt.old)
+			gotNew, gotOld := PlanRollingUpdate(tt.desired, tt.surge, tt.una, tt.newMS, tt.old)
 			require.Equal(t, tt.wantNew, gotNew, "new MachineSet replicas")
 			require.Equal(t, tt.wantOld, gotOld, "old MachineSet replicas")
 		})
@@ -144,24 +144,24 @@ func TestPlanRollingUpdate(t *testing.T) {
 
 func TestPlanOnDelete(t *testing.T) {
 	// Nobody deleted anything: the new MachineSet gets nothing.
-	n, old := planOnDelete(3, []machineSetState{ms(3, "aaa")})
+	n, old := PlanOnDelete(3, []MachineSetState{ms(3, "aaa")})
 	require.Equal(t, int32(0), n)
 	require.Equal(t, []int32{3}, old)
 	// A user deleted one old Machine: the old MachineSet shrinks, the new one takes over.
-	n, old = planOnDelete(3, []machineSetState{ms(3, "aa")})
+	n, old = PlanOnDelete(3, []MachineSetState{ms(3, "aa")})
 	require.Equal(t, int32(1), n)
 	require.Equal(t, []int32{2}, old)
 	// Scaling down takes from the oldest first.
-	n, old = planOnDelete(2, []machineSetState{ms(2, "aa"), ms(2, "aa")})
+	n, old = PlanOnDelete(2, []MachineSetState{ms(2, "aa"), ms(2, "aa")})
 	require.Equal(t, int32(0), n)
 	require.Equal(t, []int32{0, 2}, old)
 }
 
 func TestPlanScaleOnly(t *testing.T) {
-	n, others := planScaleOnly(5, []int32{2})
+	n, others := PlanScaleOnly(5, []int32{2})
 	require.Equal(t, int32(3), n)
 	require.Equal(t, []int32{2}, others)
-	n, others = planScaleOnly(1, []int32{2, 1})
+	n, others = PlanScaleOnly(1, []int32{2, 1})
 	require.Equal(t, int32(0), n)
 	require.Equal(t, []int32{0, 1}, others)
 }
@@ -184,8 +184,8 @@ func TestPlanRollingUpdate_SimulatedRolloutKeepsAvailabilityAndSurge(t *testing.
 			s.available = append([]bool{false}, s.available...)
 		}
 	}
-	state := func(s *simMS) machineSetState {
-		return machineSetState{Replicas: s.replicas, Available: append([]bool(nil), s.available...)}
+	state := func(s *simMS) MachineSetState {
+		return MachineSetState{Replicas: s.replicas, Available: append([]bool(nil), s.available...)}
 	}
 	count := func(all []*simMS) (machines, available int32) {
 		for _, s := range all {
@@ -218,7 +218,7 @@ func TestPlanRollingUpdate_SimulatedRolloutKeepsAvailabilityAndSurge(t *testing.
 				}
 				for step := 0; ; step++ {
 					require.Less(t, step, 1000, "the rollout does not converge")
-					newR, oldR := planRollingUpdate(c.desired, c.surge, c.una, state(newMS), []machineSetState{state(old)})
+					newR, oldR := PlanRollingUpdate(c.desired, c.surge, c.una, state(newMS), []MachineSetState{state(old)})
 					newMS.replicas, old.replicas = newR, oldR[0]
 					// MachineSets act in a random order, and sometimes not before the next plan.
 					for _, i := range rng.Perm(2) {

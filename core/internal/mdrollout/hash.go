@@ -1,4 +1,4 @@
-package machinedeployment
+package mdrollout
 
 import (
 	"encoding/json"
@@ -40,12 +40,12 @@ func TemplateHash(tmpl *clusterv1.MachineTemplateSpec) string {
 	return shortHash(data)
 }
 
-// machineSetSuffix is the suffix of the name and the machine-template-hash label of a new
+// MachineSetSuffix is the suffix of the name and the machine-template-hash label of a new
 // MachineSet: the template hash or, for a MachineSet created because spec.rollout.after has
 // passed, a hash of the template hash and that time, so that the replacement of a MachineSet with
 // the same template gets a name of its own. Both are deterministic, so a MachineSet whose creation
 // the cache has not observed yet is found again by name instead of being created twice.
-func machineSetSuffix(templateHash string, rolloutAfter *time.Time) string {
+func MachineSetSuffix(templateHash string, rolloutAfter *time.Time) string {
 	if rolloutAfter == nil {
 		return templateHash
 	}

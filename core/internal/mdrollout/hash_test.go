@@ -1,4 +1,4 @@
-package machinedeployment
+package mdrollout
 
 import (
 	"testing"
@@ -69,11 +69,11 @@ func TestTemplateHash_ChangesOnlyWithRolloutFields(t *testing.T) {
 
 func TestMachineSetSuffix_RolloutAfterGivesANewStableName(t *testing.T) {
 	h := TemplateHash(template())
-	require.Equal(t, h, machineSetSuffix(h, nil))
+	require.Equal(t, h, MachineSetSuffix(h, nil))
 	after := time.Date(2026, 3, 9, 9, 0, 0, 0, time.UTC)
-	s1 := machineSetSuffix(h, &after)
+	s1 := MachineSetSuffix(h, &after)
 	require.NotEqual(t, h, s1)
-	require.Equal(t, s1, machineSetSuffix(h, ptr.To(after.In(time.FixedZone("x", 3600)))), "same instant, same name")
+	require.Equal(t, s1, MachineSetSuffix(h, ptr.To(after.In(time.FixedZone("x", 3600)))), "same instant, same name")
 	later := after.Add(time.Hour)
-	require.NotEqual(t, s1, machineSetSuffix(h, &later))
+	require.NotEqual(t, s1, MachineSetSuffix(h, &later))
 }

@@ -1,4 +1,4 @@
-package machinedeployment
+package mdrollout
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 )
 
-// machineSetState is what the rollout planners know about one MachineSet.
-type machineSetState struct {
+// MachineSetState is what the rollout planners know about one MachineSet.
+type MachineSetState struct {
 	// Replicas is spec.replicas.
 	Replicas int32
 	// Available says, for each of the MachineSet's Machines that is not being deleted and in the
@@ -18,15 +18,15 @@ type machineSetState struct {
 }
 
 // machines is the number of the MachineSet's Machines that are not being deleted.
-func (s machineSetState) machines() int32 { return int32(len(s.Available)) }
+func (s MachineSetState) machines() int32 { return int32(len(s.Available)) }
 
 // size is how many Machines the MachineSet occupies: a MachineSet still creating Machines will
 // have spec.replicas of them, one still deleting its surplus has them until they are deleted.
-func (s machineSetState) size() int32 { return max(s.Replicas, s.machines()) }
+func (s MachineSetState) size() int32 { return max(s.Replicas, s.machines()) }
 
 // availableAt is how many of its Machines are available once the MachineSet has acted on
 // spec.replicas = replicas: its surplus Machines, taken in its deletion order, are gone.
-func (s machineSetState) availableAt(replicas int32) int32 {
+func (s MachineSetState) availableAt(replicas int32) int32 {
 	drop := max(0, s.machines()-replicas)
 	var n int32
 	for _, a := range s.Available[drop:] {
@@ -37,10 +37,10 @@ func (s machineSetState) availableAt(replicas int32) int32 {
 	return n
 }
 
-// rollingUpdateLimits resolves maxSurge (rounded up) and maxUnavailable (rounded down) against
+// RollingUpdateLimits resolves maxSurge (rounded up) and maxUnavailable (rounded down) against
 // the desired replicas, as upstream does. When both resolve to 0 (e.g. maxSurge 0 and
 // maxUnavailable 10% of 3) maxUnavailable becomes 1, or the rollout could never make progress.
-func rollingUpdateLimits(desired int32, ru clusterv1.MachineDeploymentRolloutStrategyRollingUpdate) (maxSurge, maxUnavailable int32, err error) {
+func RollingUpdateLimits(desired int32, ru clusterv1.MachineDeploymentRolloutStrategyRollingUpdate) (maxSurge, maxUnavailable int32, err error) {
 	surge := intstr.FromInt32(1)
 	if ru.MaxSurge != nil {
 		surge = *ru.MaxSurge
@@ -63,7 +63,7 @@ func rollingUpdateLimits(desired int32, ru clusterv1.MachineDeploymentRolloutStr
 	return int32(s), int32(u), nil
 }
 
-// planRollingUpdate returns the spec.replicas of the new MachineSet and of the old ones (in the
+// PlanRollingUpdate returns the spec.replicas of the new MachineSet and of the old ones (in the
 // order given, oldest first) for the next step of a rolling update.
 //
 // The new MachineSet grows as long as all MachineSets together occupy fewer than
@@ -79,7 +79,7 @@ func rollingUpdateLimits(desired int32, ru clusterv1.MachineDeploymentRolloutStr
 // told to shrink but has not deleted its surplus yet still holds those Machines, and they are
 // assumed gone only in the order it will delete them. This is what keeps the availability
 // promise when the caches lag behind.
-func planRollingUpdate(desired, maxSurge, maxUnavailable int32, newMS machineSetState, old []machineSetState) (int32, []int32) {
+func PlanRollingUpdate(desired, maxSurge, maxUnavailable int32, newMS MachineSetState, old []MachineSetState) (int32, []int32) {
 	newReplicas := newMS.Replicas
 	oldReplicas := make([]int32, len(old))
 	for i, o := range old {
@@ -123,21 +123,21 @@ func planRollingUpdate(desired, maxSurge, maxUnavailable int32, newMS machineSet
 	return newReplicas, oldReplicas
 }
 
-// planOnDelete returns the spec.replicas of the new MachineSet and of the old ones for the
+// PlanOnDelete returns the spec.replicas of the new MachineSet and of the old ones for the
 // OnDelete strategy: old MachineSets never replace a Machine (they are told not to create any) and
 // shrink to the Machines users have not deleted yet; the new MachineSet gets the rest.
-func planOnDelete(desired int32, old []machineSetState) (int32, []int32) {
+func PlanOnDelete(desired int32, old []MachineSetState) (int32, []int32) {
 	oldReplicas := make([]int32, len(old))
 	for i, o := range old {
 		oldReplicas[i] = min(o.Replicas, o.machines())
 	}
-	return planScaleOnly(desired, oldReplicas)
+	return PlanScaleOnly(desired, oldReplicas)
 }
 
-// planScaleOnly returns the spec.replicas of the active MachineSet and the new spec.replicas of
+// PlanScaleOnly returns the spec.replicas of the active MachineSet and the new spec.replicas of
 // the others, given theirs: the active MachineSet gets what the others do not hold, and a scale
 // down below what the others hold takes from them, oldest first.
-func planScaleOnly(desired int32, others []int32) (int32, []int32) {
+func PlanScaleOnly(desired int32, others []int32) (int32, []int32) {
 	out := make([]int32, len(others))
 	var total int32
 	for i, r := range others {

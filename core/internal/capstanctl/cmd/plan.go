@@ -1,0 +1,149 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"capstan.dev/core/internal/capstanctl/editplan"
+	"capstan.dev/core/internal/capstanctl/output"
+)
+
+// exitReplaces is the exit code of `plan --fail-on-replace` when Machines would be replaced:
+// distinct from 1 (any error), so that CI can tell a refused edit from a failed plan.
+const exitReplaces = 3
+
+func newPlanCommand(g *globalOptions) *cobra.Command {
+	var files []string
+	var namespace, format string
+	var failOnReplace bool
+	c := &cobra.Command{
+		Use:   "plan -f FILE [-f FILE ...]",
+		Short: "Show which Machines an edit of MachineDeployments, MachineSets or topology Clusters replaces",
+		Long: `Show, before anything is applied, what applying the edited objects in the files would do to
+their Machines: which are replaced (in the order the rollout deletes them, step by step under
+maxSurge and maxUnavailable), which are added or removed by a replicas change (in the
+MachineSet's deletion order), and which fields are changed in place on the existing Machines.
+Nothing is written: each object goes through a server-side dry run (admission defaults and
+checks it; a refused edit fails with the API server's message), and the outcome is decided with
+the MachineDeployment controller's own functions. A Cluster with spec.topology is planned as
+'capstanctl topology plan' plans it (pass its ClusterClass and templates too when they change),
+and the MachineDeployments it changes are planned as above.
+
+A KubeadmControlPlane is not planned yet (said so in the plan); PodDisruptionBudgets, drain
+rules and etcd quorum are not looked at. An object that does not exist is reported as created
+by 'kubectl apply', replacing nothing.
+
+Exit codes: 0 planned; 1 error (unreadable file, unknown kind, refused edit);
+3 with --fail-on-replace when a Machine of a MachineDeployment or MachineSet would be
+replaced (a KubeadmControlPlane's are not planned, so they never count).`,
+		Example: `  capstanctl plan -f md.yaml
+  capstanctl plan -f md.yaml --fail-on-replace     # in CI: exit 3 if a Machine would be replaced
+  capstanctl plan -f cluster.yaml -o yaml`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			f, err := output.Parse(format)
+			if err != nil {
+				return err
+			}
+			if len(files) == 0 {
+				return fmt.Errorf("%s needs the edited objects' file: -f md.yaml", c.CommandPath())
+			}
+			docs, err := readDocuments(c.InOrStdin(), files, namespace)
+			if err != nil {
+				return err
+			}
+			if len(docs) == 0 {
+				return fmt.Errorf("the files hold no object to plan")
+			}
+			cl, err := g.cluster.New()
+			if err != nil {
+				return err
+			}
+			res, err := editplan.Plan(c.Context(), cl, docs, time.Now())
+			if err != nil {
+				return err
+			}
+			if f.IsData() {
+				err = output.Print(c.OutOrStdout(), f, res)
+			} else {
+				err = printEditPlan(c.OutOrStdout(), res)
+			}
+			if err == nil && failOnReplace && res.Replaces() {
+				err = &exitError{code: exitReplaces, err: fmt.Errorf("--fail-on-replace: the edit replaces Machines")}
+			}
+			return err
+		},
+	}
+	c.Flags().StringArrayVarP(&files, "filename", "f", nil, "a file of edited objects (- reads stdin)")
+	c.Flags().StringVarP(&namespace, "namespace", "n", defaultNamespace, "namespace of the objects in the files that have none")
+	c.Flags().StringVarP(&format, "output", "o", "", "output format: yaml or json (default: text)")
+	c.Flags().BoolVar(&failOnReplace, "fail-on-replace", false, "exit with code 3 when any Machine would be replaced")
+	return c
+}
+
+// printEditPlan prints each object's plan, then the topology Clusters' plans.
+func printEditPlan(w io.Writer, res *editplan.Result) error {
+	var b strings.Builder
+	for _, p := range res.Objects {
+		fmt.Fprintf(&b, "%s %s (%s): %s\n", p.Kind, p.Object, p.Source, p.Outcome)
+		if p.Strategy != "" && len(p.Steps) > 0 {
+			fmt.Fprintf(&b, "  strategy: %s\n", p.Strategy)
+		}
+		for _, n := range p.Notes {
+			fmt.Fprintf(&b, "  %s\n", n)
+		}
+		if len(p.Replaced) > 0 {
+			fmt.Fprintf(&b, "  replaces %d Machines, in this order: %s\n", len(p.Replaced), strings.Join(p.Replaced, ", "))
+		}
+		if p.Added > 0 {
+			fmt.Fprintf(&b, "  adds %d Machines\n", p.Added)
+		}
+		if len(p.Removed) > 0 {
+			fmt.Fprintf(&b, "  removes %s\n", strings.Join(p.Removed, ", "))
+		}
+		for i, s := range p.Steps {
+			fmt.Fprintf(&b, "  step %d%s\n", i+1, stepText(i, s))
+		}
+		if len(p.InPlace) > 0 {
+			fmt.Fprintf(&b, "  in place (no Machine replaced): %s\n", strings.Join(p.InPlace, ", "))
+		}
+		if p.Outcome == editplan.InPlace && len(p.InPlace) == 0 && len(p.Notes) == 0 {
+			b.WriteString("  no Machine changes\n")
+		}
+	}
+	if len(res.Objects) > 0 {
+		var replaced, added, removed int
+		for _, p := range res.Objects {
+			replaced, added, removed = replaced+len(p.Replaced), added+p.Added, removed+len(p.Removed)
+		}
+		fmt.Fprintf(&b, "Plan: %d Machines replaced, %d added, %d removed\n", replaced, added, removed)
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return printPlans(w, res.Topology)
+}
+
+// stepText is ": delete m-a, create 1" or, after the first step, the same once the
+// previous step's Machines are available.
+func stepText(i int, s editplan.Step) string {
+	var parts []string // the old Machines go first: the new ones take the room they leave
+	if len(s.Delete) > 0 {
+		parts = append(parts, "delete "+strings.Join(s.Delete, ", "))
+	}
+	if s.Create > 0 {
+		c := fmt.Sprintf("create %d", s.Create)
+		if s.Surge > 0 {
+			c += fmt.Sprintf(" (%d surge)", s.Surge)
+		}
+		parts = append(parts, c)
+	}
+	if i == 0 {
+		return ": " + strings.Join(parts, ", ")
+	}
+	return ", once the new Machines are available: " + strings.Join(parts, ", ")
+}

@@ -1,0 +1,165 @@
+package editplan
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/core/internal/capstanctl/topologyplan"
+)
+
+// Document is one object of the -f files and where it came from ("md.yaml, object 2").
+type Document struct {
+	Source string
+	Object *unstructured.Unstructured
+}
+
+// Outcome is what applying one edited object does to its Machines.
+type Outcome string
+
+const (
+	// Replace: Machines are replaced by new ones (a rollout).
+	Replace Outcome = "replace"
+	// InPlace: the edit changes existing Machines in place, or nothing at all; none is replaced.
+	InPlace Outcome = "in-place"
+	// Scale: Machines are added or removed, none is replaced.
+	Scale Outcome = "scale"
+	// Create: the object does not exist yet; applying it creates it.
+	Create Outcome = "create"
+	// NotPlanned: capstanctl cannot plan this kind yet.
+	NotPlanned Outcome = "not-planned"
+)
+
+// Step is one step of a rollout or scaling: what happens once the Machines the previous step
+// created are available.
+type Step struct {
+	// Create is how many new Machines are created.
+	Create int `json:"create,omitempty"`
+	// Surge is how many of those are created before an old one is deleted (above spec.replicas).
+	Surge int `json:"surge,omitempty"`
+	// Delete are the Machines deleted, in order.
+	Delete []string `json:"delete,omitempty"`
+}
+
+// ObjectPlan is the plan of one edited object.
+type ObjectPlan struct {
+	Source  string  `json:"source"`
+	Kind    string  `json:"kind"`
+	Object  string  `json:"object"`
+	Outcome Outcome `json:"outcome"`
+	// Strategy is the MachineDeployment's rollout strategy and its resolved limits.
+	Strategy string `json:"strategy,omitempty"`
+	// Replaced are the Machines replaced, in the order they are deleted.
+	Replaced []string `json:"replaced,omitempty"`
+	// Removed are the Machines a scale down deletes, in the MachineSet's deletion order.
+	Removed []string `json:"removed,omitempty"`
+	// Added is how many Machines a scale up creates.
+	Added int `json:"added,omitempty"`
+	// InPlace names the fields changed in place on the existing MachineSet and Machines.
+	InPlace []string `json:"inPlace,omitempty"`
+	Steps   []Step   `json:"steps,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// Result is the plan of every document of the files.
+type Result struct {
+	Objects  []ObjectPlan               `json:"objects"`
+	Topology []topologyplan.ClusterPlan `json:"topology,omitempty"`
+}
+
+// Replaces reports whether any Machine would be replaced.
+func (r *Result) Replaces() bool {
+	for _, p := range r.Objects {
+		if p.Outcome == Replace {
+			return true
+		}
+	}
+	return false
+}
+
+// Plan plans every document, reading the objects as they are through c; now decides whether a
+// spec.rollout.after has passed.
+func Plan(ctx context.Context, c client.Client, docs []Document, now time.Time) (*Result, error) {
+	res := &Result{}
+	var topologyObjects []*unstructured.Unstructured
+	var topologyClusters, supporting []string
+	for _, d := range docs {
+		u := d.Object
+		if u.GetName() == "" {
+			return nil, fmt.Errorf("%s (%s): metadata.name is empty", d.Source, u.GetKind())
+		}
+		gvk := u.GroupVersionKind()
+		switch {
+		case gvk == clusterv1.GroupVersion.WithKind("MachineDeployment"):
+			p, err := planMachineDeployment(ctx, c, d, now)
+			if err != nil {
+				return nil, err
+			}
+			res.Objects = append(res.Objects, *p)
+		case gvk == clusterv1.GroupVersion.WithKind("MachineSet"):
+			p, err := planMachineSet(ctx, c, d)
+			if err != nil {
+				return nil, err
+			}
+			res.Objects = append(res.Objects, *p)
+		case gvk.Group == "controlplane.cluster.x-k8s.io" && gvk.Kind == "KubeadmControlPlane":
+			res.Objects = append(res.Objects, ObjectPlan{Source: d.Source, Kind: gvk.Kind, Object: objectName(u), Outcome: NotPlanned,
+				Notes: []string{"a KubeadmControlPlane change is not planned yet: which control plane Machines it replaces, and the etcd quorum at each step, are not computed"}})
+		case gvk == clusterv1.GroupVersion.WithKind("Cluster"):
+			if _, ok, _ := unstructured.NestedMap(u.Object, "spec", "topology"); !ok {
+				return nil, fmt.Errorf("%s: Cluster %s has no spec.topology: capstanctl plan plans topology Clusters only", d.Source, objectName(u))
+			}
+			topologyClusters = append(topologyClusters, objectName(u))
+			topologyObjects = append(topologyObjects, u)
+		case gvk == clusterv1.GroupVersion.WithKind("ClusterClass") || strings.HasSuffix(gvk.Kind, "Template"):
+			// A class or template a topology Cluster of the files is planned with.
+			supporting = append(supporting, d.Source)
+			topologyObjects = append(topologyObjects, u)
+		default:
+			return nil, fmt.Errorf("%s: %s %s (%s) is not planned: capstanctl plan plans %s MachineDeployments, MachineSets and Clusters with spec.topology",
+				d.Source, gvk.Kind, objectName(u), u.GetAPIVersion(), clusterv1.GroupVersion)
+		}
+	}
+	if len(supporting) > 0 && len(topologyClusters) == 0 {
+		return nil, fmt.Errorf("%s: a ClusterClass or template is planned only with a topology Cluster that uses it: pass the Cluster too", supporting[0])
+	}
+	if len(topologyClusters) > 0 {
+		plans, err := topologyplan.Plan(ctx, c, topologyObjects)
+		if err != nil {
+			return nil, err
+		}
+		res.Topology = plans
+		if err := planTopologyMachineDeployments(ctx, c, res, now); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// planTopologyMachineDeployments plans the MachineDeployments a topology plan changes as if
+// they were edited by hand: the topology controller applies them, the MachineDeployment
+// controller then rolls them out the same way.
+func planTopologyMachineDeployments(ctx context.Context, c client.Client, res *Result, now time.Time) error {
+	for _, tp := range res.Topology {
+		for _, ch := range tp.Changes {
+			if ch.Action != topologyplan.Change || ch.Object.GroupVersionKind() != clusterv1.GroupVersion.WithKind("MachineDeployment") {
+				continue
+			}
+			p, err := planMachineDeployment(ctx, c, Document{Source: "Cluster " + tp.Cluster + " (topology)", Object: ch.Object}, now)
+			if err != nil {
+				return err
+			}
+			res.Objects = append(res.Objects, *p)
+		}
+	}
+	return nil
+}
+
+func objectName(u *unstructured.Unstructured) string {
+	return u.GetNamespace() + "/" + u.GetName()
+}
