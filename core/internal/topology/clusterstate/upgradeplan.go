@@ -23,7 +23,9 @@ type extensionPlans struct {
 }
 
 // controlPlane is upgrade.Input's ControlPlaneSteps: the answered steps from from.
-func (p *extensionPlans) controlPlane(from string) ([]string, string) { return p.controlPlaneSteps[from], "" }
+func (p *extensionPlans) controlPlane(from string) ([]string, string) {
+	return p.controlPlaneSteps[from], ""
+}
 
 // workers is upgrade.Input's WorkerSteps: the answered workersUpgrades with the control plane at
 // cpFrom (none: Capstan computes the workers' plan).
