@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -101,6 +102,19 @@ func (c *CallCounter) Wrap(inner client.Client) client.Client {
 // records none. Counted as "event <Reason> <Go type> <name>".
 func (c *CallCounter) WrapRecorder(inner events.EventRecorder) events.EventRecorder {
 	return countingRecorder{c: c, inner: inner}
+}
+
+// EventsRecorded counts the Events with reason recorded so far on the object named name (in
+// Key's namespace), however the recorder aggregated them.
+func (c *CallCounter) EventsRecorded(reason, name string) int {
+	_, writes := c.Snapshot()
+	n := 0
+	for _, w := range writes {
+		if strings.HasPrefix(w, "event "+reason+" ") && strings.HasSuffix(w, " "+name) {
+			n++
+		}
+	}
+	return n
 }
 
 type countingRecorder struct {

@@ -40,4 +40,7 @@ func TestCallCounter_CountsEventsAsWrites(t *testing.T) {
 	_, writes := c.Snapshot()
 	require.Equal(t, []string{"event SuccessfulCreate *v1.ConfigMap mine"}, writes)
 	require.Equal(t, "Normal SuccessfulCreate created m1", <-inner.Events, "passed on to the real recorder")
+	require.Equal(t, 1, c.EventsRecorded("SuccessfulCreate", "mine"))
+	require.Equal(t, 0, c.EventsRecorded("SuccessfulCreate", "min"), "the whole name")
+	require.Equal(t, 0, c.EventsRecorded("Successful", "mine"), "the whole reason")
 }

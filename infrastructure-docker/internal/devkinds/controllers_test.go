@@ -158,3 +158,22 @@ func TestDevKinds_ReachTheStatusADockerPairReaches(t *testing.T) {
 	dm := devMachine.(*infrav1.DevMachine)
 	require.Equal(t, &infrav1.DockerMachineBackendSpec{}, dm.Spec.Backend.Docker, "the defaulted backend is kept as written")
 }
+
+// TestDevCluster_EventsRegardTheDevCluster: the one implementation records a Dev object's Events
+// on that object, as its own kind's controller.
+func TestDevCluster_EventsRegardTheDevCluster(t *testing.T) {
+	rt := dockertest.Runtime(t, dockercluster.DefaultLoadBalancerImage) // clears the test's plane, now and at the end
+	startControllers(t, rt.Plane())
+	ns := env.CreateNamespace(t, "dev-events")
+	devCluster, _ := pair(t, ns, rt.Plane(), devkinds.Dev)
+	cluster := &clusterv1.Cluster{}
+	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "c1"}, cluster))
+	envtest.Update(t, env.Client, devCluster, func() {
+		devCluster.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: "c1", UID: cluster.UID}})
+	})
+
+	created := env.WaitForEvents(t, 60*time.Second, devCluster, dockercluster.ReasonSuccessfulCreate, 1)
+	require.Equal(t, "DevCluster", created[0].Regarding.Kind)
+	require.Equal(t, "devcluster-controller", created[0].ReportingController)
+	require.Equal(t, "Created load balancer container c1-lb (image "+dockercluster.DefaultLoadBalancerImage+")", created[0].Note)
+}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // ProviderModules are the module directories, relative to the repository root, whose
@@ -164,6 +165,22 @@ type collector struct {
 // or `infrav1.X = clusterv1.ReadyReason` across modules) are resolved. A constant whose
 // value cannot be resolved is an error, so that none is skipped silently.
 func Reasons(root string) ([]Reason, error) {
+	return constants(root, func(name string) bool { return strings.HasSuffix(name, "Reason") })
+}
+
+// EventReasons returns every string constant whose name is "Reason" followed by an upper-case
+// letter (ReasonSuccessfulCreate): the reasons of the Events the provider modules record, each
+// controller's in its events.go. Values are resolved as in Reasons.
+func EventReasons(root string) ([]Reason, error) {
+	return constants(root, func(name string) bool {
+		rest, ok := strings.CutPrefix(name, "Reason")
+		return ok && rest != "" && unicode.IsUpper(rune(rest[0]))
+	})
+}
+
+// constants returns the string constants of the provider modules whose names keep accepts,
+// resolved, sorted by value then position.
+func constants(root string, keep func(name string) bool) ([]Reason, error) {
 	fset := token.NewFileSet()
 	files, modules, err := sources(root, fset)
 	if err != nil {
@@ -175,7 +192,7 @@ func Reasons(root string) ([]Reason, error) {
 	}
 	var out []Reason
 	for key, d := range c.consts {
-		if !strings.HasSuffix(d.name, "Reason") {
+		if !keep(d.name) {
 			continue
 		}
 		v, err := c.resolve(key)

@@ -55,3 +55,49 @@ func DocumentedReasons(markdown []byte) ([]DocumentedReason, error) {
 	}
 	return out, nil
 }
+
+// eventsTableHeader starts the header row of the document's table of Event reasons.
+const eventsTableHeader = "| Kind (regarding) | Reason |"
+
+// backquoted is one `Reason` in a cell.
+var backquoted = regexp.MustCompile("`([A-Za-z][A-Za-z0-9]*)`")
+
+// DocumentedEventReasons reads the table of Event reasons, the one whose header row begins
+// with eventsTableHeader: one DocumentedReason per reason in backquotes in a row's second
+// cell, e.g. two for
+//
+//	| MachineSet | `SuccessfulCreate`, `FailedCreate` | Normal, Warning | when |
+//
+// with the row's cells after the reasons' cell. The table ends at the first line that is not
+// a table row.
+func DocumentedEventReasons(markdown []byte) ([]DocumentedReason, error) {
+	var out []DocumentedReason
+	in := false
+	for n, line := range strings.Split(string(markdown), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, eventsTableHeader):
+			in = true
+			continue
+		case !in:
+			continue
+		case !strings.HasPrefix(line, "|"):
+			return out, nil
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		if len(cells) < 2 {
+			continue
+		}
+		rest := make([]string, 0, len(cells)-2)
+		for _, c := range cells[2:] {
+			rest = append(rest, strings.TrimSpace(c))
+		}
+		for _, m := range backquoted.FindAllStringSubmatch(cells[1], -1) {
+			out = append(out, DocumentedReason{Value: m[1], Line: n + 1, Cells: rest})
+		}
+	}
+	if !in {
+		return nil, fmt.Errorf("no table of Event reasons (header %q)", eventsTableHeader)
+	}
+	return out, nil
+}

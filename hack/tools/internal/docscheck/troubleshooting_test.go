@@ -234,3 +234,76 @@ func TestDocumentedReasons_ReadsOnlyReasonRows(t *testing.T) {
 	require.Equal(t, "NotReady", rows[1].Value)
 	require.True(t, slicesContainEmpty(rows[1].Cells))
 }
+
+// Every Event reason the providers record (a constant named Reason<Name>, see EventReasons)
+// must be listed in docs/troubleshooting.md's table of Events, and every reason listed there
+// must still be recorded.
+func TestTroubleshootingDoc_ListsEveryEventReason(t *testing.T) {
+	reasons, err := EventReasons(repoRoot)
+	require.NoError(t, err)
+	require.NotEmpty(t, reasons, "no Reason* constant found: is repoRoot right?")
+	data, err := os.ReadFile(filepath.Join(repoRoot, TroubleshootingDoc))
+	require.NoError(t, err)
+	rows, err := DocumentedEventReasons(data)
+	require.NoError(t, err)
+	documented := map[string]bool{}
+	for _, row := range rows {
+		documented[row.Value] = true
+	}
+	declared := map[string]bool{}
+	var missing, stale []string
+	for _, r := range reasons {
+		declared[r.Value] = true
+		if !documented[r.Value] {
+			missing = append(missing, fmt.Sprintf("`%s`, declared by %s (%s)", r.Value, r.Name, r.Pos))
+		}
+	}
+	for _, row := range rows {
+		if !declared[row.Value] {
+			stale = append(stale, fmt.Sprintf("line %d: `%s`", row.Line, row.Value))
+		}
+	}
+	require.Empty(t, missing, "%s's table of Events does not list these Event reasons: add them to the row of the kind that records them", TroubleshootingDoc)
+	require.Empty(t, stale, "%s's table of Events lists reasons that no Reason* constant has any more", TroubleshootingDoc)
+}
+
+func TestDocumentedEventReasons_ReadsTheReasonsCellOfTheEventsTable(t *testing.T) {
+	md := "| `NotAnEvent` | False | a | b |\n\n" +
+		"| Kind (regarding) | Reason | Type | When |\n|---|---|---|---|\n" +
+		"| MachineSet | `SuccessfulCreate`, `FailedCreate` | Normal, Warning | a `Machine` created |\n" +
+		"| Machine | `StartedDrainNode` | Normal | drain |\n\n" +
+		"| `AfterTheTable` | x | y | z |\n"
+	rows, err := DocumentedEventReasons([]byte(md))
+	require.NoError(t, err)
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprintf("%d %s %v", r.Line, r.Value, r.Cells))
+	}
+	require.Equal(t, []string{
+		"5 SuccessfulCreate [Normal, Warning a `Machine` created]",
+		"5 FailedCreate [Normal, Warning a `Machine` created]",
+		"6 StartedDrainNode [Normal drain]",
+	}, got)
+	_, err = DocumentedEventReasons([]byte("no table"))
+	require.Error(t, err)
+}
+
+func TestEventReasons_AreTheReasonPrefixedConstants(t *testing.T) {
+	files := minimalModules()
+	files["core/internal/controller/machineset/events.go"] = `package machineset
+
+const (
+	ReasonSuccessfulCreate = "SuccessfulCreate"
+	ReasonFailed           = ReasonSuccessfulCreate + "Not"
+	Reasons                = "not an Event reason"
+	ReadyReason            = "a condition reason"
+)
+`
+	reasons, err := EventReasons(writeTree(t, files))
+	require.NoError(t, err)
+	var got []string
+	for _, r := range reasons {
+		got = append(got, r.Name+"="+r.Value)
+	}
+	require.Equal(t, []string{"ReasonSuccessfulCreate=SuccessfulCreate", "ReasonFailed=SuccessfulCreateNot"}, got)
+}

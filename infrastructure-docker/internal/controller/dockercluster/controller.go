@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/patch"
 	"capstan.dev/contracts/predicates"
@@ -34,6 +36,7 @@ import (
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=devclusters;devclusters/status;devclusters/finalizers,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=devmachines,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // The load balancer's image is <imageRepository>/haproxy:<imageTag>, as in upstream's Docker
 // provider (whose defaults are kindest and a kindest/haproxy tag); Capstan's own image, built by
@@ -60,6 +63,9 @@ type Reconciler struct {
 	// its spec.backend.docker describes, reconciled by the same logic, and what changed is
 	// written back to the DevCluster (package devkinds). Its peers are then DevMachines.
 	Dev bool
+	// Recorder records the load balancer's creation, reconfiguration and removal as Events on
+	// the DockerCluster. SetupWithManager fills it from the manager when nil.
+	Recorder events.Recorder
 }
 
 func (r *Reconciler) kinds() devkinds.Kinds { return devkinds.For(r.Dev) }
@@ -69,6 +75,9 @@ func (r *Reconciler) kinds() devkinds.Kinds { return devkinds.For(r.Dev) }
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if r.Client == nil || r.Docker == nil {
 		return errors.New("dockercluster reconciler needs Client and Docker")
+	}
+	if r.Recorder == nil {
+		r.Recorder = events.New(mgr, strings.ToLower(r.kinds().Cluster)+"-controller")
 	}
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	dockerEvents := make(chan event.GenericEvent)
@@ -162,8 +171,11 @@ func (r *Reconciler) toDockerClusters(ctx context.Context, o client.Object) []re
 // scope holds what one reconcile read and found.
 type scope struct {
 	dockerCluster *infrav1.DockerCluster
-	cluster       *clusterv1.Cluster
-	owner         docker.Owner
+	// regarding is the object Events are recorded on: the DockerCluster, or the DevCluster it
+	// stands for.
+	regarding client.Object
+	cluster   *clusterv1.Cluster
+	owner     docker.Owner
 
 	// waitingForCluster is set while there is no owner reference to a Cluster.
 	waitingForCluster bool
@@ -174,6 +186,9 @@ type scope struct {
 	// changes then (the contract: no other change while paused).
 	paused bool
 	lb     *docker.Container
+	// lbCreated is set when this reconcile created the load balancer: its first configuration
+	// is part of the creation, not a reload worth an Event.
+	lbCreated bool
 	// lbProblem is why the load balancer is not available: reason and message.
 	lbProblem *problem
 	backends  []backend
@@ -195,7 +210,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	return r.reconcile(ctx, dc, func(ctx context.Context) error { return helper.Patch(ctx, dc) })
+	return r.reconcile(ctx, dc, dc, func(ctx context.Context) error { return helper.Patch(ctx, dc) })
 }
 
 // reconcileDev reconciles a DevCluster as the DockerCluster it describes, and patches the
@@ -210,16 +225,16 @@ func (r *Reconciler) reconcileDev(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, err
 	}
 	dc := devkinds.DockerCluster(dev)
-	return r.reconcile(ctx, dc, func(ctx context.Context) error {
+	return r.reconcile(ctx, dc, dev, func(ctx context.Context) error {
 		devkinds.ApplyDockerCluster(dev, dc)
 		return helper.Patch(ctx, dev)
 	})
 }
 
-// reconcile is the DockerCluster logic; commit writes dc (or the Dev object it stands for) once,
-// after the status is computed.
-func (r *Reconciler) reconcile(ctx context.Context, dc *infrav1.DockerCluster, commit func(context.Context) error) (_ ctrl.Result, retErr error) {
-	s := &scope{dockerCluster: dc}
+// reconcile is the DockerCluster logic; commit writes dc (or the Dev object it stands for,
+// regarding) once, after the status is computed.
+func (r *Reconciler) reconcile(ctx context.Context, dc *infrav1.DockerCluster, regarding client.Object, commit func(context.Context) error) (_ ctrl.Result, retErr error) {
+	s := &scope{dockerCluster: dc, regarding: regarding}
 	defer func() {
 		setStatus(s)
 		if err := commit(ctx); err != nil {

@@ -258,6 +258,9 @@ func TestDockerCluster_RunsWithItsRBACMarkersOnly(t *testing.T) {
 	require.NoError(t, env.Client.Delete(context.Background(), dc))
 	waitGone(t, dc)
 	require.Empty(t, loadBalancers(t, rt, ns, "rbac"))
+	// The Events reach the API server: the markers grant writing them.
+	env.WaitForEvents(t, 30*time.Second, dc, ReasonSuccessfulCreate, 1)
+	env.WaitForEvents(t, 30*time.Second, dc, ReasonSuccessfulDelete, 1)
 }
 
 func TestDockerCluster_MissingImageIsReported(t *testing.T) {

@@ -73,7 +73,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		// Another Cluster's load balancer of the same name: not ours to remove.
 	default:
 		ctrl.LoggerFrom(ctx).Info("Removing the load balancer container", "container", name)
-		if err := r.Docker.Remove(ctx, lb); err != nil {
+		err := r.Docker.Remove(ctx, lb)
+		r.recordDelete(s, name, err)
+		if err != nil {
 			return ctrl.Result{}, err
 		}
 	}

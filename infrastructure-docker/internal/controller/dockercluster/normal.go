@@ -63,7 +63,7 @@ func (r *Reconciler) ensureLoadBalancer(ctx context.Context, s *scope) (ctrl.Res
 			"A container named %s exists that this provider did not create; remove or rename it so that the load balancer can be created", name)}
 		return ctrl.Result{RequeueAfter: nameTakenRetry}, nil
 	case errors.Is(err, docker.ErrNotFound):
-		if lb, err = r.createLoadBalancer(ctx, s, name); err != nil {
+		if lb, err = r.createLoadBalancer(ctx, s, name, ""); err != nil {
 			return ctrl.Result{}, err
 		}
 	case err != nil:
@@ -91,7 +91,8 @@ func (r *Reconciler) ensureLoadBalancer(ctx context.Context, s *scope) (ctrl.Res
 		if err := r.Docker.Remove(ctx, lb); err != nil {
 			return ctrl.Result{}, err
 		}
-		if lb, err = r.createLoadBalancer(ctx, s, name); err != nil {
+		why := fmt.Sprintf("; the old one was published on port %d instead of the endpoint's %d (it restarted)", got, want)
+		if lb, err = r.createLoadBalancer(ctx, s, name, why); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -103,8 +104,8 @@ func (r *Reconciler) ensureLoadBalancer(ctx context.Context, s *scope) (ctrl.Res
 }
 
 // createLoadBalancer creates and starts the load balancer container, on the endpoint's port
-// once the endpoint is set.
-func (r *Reconciler) createLoadBalancer(ctx context.Context, s *scope, name string) (*docker.Container, error) {
+// once the endpoint is set; why, for the Event, says why an existing one was replaced.
+func (r *Reconciler) createLoadBalancer(ctx context.Context, s *scope, name, why string) (*docker.Container, error) {
 	image := loadBalancerImage(s.dockerCluster)
 	ctrl.LoggerFrom(ctx).Info("Creating the load balancer container", "container", name, "image", image)
 	lb, err := r.Docker.Create(ctx, docker.ContainerSpec{
@@ -115,6 +116,8 @@ func (r *Reconciler) createLoadBalancer(ctx context.Context, s *scope, name stri
 		s.lbProblem = &problem{infrav1.DockerClusterLoadBalancerNotAvailableReason, fmt.Sprintf(
 			"Image %s is not on the Docker Engine and is never pulled: build it (make lb-image) or fix spec.loadBalancer", image)}
 	}
+	r.recordCreate(s, name, image, why, err)
+	s.lbCreated = err == nil
 	return lb, err
 }
 
@@ -155,25 +158,33 @@ func (r *Reconciler) updateLoadBalancerConfig(ctx context.Context, s *scope) (ct
 		return ctrl.Result{}, nil
 	}
 	ctrl.LoggerFrom(ctx).Info("Updating the load balancer configuration", "container", s.lb.Name, "backends", backendNames(s.backends))
+	err = r.reloadLoadBalancer(ctx, s, want)
+	r.recordReload(s, err)
+	return ctrl.Result{}, err
+}
+
+// reloadLoadBalancer writes the configuration want into the load balancer, checked by haproxy
+// -c first, and makes HAProxy reload it.
+func (r *Reconciler) reloadLoadBalancer(ctx context.Context, s *scope, want string) error {
 	next := haproxyConfigPath + ".next"
 	if err := r.Docker.WriteFile(ctx, s.lb, docker.File{Path: next, Content: []byte(want), Mode: 0o644}); err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
 	if res, err := r.Docker.Exec(ctx, s.lb, nil, "haproxy", "-c", "-q", "-f", next); err != nil {
-		return ctrl.Result{}, err
+		return err
 	} else if res.ExitCode != 0 {
-		return ctrl.Result{}, fmt.Errorf("haproxy refuses the generated configuration: %s", res)
+		return fmt.Errorf("haproxy refuses the generated configuration: %s", res)
 	}
 	if res, err := r.Docker.Exec(ctx, s.lb, nil, "mv", "-f", next, haproxyConfigPath); err != nil {
-		return ctrl.Result{}, err
+		return err
 	} else if res.ExitCode != 0 {
-		return ctrl.Result{}, fmt.Errorf("replacing %s: %s", haproxyConfigPath, res)
+		return fmt.Errorf("replacing %s: %s", haproxyConfigPath, res)
 	}
 	// haproxy -W reloads its workers on SIGHUP (images/lb README).
 	if err := r.Docker.Signal(ctx, s.lb, "SIGHUP"); err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
-	return ctrl.Result{}, nil
+	return nil
 }
 
 func backendNames(bs []backend) string {

@@ -18,6 +18,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/events"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 	"capstan.dev/infrastructure-docker/internal/apitest"
 	"capstan.dev/infrastructure-docker/internal/docker"
@@ -46,6 +47,17 @@ func startController(t *testing.T, cfg *rest.Config, rt *docker.Runtime) (stop f
 	// Each test's controller sees only its own objects (--watch-filter): objects of earlier
 	// tests stay in the apiserver, and another controller must not build them on its plane.
 	r := &Reconciler{Client: mgr.GetClient(), Docker: rt, WatchFilterValue: rt.Plane()}
+	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
+	return envtest.StartManager(t, mgr)
+}
+
+// startCountedController runs the DockerCluster controller with its client and Event recorder
+// counted by counter, and returns the function that stops it.
+func startCountedController(t *testing.T, rt *docker.Runtime, counter *envtest.CallCounter) (stop func()) {
+	t.Helper()
+	mgr := env.NewManager(t, "infrastructure-docker", env.Config)
+	r := &Reconciler{Client: counter.Wrap(mgr.GetClient()), Docker: rt, WatchFilterValue: rt.Plane(),
+		Recorder: counter.WrapRecorder(events.New(mgr, "dockercluster-controller"))}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	return envtest.StartManager(t, mgr)
 }

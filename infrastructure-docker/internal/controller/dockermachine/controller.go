@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/mapping"
 	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/patch"
@@ -33,6 +34,7 @@ import (
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=devclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // DockerMachineLabel, on a node container, names the DockerMachine it was created for (in the
 // namespace of io.capstan.cluster-namespace): Docker events map back to it, and a container of the
@@ -61,6 +63,9 @@ type Reconciler struct {
 	// its spec.backend.docker describes, reconciled by the same logic, and what changed is
 	// written back to the DevMachine (package devkinds). Its cluster is then a DevCluster.
 	Dev bool
+	// Recorder records the node container's creation, bootstrap and removal as Events on the
+	// DockerMachine. SetupWithManager fills it from the manager when nil.
+	Recorder events.Recorder
 }
 
 func (r *Reconciler) kinds() devkinds.Kinds { return devkinds.For(r.Dev) }
@@ -81,6 +86,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	newList := r.kinds().NewMachineList
 	name := strings.ToLower(r.kinds().Machine)
+	if r.Recorder == nil {
+		r.Recorder = events.New(mgr, name+"-controller")
+	}
 	clusterMachines := mapping.ClusterToObjects(r.Client, newList)
 	dockerEvents, err := node.EventSource(mgr, name, r.Docker, DockerMachineLabel, clusterMachines)
 	if err != nil {
@@ -119,12 +127,17 @@ func (r *Reconciler) machineToDockerMachine(_ context.Context, o client.Object) 
 // scope holds what one reconcile read and found; status is computed from it in setStatus.
 type scope struct {
 	dockerMachine *infrav1.DockerMachine
-	machine       *clusterv1.Machine
-	cluster       *clusterv1.Cluster
-	owner         docker.Owner
+	// regarding is the object Events are recorded on: the DockerMachine, or the DevMachine it
+	// stands for.
+	regarding client.Object
+	machine   *clusterv1.Machine
+	cluster   *clusterv1.Cluster
+	owner     docker.Owner
 	// containerName is the node container's name (and hostname, and Node name).
 	containerName string
 	container     *docker.Container
+	// recreate is set when a container whose creation was cut off was removed to be made again.
+	recreate bool
 
 	// reconciled is set once the normal path ran, so that status reflects what it found; a
 	// paused reconcile keeps the last conditions.
@@ -158,7 +171,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	return r.reconcile(ctx, dm, func(ctx context.Context) error { return helper.Patch(ctx, dm) })
+	return r.reconcile(ctx, dm, dm, func(ctx context.Context) error { return helper.Patch(ctx, dm) })
 }
 
 // reconcileDev reconciles a DevMachine as the DockerMachine it describes, and patches the
@@ -173,16 +186,16 @@ func (r *Reconciler) reconcileDev(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, err
 	}
 	dm := devkinds.DockerMachine(dev)
-	return r.reconcile(ctx, dm, func(ctx context.Context) error {
+	return r.reconcile(ctx, dm, dev, func(ctx context.Context) error {
 		devkinds.ApplyDockerMachine(dev, dm)
 		return helper.Patch(ctx, dev)
 	})
 }
 
-// reconcile is the DockerMachine logic; commit writes dm (or the Dev object it stands for)
-// once, after the status is computed.
-func (r *Reconciler) reconcile(ctx context.Context, dm *infrav1.DockerMachine, commit func(context.Context) error) (_ ctrl.Result, retErr error) {
-	s := &scope{dockerMachine: dm}
+// reconcile is the DockerMachine logic; commit writes dm (or the Dev object it stands for,
+// regarding) once, after the status is computed.
+func (r *Reconciler) reconcile(ctx context.Context, dm *infrav1.DockerMachine, regarding client.Object, commit func(context.Context) error) (_ ctrl.Result, retErr error) {
+	s := &scope{dockerMachine: dm, regarding: regarding}
 	defer func() {
 		setStatus(s)
 		if err := commit(ctx); err != nil {

@@ -278,4 +278,8 @@ func TestDockerMachine_RunsWithItsRBACMarkersOnly(t *testing.T) {
 	require.NoError(t, env.Client.Delete(ctx, dm))
 	waitGone(t, dm)
 	require.Empty(t, nodeContainers(t, rt, dm))
+	// The Events reach the API server: the markers grant writing them.
+	for _, reason := range []string{ReasonSuccessfulCreate, ReasonSuccessfulBootstrap, ReasonSuccessfulDelete} {
+		env.WaitForEvents(t, 30*time.Second, dm, reason, 1)
+	}
 }

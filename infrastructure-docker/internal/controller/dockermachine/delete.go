@@ -46,7 +46,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		// Another DockerMachine's container of the same name: not ours to remove.
 	default:
 		ctrl.LoggerFrom(ctx).Info("Removing the node container and its volumes")
-		if err := r.Docker.Remove(ctx, c); err != nil {
+		err := r.Docker.Remove(ctx, c)
+		r.recordDelete(s, err)
+		if err != nil {
 			return ctrl.Result{}, err
 		}
 	}

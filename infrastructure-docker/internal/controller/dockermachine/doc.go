@@ -38,6 +38,10 @@
 // re-trigger the Cluster's DockerMachines, so older nodes learn of newer ones and forget removed
 // ones.
 //
+// Events (events.go) record the node container's creation, the end of its bootstrap (succeeded,
+// failed with the end of the output, timed out) and its removal when they happen; a failure the
+// conditions already report is not recorded again, so a steady DockerMachine records none.
+//
 // The package owns node containers and the DockerMachine's status. It must not touch the load
 // balancer (the DockerCluster controller reconfigures it on Docker events) nor import another
 // provider.

@@ -89,6 +89,7 @@ func (r *Reconciler) ensureContainer(ctx context.Context, s *scope) (ctrl.Result
 		if err := r.Docker.Remove(ctx, c); err != nil {
 			return ctrl.Result{}, err
 		}
+		s.recreate = true
 		return r.createContainer(ctx, s)
 	case !c.Running:
 		log.Info("Starting the stopped node container", "state", c.State)
@@ -138,11 +139,14 @@ func (r *Reconciler) createContainer(ctx context.Context, s *scope) (ctrl.Result
 			customField = "spec.customImage"
 		}
 		s.provision = &problem{infrav1.DockerMachineImageNotFoundReason, node.ImageNotFoundMessage(image, machine.Spec.Version, customField)}
+		r.recordCreateFailed(s, s.provision.reason, s.provision.message)
 		return ctrl.Result{RequeueAfter: imageRetry}, nil
 	}
 	if err != nil {
+		r.recordCreateFailed(s, infrav1.DockerMachineInternalErrorReason, err.Error())
 		return ctrl.Result{}, err
 	}
+	r.recordCreate(s, image, role)
 	r.recordContainer(s, c)
 	return ctrl.Result{}, nil
 }
@@ -202,6 +206,7 @@ func (r *Reconciler) bootstrapNode(ctx context.Context, s *scope) (ctrl.Result, 
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	r.recordBootstrap(s, st)
 	if st.Phase == node.BootstrapSucceeded {
 		s.bootstrapped = true
 		return ctrl.Result{}, nil

@@ -15,6 +15,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/events"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 	"capstan.dev/infrastructure-docker/internal/apitest"
 	"capstan.dev/infrastructure-docker/internal/controller/dockercluster"
@@ -39,6 +40,8 @@ type managerOptions struct {
 	cfg *rest.Config
 	// withDockerCluster runs the DockerCluster controller in the same manager.
 	withDockerCluster bool
+	// counter, when set, counts the controller's client calls and Events.
+	counter *envtest.CallCounter
 }
 
 // startManager runs the DockerMachine controller (and its ClusterCache) in a new manager and
@@ -51,6 +54,10 @@ func startManager(t *testing.T, rt *docker.Runtime, o managerOptions) (stop func
 	mgr := env.NewManager(t, "infrastructure-docker", o.cfg)
 	cc := nodetest.ClusterCache(t, mgr, rt)
 	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc, WatchFilterValue: rt.Plane()}
+	if o.counter != nil {
+		r.Client = o.counter.Wrap(r.Client)
+		r.Recorder = o.counter.WrapRecorder(events.New(mgr, "dockermachine-controller"))
+	}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	if o.withDockerCluster {
 		dc := &dockercluster.Reconciler{Client: mgr.GetClient(), Docker: rt, WatchFilterValue: rt.Plane()}

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/mapping"
 	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/patch"
@@ -36,6 +37,7 @@ import (
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=devclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machinepools,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // DockerMachinePoolLabel, on a node container, names the DockerMachinePool it was created for
 // (in the namespace of io.capstan.cluster-namespace): the pool's containers are listed by it, and
@@ -68,6 +70,9 @@ type Reconciler struct {
 	// DockerMachinePool its spec.backend.docker describes, reconciled by the same logic, and what
 	// changed is written back to the DevMachinePool (package devkinds).
 	Dev bool
+	// Recorder records the instances created and removed as Events on the DockerMachinePool.
+	// SetupWithManager fills it from the manager when nil.
+	Recorder events.Recorder
 }
 
 func (r *Reconciler) kinds() devkinds.Kinds { return devkinds.For(r.Dev) }
@@ -91,6 +96,9 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts 
 	filter := predicates.ResourceHasFilterLabel(r.WatchFilterValue)
 	newList := r.kinds().NewMachinePoolList
 	name := strings.ToLower(r.kinds().MachinePool)
+	if r.Recorder == nil {
+		r.Recorder = events.New(mgr, name+"-controller")
+	}
 	clusterPools := mapping.ClusterToObjects(r.Client, newList)
 	dockerEvents, err := node.EventSource(mgr, name, r.Docker, DockerMachinePoolLabel, clusterPools)
 	if err != nil {
@@ -134,7 +142,10 @@ func (r *Reconciler) usesPool(mp *clusterv1.MachinePool, name string) bool {
 
 // scope holds what one reconcile read and found; status is computed from it in setStatus.
 type scope struct {
-	pool        *infrav1.DockerMachinePool
+	pool *infrav1.DockerMachinePool
+	// regarding is the object Events are recorded on: the DockerMachinePool, or the
+	// DevMachinePool it stands for.
+	regarding   client.Object
 	machinePool *clusterv1.MachinePool
 	cluster     *clusterv1.Cluster
 	owner       docker.Owner
@@ -193,7 +204,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	return r.reconcile(ctx, pool, func(ctx context.Context) error { return helper.Patch(ctx, pool) })
+	return r.reconcile(ctx, pool, pool, func(ctx context.Context) error { return helper.Patch(ctx, pool) })
 }
 
 // reconcileDev reconciles a DevMachinePool as the DockerMachinePool it describes, and patches
@@ -208,16 +219,16 @@ func (r *Reconciler) reconcileDev(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, err
 	}
 	pool := devkinds.DockerMachinePool(dev)
-	return r.reconcile(ctx, pool, func(ctx context.Context) error {
+	return r.reconcile(ctx, pool, dev, func(ctx context.Context) error {
 		devkinds.ApplyDockerMachinePool(dev, pool)
 		return helper.Patch(ctx, dev)
 	})
 }
 
 // reconcile is the DockerMachinePool logic; commit writes pool (or the Dev object it stands
-// for) once, after the status is computed.
-func (r *Reconciler) reconcile(ctx context.Context, pool *infrav1.DockerMachinePool, commit func(context.Context) error) (_ ctrl.Result, retErr error) {
-	s := &scope{pool: pool, desired: 1}
+// for, regarding) once, after the status is computed.
+func (r *Reconciler) reconcile(ctx context.Context, pool *infrav1.DockerMachinePool, regarding client.Object, commit func(context.Context) error) (_ ctrl.Result, retErr error) {
+	s := &scope{pool: pool, regarding: regarding, desired: 1}
 	defer func() {
 		if retErr != nil {
 			s.err = retErr

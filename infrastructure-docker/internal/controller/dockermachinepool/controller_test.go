@@ -279,6 +279,9 @@ func TestDockerMachinePool_RunsWithItsRBACMarkersOnly(t *testing.T) {
 	require.NoError(t, env.Client.Delete(ctx, pool))
 	nodetest.WaitGone(t, env.Client, pool, 60*time.Second)
 	require.Empty(t, poolContainers(t, rt, pool))
+	// The Events reach the API server: the markers grant writing them.
+	env.WaitForEvents(t, 30*time.Second, pool, ReasonSuccessfulCreate, 1)
+	env.WaitForEvents(t, 30*time.Second, pool, ReasonSuccessfulDelete, 1)
 }
 
 func TestInstanceName_IsTheMachinePoolNameAndFiveRandomCharactersWithinAHostname(t *testing.T) {

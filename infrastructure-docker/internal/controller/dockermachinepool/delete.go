@@ -40,13 +40,17 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	if c := conditions.Get(pool, infrav1.DockerMachinePoolDeletingCondition); c == nil || c.Reason != infrav1.DockerMachinePoolDeletingReason {
 		return ctrl.Result{RequeueAfter: deletingRecorded}, nil // record the condition first
 	}
+	removed := &removals{}
+	defer r.recordRemovals(s, removed)
 	for _, c := range containers {
 		ctrl.LoggerFrom(ctx).Info("Removing a node container and its volumes", "container", c.Name)
 		if err := r.Docker.Remove(ctx, &c); err != nil {
+			r.recordDeleteFailed(s, c.Name, whyDeleting, err)
 			s.deleting = &problem{infrav1.DockerMachinePoolDeletingReason, fmt.Sprintf(
 				"Removing node container %s failed (retrying): %v", c.Name, err)}
 			return ctrl.Result{}, err
 		}
+		removed.deleting = append(removed.deleting, c.Name)
 	}
 	// Instances whose containers were removed outside Capstan leave their /var volumes behind.
 	if s.owner.Cluster != "" {

@@ -49,6 +49,9 @@
 //
 // Not done: a bootstrap timeout other than the default 5m, MachinePool failure domains.
 //
+// Events (events.go) record the instances each reconcile creates or removes, one Event per cause
+// (scale up or down, rollout, deletion); a steady pool records none.
+//
 // The package owns the pool's node containers and the DockerMachinePool's status. It must not
 // touch the load balancer nor the DockerMachines' containers (it only lists them), nor import
 // another provider.

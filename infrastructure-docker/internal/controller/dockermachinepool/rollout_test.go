@@ -46,10 +46,11 @@ import (
 // still there). The new instances run with the mount.
 func TestDockerMachinePool_RollsOutANewTemplateOneInstanceAtATime(t *testing.T) {
 	rt := nodetest.Docker(t)
-	startManager(t, rt, nil, func(r *Reconciler) { r.NodeReadyPoll = 200 * time.Millisecond })
 	f := nodetest.NewFixture(t, env, rt, "roll")
 	f.SetInfrastructureProvisioned(t)
 	_, pool := newPool(t, f, "pool", fakeBootstrapData("data"), poolOptions{replicas: ptr.To(int32(2))})
+	counter := &envtest.CallCounter{Key: client.ObjectKeyFromObject(pool), Type: &infrav1.DockerMachinePool{}}
+	startManager(t, rt, nil, func(r *Reconciler) { r.NodeReadyPoll = 200 * time.Millisecond }, counted(counter))
 	waitPool(t, pool, 90*time.Second, "2 instances provisioned", provisionedWith(2))
 	old := map[string]bool{}
 	for _, c := range poolContainers(t, rt, pool) {
@@ -82,6 +83,24 @@ func TestDockerMachinePool_RollsOutANewTemplateOneInstanceAtATime(t *testing.T) 
 		require.False(t, old[c.Name], "old instance %s is still there", c.Name)
 		require.Equal(t, "mounted\n", nodetest.ExecOut(t, rt, &c, "cat", "/mnt/rollout/marker"), "the new template's mount in %s", c.Name)
 	}
+
+	// Each step is recorded once: the 2 instances (one Event), then one replacement and one
+	// outdated instance removed per step.
+	require.Equal(t, 3, counter.EventsRecorded(ReasonSuccessfulCreate, pool.Name), "2 instances at once, then 2 replacements")
+	require.Equal(t, 2, counter.EventsRecorded(ReasonSuccessfulDelete, pool.Name), "the 2 outdated instances")
+	removed := env.WaitForEvents(t, 30*time.Second, pool, ReasonSuccessfulDelete, 1)
+	require.Equal(t, "Rollout", removed[0].Action)
+	require.True(t, old[strings.Fields(removed[0].Note)[2]], "an outdated instance removed: %s", removed[0].Note)
+	require.Contains(t, removed[0].Note, "(outdated: replaced by the rollout)")
+	created := env.WaitForEvents(t, 30*time.Second, pool, ReasonSuccessfulCreate, 2)
+	var rollout []string
+	for _, ev := range created {
+		if ev.Action == "Rollout" {
+			rollout = append(rollout, ev.Note)
+		}
+	}
+	require.Len(t, rollout, 1, "the 2 steps are one Event's series: %+v", created)
+	require.Regexp(t, "^Created instance "+pool.Name+"-[a-z0-9]{5} \\(image .*\\) to replace outdated instances$", rollout[0])
 }
 
 // waitForHeldReplacement waits until the pool has 3 instances, oldLeft of them old (in old) and

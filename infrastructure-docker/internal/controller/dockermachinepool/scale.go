@@ -37,6 +37,8 @@ func (r *Reconciler) scaleDown(ctx context.Context, s *scope) (ctrl.Result, erro
 		}
 	}
 	readyLeft := len(ready)
+	removed := &removals{}
+	defer r.recordRemovals(s, removed)
 	for _, victim := range scaleDownOrder(s.instances)[:excess] {
 		if ready[victim] && readyLeft-1 < s.desired {
 			s.rolloutWait = fmt.Sprintf("instance %s goes once another instance's Node is Ready (%d Nodes Ready, %d wanted)",
@@ -46,8 +48,10 @@ func (r *Reconciler) scaleDown(ctx context.Context, s *scope) (ctrl.Result, erro
 		ctrl.LoggerFrom(ctx).Info("Removing a node container to scale down", "container", victim.container.Name,
 			"replicas", s.desired, "outdated", victim.outdated, "bootstrapped", victim.recorded.Bootstrapped, "ready", victim.recorded.Ready)
 		if err := r.Docker.Remove(ctx, &victim.container); err != nil {
+			r.recordDeleteFailed(s, victim.container.Name, removed.why(victim), err)
 			return ctrl.Result{}, fmt.Errorf("removing instance %s to scale down: %w", victim.container.Name, err)
 		}
+		removed.add(victim)
 		s.instances = remove(s.instances, victim)
 		if ready[victim] {
 			readyLeft--
@@ -129,6 +133,8 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope) (ctrl.Result, error)
 	for _, in := range s.instances {
 		taken[in.container.Name] = true
 	}
+	created := &creations{image: image, replacing: countOutdated(s.instances) > 0}
+	defer r.recordCreations(s, created)
 	for range missing {
 		name := instanceName(mp.Name, taken)
 		taken[name] = true
@@ -143,12 +149,15 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope) (ctrl.Result, error)
 				customField = "spec.template.customImage"
 			}
 			s.wait = &problem{infrav1.DockerMachinePoolImageNotFoundReason, node.ImageNotFoundMessage(image, version, customField)}
+			r.recordCreateFailed(s, name, s.wait.message)
 			return ctrl.Result{RequeueAfter: imageRetry}, nil
 		}
 		if err != nil {
+			r.recordCreateFailed(s, name, err.Error())
 			return ctrl.Result{}, fmt.Errorf("creating instance %s to scale up: %w", name, err)
 		}
 		s.instances = append(s.instances, &instance{container: *c})
+		created.names = append(created.names, name)
 	}
 	sort.Slice(s.instances, func(i, j int) bool { return s.instances[i].container.Name < s.instances[j].container.Name })
 	return ctrl.Result{}, nil

@@ -18,6 +18,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/events"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 	"capstan.dev/infrastructure-docker/internal/apitest"
 	"capstan.dev/infrastructure-docker/internal/docker"
@@ -37,12 +38,21 @@ func startManager(t *testing.T, rt *docker.Runtime, cfg *rest.Config, opts ...fu
 	}
 	mgr := env.NewManager(t, "infrastructure-docker", cfg)
 	cc := nodetest.ClusterCache(t, mgr, rt)
-	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc, WatchFilterValue: rt.Plane()}
+	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Docker: rt, Workload: cc, WatchFilterValue: rt.Plane(),
+		Recorder: events.New(mgr, "dockermachinepool-controller")}
 	for _, o := range opts {
 		o(r)
 	}
 	require.NoError(t, r.SetupWithManager(context.Background(), mgr, controller.Options{SkipNameValidation: ptr.To(true)}))
 	return envtest.StartManager(t, mgr)
+}
+
+// counted makes startManager's reconciler count its client calls and Events through counter.
+func counted(counter *envtest.CallCounter) func(*Reconciler) {
+	return func(r *Reconciler) {
+		r.Client = counter.Wrap(r.Client)
+		r.Recorder = counter.WrapRecorder(r.Recorder)
+	}
 }
 
 // poolOptions shape newPool's objects.
