@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,7 +37,11 @@ const upgradeCoreDNSTag = "v1.14.6"
 // the coreDNSImageTag variable). The control plane goes first: no worker Machine of the new
 // version exists while a control plane Machine of the old one does (checked on every Machine
 // event); the workload API answers throughout (probed every 2 s); at the end every Node runs the
-// new kubelet, kube-proxy and CoreDNS run the new images and CoreDNS is available.
+// new kubelet, kube-proxy and CoreDNS run the new images and CoreDNS is available. The test
+// Runtime Extension holds the upgrade twice: BeforeClusterUpgrade (no Machine of the new version
+// on any Machine event, every Node still at the old kubelet) and BeforeWorkersUpgrade (the
+// control plane Node upgraded, the worker's kubelet still the old one, no worker Machine of the
+// new version on any event) until each lets go.
 func TestTopologyMinorUpgrade(t *testing.T) {
 	from, to := os.Getenv("CAPSTAN_E2E_PREVIOUS_VERSION"), os.Getenv("CAPSTAN_E2E_VERSION")
 	require.True(t, from != "" && to != "", "run through make e2e-upgrade: CAPSTAN_E2E_PREVIOUS_VERSION and CAPSTAN_E2E_VERSION name the versions")
@@ -47,6 +52,7 @@ func TestTopologyMinorUpgrade(t *testing.T) {
 			s.deleteCluster(10 * time.Minute)
 		}
 	})
+	ext := s.startTestExtension()
 	objs := s.topologyManifest()
 	variableIndex := -1
 	for _, o := range objs {
@@ -66,17 +72,31 @@ func TestTopologyMinorUpgrade(t *testing.T) {
 	s.waitForNodesAt(from, 2, 5*time.Minute)
 
 	controlPlaneFirst := s.watchUpgradeOrder(from, to)
+	var cpReleased, workersReleased atomic.Bool
+	aheadOfHooks := s.watchHeldUpgrade(to, &cpReleased, &workersReleased)
 	outages := s.probeWorkloadAPI(2 * time.Second)
-	s.timed(fmt.Sprintf("minor upgrade %s → %s (1 control plane, 1 worker)", from, to), func() {
+	ext.hold("BeforeClusterUpgrade", "held by the e2e")
+	ext.hold("BeforeWorkersUpgrade", "held by the e2e")
+	s.timed(fmt.Sprintf("minor upgrade %s → %s (1 control plane, 1 worker), held by two hooks", from, to), func() {
 		patch := client.RawPatch(types.JSONPatchType, []byte(fmt.Sprintf(`[
 			{"op":"replace","path":"/spec/topology/version","value":%q},
 			{"op":"replace","path":"/spec/topology/variables/%d/value","value":%q}]`, to, variableIndex, upgradeCoreDNSTag)))
 		require.NoError(t, s.mgmt.Patch(s.ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: s.name}}, patch))
+		s.waitForTopologyHold(clusterv1.ClusterTopologyReconciledClusterUpgradingReason, "BeforeClusterUpgrade", "held by the e2e")
+		s.requireNodeVersions(map[bool]string{true: from, false: from}) // nothing moved while it held
+		cpReleased.Store(true)
+		ext.allow("BeforeClusterUpgrade")
+		s.waitForControlPlaneNodeAt(to, 15*time.Minute)
+		s.waitForTopologyHold(clusterv1.ClusterTopologyReconciledClusterUpgradingReason, "BeforeWorkersUpgrade", "held by the e2e")
+		s.requireNodeVersions(map[bool]string{true: to, false: from}) // the worker still runs the old kubelet
+		workersReleased.Store(true)
+		ext.allow("BeforeWorkersUpgrade")
 		s.waitForNodesAt(to, 2, 25*time.Minute)
 	})
 	s.waitForAddonsAt(to, 5*time.Minute)
 	s.requireTopologyReconciled()
 	require.Empty(t, controlPlaneFirst(), "worker Machines of %s existed while control plane Machines of %s did", to, from)
+	require.Empty(t, aheadOfHooks(), "Machines of %s were created while a hook held them", to)
 	require.Empty(t, outages(), "the workload API did not answer (two probes in a row)")
 
 	s.deleteCluster(5 * time.Minute)
@@ -115,6 +135,37 @@ func (s *suite) waitForNodesAt(version string, n int, timeout time.Duration) {
 	})
 }
 
+// waitForControlPlaneNodeAt waits until the workload cluster's control plane Node is Ready with
+// the kubelet of version (the worker's may be at any).
+func (s *suite) waitForControlPlaneNodeAt(version string, timeout time.Duration) {
+	s.waitFor(timeout, "the control plane Node Ready at "+version, func() (bool, string, error) {
+		nodes := &corev1.NodeList{}
+		if err := s.workload.List(s.ctx, nodes, client.HasLabels{"node-role.kubernetes.io/control-plane"}); err != nil {
+			return false, fmt.Sprintf("listing Nodes: %v", err), nil // the API may be moving between control planes
+		}
+		var seen []string
+		for i := range nodes.Items {
+			n := &nodes.Items[i]
+			seen = append(seen, n.Name+"="+n.Status.NodeInfo.KubeletVersion)
+		}
+		ok := len(nodes.Items) == 1 && nodes.Items[0].Status.NodeInfo.KubeletVersion == version && framework.NodeIsReady(&nodes.Items[0])
+		return ok, strings.Join(seen, " "), nil
+	})
+}
+
+// requireNodeVersions checks the kubelet version every Node runs now, by whether it is a control
+// plane Node: what the user sees of an upgrade (or of its hold).
+func (s *suite) requireNodeVersions(want map[bool]string) {
+	s.t.Helper()
+	nodes := &corev1.NodeList{}
+	require.NoError(s.t, s.workload.List(s.ctx, nodes))
+	require.NotEmpty(s.t, nodes.Items)
+	for _, n := range nodes.Items {
+		_, cp := n.Labels["node-role.kubernetes.io/control-plane"]
+		require.Equal(s.t, want[cp], n.Status.NodeInfo.KubeletVersion, "Node %s (control plane: %v)", n.Name, cp)
+	}
+}
+
 // waitForAddonsAt waits until kube-proxy runs the image of version on every Node and CoreDNS
 // runs upgradeCoreDNSTag with every replica available.
 func (s *suite) waitForAddonsAt(version string, timeout time.Duration) {
@@ -141,6 +192,33 @@ func (s *suite) waitForAddonsAt(version string, timeout time.Duration) {
 // watchUpgradeOrder watches the Cluster's Machines until the test ends and returns what it saw
 // break the upgrade order: a worker Machine of to while a control plane Machine of from exists.
 func (s *suite) watchUpgradeOrder(from, to string) func() []string {
+	return s.watchMachines(func(machines map[string]*clusterv1.Machine) string {
+		return upgradeOrderViolation(machines, from, to)
+	})
+}
+
+// watchHeldUpgrade watches the Cluster's Machines until the test ends and returns what it saw
+// run ahead of the hooks: a control plane Machine of to before cpReleased, a worker Machine of to
+// before workersReleased.
+func (s *suite) watchHeldUpgrade(to string, cpReleased, workersReleased *atomic.Bool) func() []string {
+	return s.watchMachines(func(machines map[string]*clusterv1.Machine) string {
+		for _, m := range machines {
+			_, cp := m.Labels[clusterv1.MachineControlPlaneLabel]
+			switch {
+			case m.Spec.Version != to:
+			case cp && !cpReleased.Load():
+				return "control plane Machine " + m.Name + " at " + to + " while BeforeClusterUpgrade held the upgrade"
+			case !cp && !workersReleased.Load():
+				return "worker Machine " + m.Name + " at " + to + " while BeforeWorkersUpgrade held the workers"
+			}
+		}
+		return ""
+	})
+}
+
+// watchMachines watches the Cluster's Machines until the test ends, calls check with all of them
+// on every event and returns what check reported.
+func (s *suite) watchMachines(check func(map[string]*clusterv1.Machine) string) func() []string {
 	wc, err := client.NewWithWatch(s.mgmtConfig, client.Options{Scheme: s.mgmt.Scheme()})
 	require.NoError(s.t, err)
 	ctx, cancel := context.WithCancel(s.ctx)
@@ -162,7 +240,7 @@ func (s *suite) watchUpgradeOrder(from, to string) func() []string {
 				continue
 			}
 			machines[m.Name] = m
-			if v := upgradeOrderViolation(machines, from, to); v != "" {
+			if v := check(machines); v != "" {
 				mu.Lock()
 				violations = append(violations, v)
 				mu.Unlock()
