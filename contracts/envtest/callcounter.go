@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -36,6 +37,29 @@ func (c *CallCounter) Snapshot() (gets int, writes []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.gets, append([]string(nil), c.writes...)
+}
+
+// PokeAnnotation is the annotation Poke sets.
+const PokeAnnotation = "test.capstan.dev/poke"
+
+// Poke sets obj's PokeAnnotation to value through cl and waits until the controller counted
+// through c has read the object again: a reconcile started after the change. value must differ
+// from the last one, or nothing changes.
+func (c *CallCounter) Poke(t TB, cl client.Client, obj client.Object, value string) {
+	t.Helper()
+	gets, _ := c.Snapshot()
+	Update(t, cl, obj, func() {
+		a := obj.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a[PokeAnnotation] = value
+		obj.SetAnnotations(a)
+	})
+	WaitFor(t, 30*time.Second, "another reconcile of "+client.ObjectKeyFromObject(obj).String(), func() (bool, error) {
+		now, _ := c.Snapshot()
+		return now > gets, nil
+	})
 }
 
 func (c *CallCounter) write(verb string, obj any) {

@@ -156,7 +156,7 @@ func TestTopology_AHoldingHookIsNotAskedAgainBeforeItsRetryAfterSeconds(t *testi
 	ext.retry.Store(0)
 	clock.Add(599)
 	for i := range 3 {
-		reconcileAgain(t, c, calls, fmt.Sprint("within-", i))
+		calls.Poke(t, env.Client, c.DeepCopy(), fmt.Sprint("within-", i))
 	}
 	require.Equal(t, 1, asked(), "not asked again within its retryAfterSeconds")
 	got := waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionFalse,
@@ -164,24 +164,10 @@ func TestTopology_AHoldingHookIsNotAskedAgainBeforeItsRetryAfterSeconds(t *testi
 	require.False(t, got.Spec.InfrastructureRef.IsDefined(), "still held")
 
 	clock.Add(1)
-	reconcileAgain(t, c, calls, "after")
+	calls.Poke(t, env.Client, c.DeepCopy(), "after")
 	got = waitCondition(t, c, clusterv1.ClusterTopologyReconciledCondition, metav1.ConditionTrue, "")
 	require.True(t, got.Spec.InfrastructureRef.IsDefined())
 	require.Equal(t, 2, asked(), "asked again once the time had passed")
-}
-
-// reconcileAgain sets annotation test.capstan.dev/poke of c to v and waits for the reconcile
-// that change causes to read the Cluster.
-func reconcileAgain(t *testing.T, c *clusterv1.Cluster, calls *envtest.CallCounter, v string) {
-	t.Helper()
-	got, err := getCluster(c)
-	require.NoError(t, err)
-	gets, _ := calls.Snapshot()
-	envtest.Update(t, env.Client, got, func() { metav1.SetMetaDataAnnotation(&got.ObjectMeta, "test.capstan.dev/poke", v) })
-	envtest.WaitFor(t, timeout, "another reconcile", func() (bool, error) {
-		now, _ := calls.Snapshot()
-		return now > gets, nil
-	})
 }
 
 // TestTopology_AnUnreachableBeforeClusterCreateExtensionIsNamed: a handler that cannot be called

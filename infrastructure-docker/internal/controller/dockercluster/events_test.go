@@ -2,7 +2,6 @@ package dockercluster
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -12,25 +11,6 @@ import (
 	"capstan.dev/contracts/envtest"
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 )
-
-// pokeAndWait changes an annotation of the DockerCluster and waits until the controller read it
-// again: a reconcile ran after the change.
-func pokeAndWait(t *testing.T, counter *envtest.CallCounter, dc *infrav1.DockerCluster, i int) {
-	t.Helper()
-	gets, _ := counter.Snapshot()
-	cur, err := getDockerCluster(dc)
-	require.NoError(t, err)
-	envtest.Update(t, env.Client, cur, func() {
-		if cur.Annotations == nil {
-			cur.Annotations = map[string]string{}
-		}
-		cur.Annotations["test.capstan.dev/poke"] = fmt.Sprint(i)
-	})
-	envtest.WaitFor(t, 30*time.Second, "another reconcile", func() (bool, error) {
-		now, _ := counter.Snapshot()
-		return now > gets, nil
-	})
-}
 
 func TestDockerCluster_RecordsEachEventOnceOnItsActionAndNoneWhenSteady(t *testing.T) {
 	rt := dockerFor(t)
@@ -53,10 +33,10 @@ func TestDockerCluster_RecordsEachEventOnceOnItsActionAndNoneWhenSteady(t *testi
 
 	// Steady: reconciles that find the load balancer as it should be record nothing. The
 	// first poke makes sure a reconcile that began before the last write has run.
-	pokeAndWait(t, counter, dc, 0)
+	counter.Poke(t, env.Client, dc.DeepCopy(), "0")
 	_, before := counter.Snapshot()
-	pokeAndWait(t, counter, dc, 1)
-	pokeAndWait(t, counter, dc, 2)
+	counter.Poke(t, env.Client, dc.DeepCopy(), "1")
+	counter.Poke(t, env.Client, dc.DeepCopy(), "2")
 	_, after := counter.Snapshot()
 	require.Equal(t, before, after, "a steady DockerCluster is reconciled without writes (Events included)")
 	require.Equal(t, 1, counter.EventsRecorded(ReasonSuccessfulCreate, "ev"), "the load balancer's creation")
@@ -84,7 +64,7 @@ func TestDockerCluster_MissingImageIsRecordedOnceAsFailedCreate(t *testing.T) {
 	require.Contains(t, failed[0].Note, "Failed to create load balancer container noimg-lb: Image capstan/haproxy:no-such-tag is not on the Docker Engine")
 	require.Contains(t, failed[0].Note, "make lb-image")
 	// The retries (with backoff) find the same failure, which the condition already reports.
-	pokeAndWait(t, counter, dc, 0)
-	pokeAndWait(t, counter, dc, 1)
+	counter.Poke(t, env.Client, dc.DeepCopy(), "0")
+	counter.Poke(t, env.Client, dc.DeepCopy(), "1")
 	require.Equal(t, 1, counter.EventsRecorded(ReasonFailedCreate, "noimg"), "a retry of the same failure is not recorded again")
 }

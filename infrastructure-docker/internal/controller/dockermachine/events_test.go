@@ -14,25 +14,6 @@ import (
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 )
 
-// pokeAndWait changes an annotation of the DockerMachine and waits until the controller read it
-// again: a reconcile ran after the change.
-func pokeAndWait(t *testing.T, counter *envtest.CallCounter, dm *infrav1.DockerMachine, i int) {
-	t.Helper()
-	gets, _ := counter.Snapshot()
-	cur, err := getDockerMachine(dm)
-	require.NoError(t, err)
-	envtest.Update(t, env.Client, cur, func() {
-		if cur.Annotations == nil {
-			cur.Annotations = map[string]string{}
-		}
-		cur.Annotations["test.capstan.dev/poke"] = fmt.Sprint(i)
-	})
-	envtest.WaitFor(t, 30*time.Second, "another reconcile", func() (bool, error) {
-		now, _ := counter.Snapshot()
-		return now > gets, nil
-	})
-}
-
 func TestDockerMachine_RecordsEachEventOnceOnItsActionAndNoneWhenSteady(t *testing.T) {
 	rt := dockerFor(t)
 	f := newFixture(t, rt, "ev")
@@ -54,10 +35,10 @@ func TestDockerMachine_RecordsEachEventOnceOnItsActionAndNoneWhenSteady(t *testi
 
 	// Steady: reconciles of a Ready DockerMachine record nothing. The first poke makes sure a
 	// reconcile that began before the last write has run.
-	pokeAndWait(t, counter, dm, 0)
+	counter.Poke(t, env.Client, dm.DeepCopy(), "0")
 	_, before := counter.Snapshot()
-	pokeAndWait(t, counter, dm, 1)
-	pokeAndWait(t, counter, dm, 2)
+	counter.Poke(t, env.Client, dm.DeepCopy(), "1")
+	counter.Poke(t, env.Client, dm.DeepCopy(), "2")
 	_, after := counter.Snapshot()
 	require.Equal(t, before, after, "a steady DockerMachine is reconciled without writes (Events included)")
 	require.Equal(t, 1, counter.EventsRecorded(ReasonSuccessfulCreate, dm.Name))
@@ -102,8 +83,8 @@ runcmd:
 	// Later reconciles find the same ended bootstrap, which the condition already reports.
 	waitCondition(t, failing, 30*time.Second, infrav1.DockerMachineBootstrapExecSucceededCondition, metav1.ConditionFalse,
 		infrav1.DockerMachineBootstrapFailedReason, "exited with 3")
-	pokeAndWait(t, counter, failing, 0)
-	pokeAndWait(t, counter, failing, 1)
+	counter.Poke(t, env.Client, failing.DeepCopy(), "0")
+	counter.Poke(t, env.Client, failing.DeepCopy(), "1")
 	require.Equal(t, 1, counter.EventsRecorded(ReasonFailedBootstrap, failing.Name))
 	require.Equal(t, 1, counter.EventsRecorded(ReasonTimedOutBootstrap, slow.Name))
 	require.Zero(t, counter.EventsRecorded(ReasonSuccessfulBootstrap, failing.Name)+counter.EventsRecorded(ReasonSuccessfulBootstrap, slow.Name))

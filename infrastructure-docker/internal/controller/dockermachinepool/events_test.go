@@ -2,7 +2,6 @@ package dockermachinepool
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -15,25 +14,6 @@ import (
 	infrav1 "capstan.dev/infrastructure-docker/api/v1beta2"
 	"capstan.dev/infrastructure-docker/internal/node/nodetest"
 )
-
-// pokeAndWait changes an annotation of the DockerMachinePool and waits until the controller
-// read it again: a reconcile ran after the change.
-func pokeAndWait(t *testing.T, counter *envtest.CallCounter, pool *infrav1.DockerMachinePool, i int) {
-	t.Helper()
-	gets, _ := counter.Snapshot()
-	cur := &infrav1.DockerMachinePool{}
-	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(pool), cur))
-	envtest.Update(t, env.Client, cur, func() {
-		if cur.Annotations == nil {
-			cur.Annotations = map[string]string{}
-		}
-		cur.Annotations["test.capstan.dev/poke"] = fmt.Sprint(i)
-	})
-	envtest.WaitFor(t, 30*time.Second, "another reconcile", func() (bool, error) {
-		now, _ := counter.Snapshot()
-		return now > gets, nil
-	})
-}
 
 func TestDockerMachinePool_RecordsEachInstanceCreatedAndRemovedOnceAndNothingWhenSteady(t *testing.T) {
 	rt := nodetest.Docker(t)
@@ -57,10 +37,10 @@ func TestDockerMachinePool_RecordsEachInstanceCreatedAndRemovedOnceAndNothingWhe
 
 	// Steady: reconciles of a Ready pool record nothing. The first poke makes sure a reconcile
 	// that began before the last write has run.
-	pokeAndWait(t, counter, pool, 0)
+	counter.Poke(t, env.Client, pool.DeepCopy(), "0")
 	_, before := counter.Snapshot()
-	pokeAndWait(t, counter, pool, 1)
-	pokeAndWait(t, counter, pool, 2)
+	counter.Poke(t, env.Client, pool.DeepCopy(), "1")
+	counter.Poke(t, env.Client, pool.DeepCopy(), "2")
 	_, after := counter.Snapshot()
 	require.Equal(t, before, after, "a steady DockerMachinePool is reconciled without writes (Events included)")
 	require.Equal(t, 1, counter.EventsRecorded(ReasonSuccessfulCreate, pool.Name))
