@@ -36,18 +36,8 @@ import (
 // completes.
 func TestCoreManager_KilledWhileARuntimeHookHoldsConverges(t *testing.T) {
 	ctx := t.Context()
-	p := providers[0]
-	ensureNamespace(t, p.namespace)
-	bin := buildManager(t, p)
-	kubeconfig := kubeconfigFile(t)
-	ns := env.CreateNamespace(t, "kill-hooks")
-	ext := runExtension(t, kubeconfig, ns)
-	start := func() (*managerProcess, string) {
-		diag := freeAddr(t)
-		return startManager(t, bin, kubeconfig, "--leader-elect=false", "--diagnostics-address="+diag, "--insecure-diagnostics"), diag
-	}
+	ns, ext, start := coreWithExtension(t, "kill-hooks")
 	mp, _ := start()
-	waitDiscovered(t, ext.Name)
 
 	require.NoError(t, ext.Set(ctx, "BeforeClusterCreate", `{"retryAfterSeconds":2,"message":"held by the test"}`))
 	created := watchKinds(t, ns, crds.GenericInfrastructureClusterGVK, crds.GenericControlPlaneGVK)
@@ -167,6 +157,30 @@ func waitDiscovered(t *testing.T, name string) {
 		cond := meta.FindStatusCondition(ext.Status.Conditions, runtimev1.ExtensionConfigDiscoveredCondition)
 		return cond != nil && cond.Status == metav1.ConditionTrue && cond.ObservedGeneration == ext.Generation, nil
 	})
+}
+
+// coreWithExtension builds the core manager and runs the test extension for a new namespace
+// (prefix); start starts a core manager (again after a kill) with its own diagnostics address,
+// and the first start waits until it has discovered the extension.
+func coreWithExtension(t *testing.T, prefix string) (ns string, ext *framework.Extension, start func() (*managerProcess, string)) {
+	t.Helper()
+	p := providers[0]
+	ensureNamespace(t, p.namespace)
+	bin := buildManager(t, p)
+	kubeconfig := kubeconfigFile(t)
+	ns = env.CreateNamespace(t, prefix)
+	ext = runExtension(t, kubeconfig, ns)
+	started := false
+	start = func() (*managerProcess, string) {
+		diag := freeAddr(t)
+		mp := startManager(t, bin, kubeconfig, "--leader-elect=false", "--diagnostics-address="+diag, "--insecure-diagnostics")
+		if !started {
+			waitDiscovered(t, ext.Name)
+			started = true
+		}
+		return mp, diag
+	}
+	return ns, ext, start
 }
 
 // runExtension builds and runs the test extension behind an ExtensionConfig that selects only ns.

@@ -24,18 +24,8 @@ import (
 // AfterClusterUpgrade and nothing owed.
 func TestCoreManager_KilledWhileAnUpgradeHookHoldsConverges(t *testing.T) {
 	ctx := t.Context()
-	p := providers[0]
-	ensureNamespace(t, p.namespace)
-	bin := buildManager(t, p)
-	kubeconfig := kubeconfigFile(t)
-	ns := env.CreateNamespace(t, "kill-upgrade-hooks")
-	ext := runExtension(t, kubeconfig, ns)
-	start := func() (*managerProcess, string) {
-		diag := freeAddr(t)
-		return startManager(t, bin, kubeconfig, "--leader-elect=false", "--diagnostics-address="+diag, "--insecure-diagnostics"), diag
-	}
+	ns, ext, start := coreWithExtension(t, "kill-upgrade-hooks")
 	mp, _ := start()
-	waitDiscovered(t, ext.Name)
 	c := createTopologyCluster(t, ns)
 	cpName := waitControlPlaneRef(t, c)
 	setGenericControlPlaneStatus(t, ns, cpName, "v1.37.2")
