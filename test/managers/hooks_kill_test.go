@@ -41,7 +41,7 @@ func TestCoreManager_KilledWhileARuntimeHookHoldsConverges(t *testing.T) {
 
 	require.NoError(t, ext.Set(ctx, "BeforeClusterCreate", `{"retryAfterSeconds":2,"message":"held by the test"}`))
 	created := watchKinds(t, ns, crds.GenericInfrastructureClusterGVK, crds.GenericControlPlaneGVK)
-	c := createTopologyCluster(t, ns)
+	c := createTopologyCluster(t, ns, false)
 	waitTopologyHeld(t, c, clusterv1.ClusterTopologyReconciledClusterCreatingReason, "BeforeClusterCreate: held by the test")
 	mp.kill(t)
 	mp, diag := start()
@@ -85,8 +85,9 @@ func killDuringDeleteHold(t *testing.T, ext *framework.Extension, c *clusterv1.C
 }
 
 // createTopologyCluster creates a ClusterClass of the generic test kinds and a Cluster of it with
-// one control plane replica and no workers.
-func createTopologyCluster(t *testing.T, ns string) *clusterv1.Cluster {
+// one control plane replica and, with workers, a MachineDeployment md-0 of no replicas (its
+// version moves without Machines to roll).
+func createTopologyCluster(t *testing.T, ns string, workers bool) *clusterv1.Cluster {
 	ctx := t.Context()
 	ref := func(gvk schema.GroupVersionKind, name string) clusterv1.ClusterClassTemplateReference {
 		u := crds.New(gvk, ns, name)
@@ -100,10 +101,16 @@ func createTopologyCluster(t *testing.T, ns string) *clusterv1.Cluster {
 			MachineInfrastructure: clusterv1.ControlPlaneClassMachineInfrastructureTemplate{
 				TemplateRef: ref(crds.GenericInfrastructureMachineTemplateGVK, "cp-machines")}},
 	}}
-	require.NoError(t, env.Client.Create(ctx, cc))
 	c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"}, Spec: clusterv1.ClusterSpec{
 		Topology: clusterv1.Topology{ClassRef: clusterv1.ClusterClassRef{Name: "kill"}, Version: "v1.37.2",
 			ControlPlane: clusterv1.ControlPlaneTopology{Replicas: ptr.To[int32](1)}}}}
+	if workers {
+		cc.Spec.Workers.MachineDeployments = []clusterv1.MachineDeploymentClass{{Class: "worker",
+			Bootstrap:      clusterv1.WorkerClassBootstrapTemplate{TemplateRef: ref(crds.GenericBootstrapConfigTemplateGVK, "worker-bootstrap")},
+			Infrastructure: clusterv1.WorkerClassInfrastructureTemplate{TemplateRef: ref(crds.GenericInfrastructureMachineTemplateGVK, "worker-machines")}}}
+		c.Spec.Topology.Workers.MachineDeployments = []clusterv1.MachineDeploymentTopology{{Class: "worker", Name: "md-0", Replicas: ptr.To[int32](0)}}
+	}
+	require.NoError(t, env.Client.Create(ctx, cc))
 	require.NoError(t, env.Client.Create(ctx, c))
 	return c
 }
