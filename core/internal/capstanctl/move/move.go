@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -23,13 +24,15 @@ type Options struct {
 	SourceName, TargetName string
 	// InitCommand installs the providers into the target; preflight errors suggest it.
 	InitCommand string
+	// BlockMoveTimeout bounds the wait for BlockMoveAnnotation to go (0: DefaultBlockMoveTimeout).
+	BlockMoveTimeout time.Duration
 }
 
 // Move moves every Cluster API object of opts.Namespace, with the Secrets and ConfigMaps
-// that belong to them, from source to target: discover, preflight, pause the source,
-// copy, resume the copies, delete the originals. Both clients must be uncached. An error
-// after the preflight leaves nothing lost (the source is deleted only once every copy
-// exists), and running Move again resumes where it stopped.
+// that belong to them, from source to target: discover, preflight, pause the source, wait
+// for the block-move annotations to go, copy, resume the copies, delete the originals. Both
+// clients must be uncached. An error after the preflight leaves nothing lost (the source is
+// deleted only once every copy exists), and running Move again resumes where it stopped.
 func Move(ctx context.Context, source, target client.Client, opts Options) error {
 	out := opts.Out
 	if out == nil {
@@ -58,6 +61,9 @@ func Move(ctx context.Context, source, target client.Client, opts Options) error
 		left = fmt.Sprintf("; %s copied by an earlier, interrupted move will be reused", plural(n, "object"))
 	}
 	fmt.Fprintf(out, "Preflight passed: the target serves all %s and holds none of the objects%s\n", plural(len(plan.CRDs), "Cluster API kind"), left)
+	if b := blocked(plan); len(b) > 0 {
+		fmt.Fprintf(out, "Carrying %s, to wait for once the source is paused: %s\n", BlockMoveAnnotation, strings.Join(b, ", "))
+	}
 	if opts.DryRun {
 		printOrder(out, plan)
 		fmt.Fprintln(out, "Dry run: nothing changed")
@@ -72,6 +78,12 @@ func Move(ctx context.Context, source, target client.Client, opts Options) error
 		plural(paused.Clusters, "Cluster"), plural(paused.Objects, "object"), "cluster.x-k8s.io/paused")
 	if len(paused.Before) > 0 {
 		fmt.Fprintf(out, "Paused before the move, so they stay paused in the target: %s\n", strings.Join(paused.Before, ", "))
+	}
+	if len(blocked(plan)) > 0 {
+		if err := WaitUnblocked(ctx, source, plan, opts.BlockMoveTimeout); err != nil {
+			return resumable(err)
+		}
+		fmt.Fprintf(out, "No object carries %s any more\n", BlockMoveAnnotation)
 	}
 
 	copied, err := CopyToTarget(ctx, target, plan, t)
