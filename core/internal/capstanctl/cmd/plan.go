@@ -18,10 +18,10 @@ const exitReplaces = 3
 
 func newPlanCommand(g *globalOptions) *cobra.Command {
 	var files []string
-	var namespace, format string
+	var namespace, format, edit string
 	var failOnReplace bool
 	c := &cobra.Command{
-		Use:   "plan -f FILE [-f FILE ...]",
+		Use:   "plan (-f FILE [-f FILE ...] | --edit KIND/NAME)",
 		Short: "Show which Machines an edit of MachineDeployments, MachineSets or topology Clusters replaces",
 		Long: `Show, before anything is applied, what applying the edited objects in the files would do to
 their Machines: which are replaced (in the order the rollout deletes them, step by step under
@@ -37,20 +37,40 @@ A KubeadmControlPlane is not planned yet (said so in the plan); PodDisruptionBud
 rules and etcd quorum are not looked at. An object that does not exist is reported as created
 by 'kubectl apply', replacing nothing.
 
+--edit KIND/NAME opens the live object in $KUBE_EDITOR (else $EDITOR, else vi), as 'kubectl
+edit' does, and plans what you saved instead of applying it; nothing is planned when you save
+no change.
+
 Exit codes: 0 planned; 1 error (unreadable file, unknown kind, refused edit);
 3 with --fail-on-replace when a Machine of a MachineDeployment or MachineSet would be
 replaced (a KubeadmControlPlane's are not planned, so they never count).`,
 		Example: `  capstanctl plan -f md.yaml
   capstanctl plan -f md.yaml --fail-on-replace     # in CI: exit 3 if a Machine would be replaced
-  capstanctl plan -f cluster.yaml -o yaml`,
+  capstanctl plan -f cluster.yaml -o yaml
+  capstanctl plan --edit machinedeployment/md-0 -n team-a`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			f, err := output.Parse(format)
 			if err != nil {
 				return err
 			}
-			if len(files) == 0 {
-				return fmt.Errorf("%s needs the edited objects' file: -f md.yaml", c.CommandPath())
+			switch {
+			case len(files) == 0 && edit == "":
+				return fmt.Errorf("%s needs the edited objects' file (-f md.yaml) or an object to edit (--edit machinedeployment/md-0)", c.CommandPath())
+			case len(files) > 0 && edit != "":
+				return fmt.Errorf("%s takes -f or --edit, not both", c.CommandPath())
+			}
+			cl, err := g.cluster.New()
+			if err != nil {
+				return err
+			}
+			if edit != "" {
+				path, cleanup, err := editForPlan(c, cl, edit, namespace)
+				defer cleanup()
+				if err != nil || path == "" {
+					return err
+				}
+				files = []string{path}
 			}
 			docs, err := readDocuments(c.InOrStdin(), files, namespace)
 			if err != nil {
@@ -58,10 +78,6 @@ replaced (a KubeadmControlPlane's are not planned, so they never count).`,
 			}
 			if len(docs) == 0 {
 				return fmt.Errorf("the files hold no object to plan")
-			}
-			cl, err := g.cluster.New()
-			if err != nil {
-				return err
 			}
 			res, err := editplan.Plan(c.Context(), cl, docs, time.Now())
 			if err != nil {
@@ -82,6 +98,7 @@ replaced (a KubeadmControlPlane's are not planned, so they never count).`,
 	c.Flags().StringVarP(&namespace, "namespace", "n", defaultNamespace, "namespace of the objects in the files that have none")
 	c.Flags().StringVarP(&format, "output", "o", "", "output format: yaml or json (default: text)")
 	c.Flags().BoolVar(&failOnReplace, "fail-on-replace", false, "exit with code 3 when any Machine would be replaced")
+	c.Flags().StringVar(&edit, "edit", "", "edit the live object KIND/NAME in your editor and plan what you save")
 	return c
 }
 

@@ -178,3 +178,32 @@ func TestPlan_MachineSetReplicasChangeRemovesInItsDeletionOrder(t *testing.T) {
 	require.Empty(t, p.Replaced)
 	require.Contains(t, p.Notes[0], "controlled by MachineDeployment md")
 }
+
+// TestPlan_EditPlansWhatTheEditorSaved: --edit opens the live MachineDeployment in $KUBE_EDITOR,
+// as kubectl edit does, and plans what was saved without applying it; saving no change plans
+// nothing; a missing object or a malformed argument is named.
+func TestPlan_EditPlansWhatTheEditorSaved(t *testing.T) {
+	md := rolledOut(t, rollingUpdate(1, 0))
+	t.Setenv("KUBE_EDITOR", "sed -i s/v1.37.2/v1.37.3/")
+	r := run(t, "plan", "--edit", "machinedeployment/"+md.Name, "-n", md.Namespace)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "replaces 3 Machines, in this order: md-a, md-b, md-c")
+	live := md.DeepCopy()
+	require.NoError(t, env.Client.Get(context.Background(), client.ObjectKeyFromObject(md), live))
+	require.Equal(t, "v1.37.2", live.Spec.Template.Spec.Version, "planned, not applied")
+	require.Equal(t, md.ResourceVersion, live.ResourceVersion)
+
+	t.Setenv("KUBE_EDITOR", "true")
+	r = run(t, "plan", "--edit", "machinedeployments.cluster.x-k8s.io/"+md.Name, "-n", md.Namespace)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, "No change saved to machinedeployments.cluster.x-k8s.io/"+md.Name+": nothing to plan\n", r.stdout)
+
+	r = run(t, "plan", "--edit", "machinedeployment/nope", "-n", md.Namespace)
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "reading MachineDeployment "+md.Namespace+"/nope")
+	r = run(t, "plan", "--edit", "md.yaml")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, `--edit "md.yaml": give KIND/NAME, such as machinedeployment/md-0`)
+	r = run(t, "plan", "--edit", "machinedeployment/"+md.Name, "-f", "md.yaml")
+	require.Contains(t, r.stderr, "takes -f or --edit, not both")
+}
