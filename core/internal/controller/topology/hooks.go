@@ -33,8 +33,8 @@ import (
 // has neither an InfrastructureCluster nor a ControlPlane, i.e. before any topology object is
 // created, as upstream does. An answer with retryAfterSeconds > 0 holds the creation
 // (TopologyReconciled False, ClusterCreating, naming the hook and its message) and asks again
-// after that long (not before: heldHooks); a failed call fails the reconcile (its error names the extension and the
-// hook). Without a runtime client or a registered handler nothing is called.
+// after that long (not before: heldHooks); a failed call fails the reconcile (its error names
+// the extension and the hook). Without a runtime client or a registered handler nothing is called.
 func (r *Reconciler) callBeforeClusterCreate(ctx context.Context, s *scope) (ctrl.Result, error) {
 	c := s.cluster
 	if c.Spec.InfrastructureRef.IsDefined() || c.Spec.ControlPlaneRef.IsDefined() {

@@ -75,23 +75,24 @@ func (in Input) steps(from string) ([]string, string) {
 // cpVersion, takes cpSteps: the extension's plan, from the first of its versions newer than from,
 // or else the computed one (workerSteps).
 func (in Input) workerSteps(from, cpVersion string, cpSteps []string) []string {
-	if in.extensionWorkerPlan(cpVersion) {
-		if plan := in.WorkerSteps(cpVersion); len(plan) > 0 {
-			for i, v := range plan {
-				if isNewer(v, from) {
-					return plan[i:]
-				}
+	if plan := in.extensionWorkerPlan(cpVersion); len(plan) > 0 {
+		for i, v := range plan {
+			if isNewer(v, from) {
+				return plan[i:]
 			}
-			return nil
 		}
+		return nil
 	}
 	return workerSteps(from, cpVersion, cpSteps)
 }
 
-// extensionWorkerPlan reports whether the workers follow an extension's plan with the control
-// plane at cpVersion.
-func (in Input) extensionWorkerPlan(cpVersion string) bool {
-	return in.WorkerSteps != nil && len(in.WorkerSteps(cpVersion)) > 0
+// extensionWorkerPlan is the workers' plan an extension answered with the control plane at
+// cpVersion; empty when the workers follow Capstan's own.
+func (in Input) extensionWorkerPlan(cpVersion string) []string {
+	if in.WorkerSteps == nil {
+		return nil
+	}
+	return in.WorkerSteps(cpVersion)
 }
 
 // HookHolds say, each with a message naming the hook ("" when nothing holds), what lifecycle
@@ -302,7 +303,7 @@ func controlPlaneHold(in Input, steps []string) (why string, forWorkers bool) {
 		switch {
 		case len(upgrading) > 0:
 			return kind.plural + " upgrading: " + strings.Join(upgrading, ", "), true
-		case len(behind) > 0 && in.extensionWorkerPlan(cp.Version):
+		case len(behind) > 0 && len(in.extensionWorkerPlan(cp.Version)) > 0:
 			return fmt.Sprintf("%s must reach %s first (a step of the workers' upgrade plan the GenerateUpgradePlan extension answered): %s",
 				kind.plural, cp.Version, strings.Join(behind, ", ")), true
 		case len(behind) > 0:
