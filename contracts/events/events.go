@@ -1,6 +1,8 @@
 package events
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -42,7 +44,8 @@ func New(p Provider, controller string) Recorder {
 	return newLimited(p.GetEventRecorder(controller), clock.RealClock{})
 }
 
-// limited drops an object's Events beyond its token bucket and strips resourceVersions.
+// limited drops an object's Events beyond its token bucket, strips resourceVersions and cuts
+// notes to the API's limit.
 type limited struct {
 	inner Recorder
 	clock clock.PassiveClock
@@ -59,7 +62,24 @@ func (l *limited) Eventf(regarding, related runtime.Object, eventtype, reason, a
 	if !l.allow(regarding) {
 		return
 	}
-	l.inner.Eventf(withoutResourceVersion(regarding), withoutResourceVersion(related), eventtype, reason, action, note, args...)
+	l.inner.Eventf(withoutResourceVersion(regarding), withoutResourceVersion(related), eventtype, reason, action,
+		"%s", shortNote(fmt.Sprintf(note, args...)))
+}
+
+// maxNote is the events.k8s.io API's limit on an Event's note, in bytes: the API server refuses
+// a longer one, and the Event is lost.
+const maxNote = 1024
+
+// shortNote fits a note within maxNote: its beginning (what failed, what to do) and its end
+// (for a command's output, the lines nearest the failure). The object's condition keeps it all.
+func shortNote(msg string) string {
+	if len(msg) <= maxNote {
+		return msg
+	}
+	const cut = "\n[...]\n"
+	head := 400
+	tail := maxNote - head - len(cut)
+	return strings.ToValidUTF8(msg[:head], "") + cut + strings.ToValidUTF8(msg[len(msg)-tail:], "")
 }
 
 // allow takes a token from the object's bucket.

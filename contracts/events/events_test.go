@@ -1,6 +1,7 @@
 package events
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -16,10 +17,12 @@ import (
 type capture struct {
 	reasons  []string
 	versions []string
+	notes    []string
 }
 
-func (c *capture) Eventf(regarding, _ runtime.Object, _, reason, _, _ string, _ ...any) {
+func (c *capture) Eventf(regarding, _ runtime.Object, _, reason, _, note string, args ...any) {
 	c.reasons = append(c.reasons, reason)
+	c.notes = append(c.notes, fmt.Sprintf(note, args...))
 	c.versions = append(c.versions, regarding.(*corev1.ConfigMap).ResourceVersion)
 }
 
@@ -52,4 +55,21 @@ func TestRecorder_DropsTheResourceVersionSoRepeatsAggregate(t *testing.T) {
 	r.Eventf(obj, nil, Normal, "SuccessfulCreate", "Create", "created")
 	require.Equal(t, []string{""}, inner.versions)
 	require.Equal(t, "42", obj.ResourceVersion, "the caller's object is not changed")
+}
+
+// TestRecorder_CutsANoteToTheAPILimitKeepingItsBeginningAndEnd: the API server refuses a note
+// over 1 KiB (the Event would be lost); what to do and the last lines of an output survive.
+func TestRecorder_CutsANoteToTheAPILimitKeepingItsBeginningAndEnd(t *testing.T) {
+	inner := &capture{}
+	r := newLimited(inner, clocktesting.NewFakePassiveClock(time.Now()))
+	r.Eventf(object("a", "1"), nil, Warning, "FailedBootstrap", "Bootstrap", "short: %d%%", 100)
+	long := "Bootstrap command 3 exited with 1; delete the Machine to replace it; output tail:\n" +
+		fmt.Sprintf("%01200d", 0) + "é" + fmt.Sprintf("%0500d", 0) + "\nthe last line"
+	r.Eventf(object("a", "1"), nil, Warning, "FailedBootstrap", "Bootstrap", "%s", long)
+	require.Equal(t, "short: 100%", inner.notes[0])
+	got := inner.notes[1]
+	require.LessOrEqual(t, len(got), maxNote)
+	require.Contains(t, got, "delete the Machine to replace it")
+	require.Contains(t, got, "the last line")
+	require.Contains(t, got, "[...]")
 }

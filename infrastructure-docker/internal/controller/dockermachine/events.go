@@ -59,7 +59,8 @@ func (r *Reconciler) recordBootstrap(s *scope, st node.BootstrapStatus) {
 		if saidBefore(s, infrav1.DockerMachineBootstrapExecSucceededCondition, cond, st.Message) {
 			return
 		}
-		r.Recorder.Eventf(s.regarding, nil, events.Warning, reason, "Bootstrap", "%s", shortNote(st.Message))
+		// The recorder cuts a long output to the API's limit; the condition keeps it all.
+		r.Recorder.Eventf(s.regarding, nil, events.Warning, reason, "Bootstrap", "%s", st.Message)
 	}
 }
 
@@ -80,19 +81,4 @@ func (r *Reconciler) recordDelete(s *scope, err error) {
 func saidBefore(s *scope, condType, reason, message string) bool {
 	c := conditions.Get(s.dockerMachine, condType)
 	return c != nil && c.Reason == reason && strings.Contains(c.Message, message)
-}
-
-// maxNote is the events.k8s.io API's limit on an Event's note, in bytes.
-const maxNote = 1024
-
-// shortNote fits a bootstrap message within maxNote: its beginning (what failed, what to do)
-// and the end of the output tail, the lines nearest the failure. The condition keeps it all.
-func shortNote(msg string) string {
-	if len(msg) <= maxNote {
-		return msg
-	}
-	const cut = "\n[...]\n"
-	head := 400
-	tail := maxNote - head - len(cut)
-	return strings.ToValidUTF8(msg[:head], "") + cut + strings.ToValidUTF8(msg[len(msg)-tail:], "")
 }

@@ -89,14 +89,3 @@ runcmd:
 	require.Equal(t, 1, counter.EventsRecorded(ReasonTimedOutBootstrap, slow.Name))
 	require.Zero(t, counter.EventsRecorded(ReasonSuccessfulBootstrap, failing.Name)+counter.EventsRecorded(ReasonSuccessfulBootstrap, slow.Name))
 }
-
-func TestShortNote_KeepsTheBeginningAndTheEndWithinTheAPILimit(t *testing.T) {
-	require.Equal(t, "short", shortNote("short"))
-	long := "Bootstrap command 3 exited with 1; delete the Machine to replace it; output tail:\n" +
-		fmt.Sprintf("%01200d", 0) + "é" + fmt.Sprintf("%0500d", 0) + "\nthe last line"
-	got := shortNote(long)
-	require.LessOrEqual(t, len(got), maxNote)
-	require.Contains(t, got, "delete the Machine to replace it")
-	require.Contains(t, got, "the last line")
-	require.Contains(t, got, "[...]")
-}
