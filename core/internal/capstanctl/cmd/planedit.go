@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +25,7 @@ func editForPlan(c *cobra.Command, cl client.Client, edit, namespace string) (pa
 		return "", cleanup, err
 	}
 	cleanup = func() { _ = os.RemoveAll(dir) }
-	path, changed, err := editedObjectFile(c.Context(), cl, edit, namespace, dir, [3]any{c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr()})
+	path, changed, err := editedObjectFile(c, cl, edit, namespace, dir)
 	if err != nil || changed {
 		return path, cleanup, err
 	}
@@ -37,8 +36,9 @@ func editForPlan(c *cobra.Command, cl client.Client, edit, namespace string) (pa
 // editedObjectFile fetches the object arg names (KIND/NAME, KIND as kubectl takes it: a kind or
 // resource name, singular or plural, optionally .GROUP), writes it without its status and server
 // metadata to a file in dir, lets the user's editor ($KUBE_EDITOR, else $EDITOR, else vi) change
-// it, and returns the file's path; changed is false when the file was left as it was.
-func editedObjectFile(ctx context.Context, cl client.Client, arg, namespace, dir string, stdio [3]any) (path string, changed bool, err error) {
+// it on c's terminal, and returns the file's path; changed is false when the file was left as it was.
+func editedObjectFile(c *cobra.Command, cl client.Client, arg, namespace, dir string) (path string, changed bool, err error) {
+	ctx := c.Context()
 	obj, err := getNamed(ctx, cl, arg, namespace)
 	if err != nil {
 		return "", false, err
@@ -64,7 +64,7 @@ func editedObjectFile(ctx context.Context, cl client.Client, arg, namespace, dir
 	}
 	// As kubectl edit: the editor variable may hold arguments, so a shell runs it.
 	ed := exec.CommandContext(ctx, "sh", "-c", editor+` "$1"`, "editor", path)
-	ed.Stdin, ed.Stdout, ed.Stderr = stdio[0].(io.Reader), stdio[1].(io.Writer), stdio[2].(io.Writer)
+	ed.Stdin, ed.Stdout, ed.Stderr = c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr()
 	if err := ed.Run(); err != nil {
 		return "", false, fmt.Errorf("the editor (%s) failed: %w; nothing was planned", editor, err)
 	}
