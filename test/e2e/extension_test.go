@@ -21,6 +21,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	runtimev1 "capstan.dev/contracts/api/runtime/v1beta2"
+	"capstan.dev/contracts/envtest"
 	"capstan.dev/test/framework"
 )
 
@@ -48,7 +49,7 @@ func (s *suite) startTestExtension() *testExtension {
 	c := s.runtimeClient()
 	ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
 	defer cancel()
-	ext, err := framework.StartExtension(ctx, c, bin, s.kubeconfigPath(), s.ns, logFile)
+	ext, err := framework.StartExtension(ctx, c, bin, envtest.FreeLoopbackAddr(s.t), s.kubeconfigPath(), s.ns, logFile)
 	require.NoError(s.t, err)
 	s.t.Cleanup(func() {
 		ext.Stop()

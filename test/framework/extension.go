@@ -7,7 +7,6 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os/exec"
 	"time"
@@ -32,14 +31,10 @@ type Extension struct {
 	http *http.Client
 }
 
-// StartExtension runs the test extension binary bin behind ExtensionConfig <ns>-ext (created
-// here) and waits, until ctx ends, for the extension to write its CA into it: its control
-// endpoint is then reachable. The extension logs to log; Stop ends it.
-func StartExtension(ctx context.Context, mgmt client.Client, bin, kubeconfig, ns string, log io.Writer) (*Extension, error) {
-	addr, err := freeLoopbackAddr()
-	if err != nil {
-		return nil, err
-	}
+// StartExtension runs the test extension binary bin, listening on addr, behind ExtensionConfig
+// <ns>-ext (created here) and waits, until ctx ends, for the extension to write its CA into it:
+// its control endpoint is then reachable. The extension logs to log; Stop ends it.
+func StartExtension(ctx context.Context, mgmt client.Client, bin, addr, kubeconfig, ns string, log io.Writer) (*Extension, error) {
 	e := &Extension{Name: ns + "-ext", url: "https://" + addr, mgmt: mgmt}
 	e.cfg = &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: e.Name}, Spec: runtimev1.ExtensionConfigSpec{
 		ClientConfig:      runtimev1.ClientConfig{URL: e.url},
@@ -54,7 +49,7 @@ func StartExtension(ctx context.Context, mgmt client.Client, bin, kubeconfig, ns
 		e.Stop()
 		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
-	err = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		err := mgmt.Get(ctx, client.ObjectKeyFromObject(e.cfg), e.cfg)
 		return err == nil && len(e.cfg.Spec.ClientConfig.CABundle) > 0, client.IgnoreNotFound(err)
 	})
@@ -132,14 +127,4 @@ func (e *Extension) do(ctx context.Context, method, path, body string, want ...i
 		}
 	}
 	return nil, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, got)
-}
-
-// freeLoopbackAddr is a loopback address with a port nothing listens on now.
-func freeLoopbackAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }

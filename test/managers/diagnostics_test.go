@@ -35,7 +35,7 @@ func TestManagers_DiagnosticsServeOnlyAuthorizedCallers(t *testing.T) {
 	applyRBAC(t, "../../core/config/rbac", p.namespace, user)
 	cfg, err := env.AddUser(user)
 	require.NoError(t, err)
-	addr := freeAddr(t)
+	addr := envtest.FreeLoopbackAddr(t)
 	mp := startManager(t, buildManager(t, p), writeKubeconfig(t, cfg),
 		"--leader-elect=false", "--diagnostics-address="+addr, "--tls-min-version=VersionTLS13")
 

@@ -179,7 +179,7 @@ func coreWithExtension(t *testing.T, prefix string) (ns string, ext *framework.E
 	ext = runExtension(t, kubeconfig, ns)
 	started := false
 	start = func() (*managerProcess, string) {
-		diag := freeAddr(t)
+		diag := envtest.FreeLoopbackAddr(t)
 		mp := startManager(t, bin, kubeconfig, "--leader-elect=false", "--diagnostics-address="+diag, "--insecure-diagnostics")
 		if !started {
 			waitDiscovered(t, ext.Name)
@@ -199,7 +199,7 @@ func runExtension(t *testing.T, kubeconfig, ns string) *framework.Extension {
 	var log bytes.Buffer // read only after Stop, which waits for the process
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	ext, err := framework.StartExtension(ctx, env.Client, bin, kubeconfig, ns, &log)
+	ext, err := framework.StartExtension(ctx, env.Client, bin, envtest.FreeLoopbackAddr(t), kubeconfig, ns, &log)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		ext.Stop()

@@ -5,7 +5,6 @@ package managers
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -86,18 +85,10 @@ func ensureNamespace(t *testing.T, name string) {
 	}
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // startManager runs bin; extra flags come last, so they override the defaults here.
 func startManager(t *testing.T, bin, kubeconfig string, extra ...string) *managerProcess {
 	t.Helper()
-	mp := &managerProcess{healthAddr: freeAddr(t), done: make(chan error, 1)}
+	mp := &managerProcess{healthAddr: envtest.FreeLoopbackAddr(t), done: make(chan error, 1)}
 	mp.cmd = exec.Command(bin, append([]string{
 		"--kubeconfig=" + kubeconfig,
 		"--diagnostics-address=0",
@@ -240,7 +231,7 @@ func TestManagers_ProfilingServesPprofOnTheInsecureDiagnosticsEndpoint(t *testin
 		{[]string{"--profiling"}, http.StatusOK},
 		{nil, http.StatusNotFound},
 	} {
-		metricsAddr := freeAddr(t)
+		metricsAddr := envtest.FreeLoopbackAddr(t)
 		mp := startManager(t, bin, kubeconfig, append([]string{"--leader-elect=false", "--diagnostics-address=" + metricsAddr, "--insecure-diagnostics"}, tc.flags...)...)
 		envtest.WaitFor(t, 30*time.Second, "the metrics endpoint", func() (bool, error) {
 			code, err := status("http://" + metricsAddr + "/metrics")
