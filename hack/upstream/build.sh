@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds upstream Cluster API's managers (the version go.mod requires) from the module cache or
 # proxy into ${CAPSTAN_CACHE:-$HOME/.cache/capstan}/upstream/<version>/, for the interop e2e
-# only: core (sigs.k8s.io/cluster-api), bootstrap-kubeadm, control-plane-kubeadm. A binary
-# already in the cache is never rebuilt. Prints one line per binary, NAME=PATH, for the caller
+# only: capi-core (sigs.k8s.io/cluster-api), capi-kubeadm-bootstrap, capi-kubeadm-control-plane,
+# named apart from Capstan's binaries because a manager's name in managedFields is its binary's.
+# A binary already in the cache is never rebuilt. Prints one line per binary, NAME=PATH, for the caller
 # to export (CAPSTAN_UPSTREAM_CORE, CAPSTAN_UPSTREAM_BOOTSTRAP, CAPSTAN_UPSTREAM_CONTROLPLANE).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,8 +18,8 @@ major=${version#v}; major=${major%%.*}
 minor=${version#v*.}; minor=${minor%%.*}
 ldflags="-s -w -X $pkg.gitVersion=$version -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
 missing=()
-for b in core:sigs.k8s.io/cluster-api bootstrap:sigs.k8s.io/cluster-api/bootstrap/kubeadm \
-         controlplane:sigs.k8s.io/cluster-api/controlplane/kubeadm; do
+for b in capi-core:sigs.k8s.io/cluster-api capi-kubeadm-bootstrap:sigs.k8s.io/cluster-api/bootstrap/kubeadm \
+         capi-kubeadm-control-plane:sigs.k8s.io/cluster-api/controlplane/kubeadm; do
   [ -x "$out/${b%%:*}" ] || missing+=("$b")
 done
 for b in "${missing[@]}"; do
@@ -28,6 +29,6 @@ for b in "${missing[@]}"; do
   mv "$out/${b%%:*}.tmp" "$out/${b%%:*}"
 done
 echo "CAPSTAN_UPSTREAM_VERSION=$version"
-echo "CAPSTAN_UPSTREAM_CORE=$out/core"
-echo "CAPSTAN_UPSTREAM_BOOTSTRAP=$out/bootstrap"
-echo "CAPSTAN_UPSTREAM_CONTROLPLANE=$out/controlplane"
+echo "CAPSTAN_UPSTREAM_CORE=$out/capi-core"
+echo "CAPSTAN_UPSTREAM_BOOTSTRAP=$out/capi-kubeadm-bootstrap"
+echo "CAPSTAN_UPSTREAM_CONTROLPLANE=$out/capi-kubeadm-control-plane"

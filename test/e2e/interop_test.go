@@ -5,6 +5,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -50,9 +51,11 @@ func TestInteropUpstreamCore(t *testing.T) {
 	s.startUpstreamManager("core", bins.core)
 
 	s.interopLifecycle(func() {
-		owners := s.machineStatusWriters()
-		require.NotEmpty(s.t, owners, "Machine status written")
-		for name, managers := range owners {
+		// A manager's name in managedFields is its binary's (capi-core, Capstan's is core).
+		writers := s.machineStatusWriters()
+		require.Len(s.t, writers, 2, "both Machines' status written")
+		for name, managers := range writers {
+			require.Contains(s.t, managers, filepath.Base(bins.core), "Machine %s: status written by upstream's core", name)
 			require.NotContains(s.t, managers, "core", "Machine %s: status written by Capstan's core, which is stopped", name)
 		}
 	})
