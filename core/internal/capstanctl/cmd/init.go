@@ -29,10 +29,15 @@ type initOptions struct {
 	stop      bool
 	hostNet   bool
 	interval  time.Duration
+	// typed holds --core, --bootstrap, --control-plane and --infrastructure by flag name.
+	typed           map[string]*[]string
+	config          string
+	targetNamespace string
+	listVariables   bool
 }
 
 func newInitCommand(g *globalOptions) *cobra.Command {
-	o := &initOptions{}
+	o := &initOptions{typed: map[string]*[]string{}}
 	c := &cobra.Command{
 		Use:   "init",
 		Short: "Install the providers' CRDs, RBAC, admission policies and managers into a management cluster",
@@ -89,10 +94,29 @@ managers that run the same binary with the same flags and token; others are rest
 	f.BoolVar(&o.hostNet, "host-network", false, "run the manager pods in their nodes' network namespace (management cluster that is a Capstan docker cluster)")
 	f.DurationVar(&o.interval, "poll-interval", time.Second, "how often waits re-read the cluster")
 	_ = f.MarkHidden("poll-interval")
+	for _, tf := range typeFlags {
+		o.typed[tf.flag] = f.StringSlice(tf.flag, nil, fmt.Sprintf("%s providers to install, as NAME[:VERSION] (repeatable, comma-separated): "+
+			"one the configuration file lists, or Capstan's embedded one", tf.providerType))
+	}
+	f.StringVar(&o.config, "config", "", "clusterctl configuration file listing the providers' repositories and variables "+
+		"(default: capstanctl.yaml or clusterctl.yaml in $XDG_CONFIG_HOME/cluster-api, then in ~/.cluster-api)")
+	f.StringVar(&o.targetNamespace, "target-namespace", "", "with a provider flag: install the providers read from repositories into this namespace")
+	f.BoolVar(&o.listVariables, "list-variables", false, "with a provider flag: list the variables the providers' components need and install nothing")
 	return c
 }
 
 func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
+	if typeFlagsSet(c) {
+		if err := o.validate(c); err != nil {
+			return err
+		}
+		return runInitProviders(c, g, o)
+	}
+	for _, n := range []string{"config", "target-namespace", "list-variables"} {
+		if c.Flags().Changed(n) {
+			return fmt.Errorf("--%s is for providers named with --core, --bootstrap, --control-plane or --infrastructure: add one", n)
+		}
+	}
 	ps, err := components.Select(o.providers)
 	if err != nil {
 		return fmt.Errorf("--providers: %w", err)
