@@ -37,8 +37,11 @@ type Options struct {
 	IncludeCRD, IncludeNamespace bool
 }
 
+// clusterctlGroup is the API group of clusterctl's inventory.
+const clusterctlGroup = "clusterctl.cluster.x-k8s.io"
+
 // Find lists the provider's objects that delete removes, in deletion order (the namespaced
-// objects, then cluster-scoped ones, the CRDs and the Namespace last). Namespaced objects of
+// objects, then cluster-scoped ones, the CRDs, the Namespace, and the inventory entry last). Namespaced objects of
 // a Namespace being deleted are left to the Namespace's deletion, as clusterctl does.
 func Find(ctx context.Context, cl client.Client, dc discovery.DiscoveryInterface, p inventory.Entry, o Options) ([]*unstructured.Unstructured, error) {
 	lists, err := discovery.ServerPreferredResources(dc)
@@ -89,6 +92,8 @@ func selectObjects(found []*unstructured.Unstructured, p inventory.Entry, o Opti
 	}
 	rank := func(u *unstructured.Unstructured) int {
 		switch {
+		case u.GetKind() == clusterctl.InventoryKind && u.GroupVersionKind().Group == clusterctlGroup:
+			return 4 // last: a deletion that fails midway leaves the provider listed, to be run again
 		case u.GetNamespace() != "":
 			return 0
 		case u.GetKind() == "CustomResourceDefinition":

@@ -111,21 +111,33 @@ const exampleCRD = "exampleclusters.infrastructure.example.capstan.dev"
 // installed (a downgrade, --include-crd with objects), and the deletion.
 func TestInitFromRepository_InstallsDeletesAndRefuses(t *testing.T) {
 	cfg := config(t, "EXAMPLE_SYNC_PERIOD: 5m\n")
+	t.Run("ListVariablesPrintsThemAndInstallsNothing", func(t *testing.T) { listVariablesPrintsThemAndInstallsNothing(t, cfg) })
+	refusesBeforeInstall(t, cfg)
+	t.Run("InstallsTheLatestWithItsInventoryEntry", func(t *testing.T) { installsTheLatestWithItsInventoryEntry(t, cfg) })
+	t.Run("RefusesADowngrade", func(t *testing.T) { refusesADowngrade(t, cfg) })
+	t.Run("DeleteIncludeCRDRefusedWhileObjectsExist", func(t *testing.T) { deleteIncludeCRDRefusedWhileObjectsExist(t, cfg) })
+	t.Run("DeleteRemovesTheComponentsAndKeepsTheCRD", func(t *testing.T) { deleteRemovesTheComponentsAndKeepsTheCRD(t, cfg) })
+	t.Run("InstallsIntoTheTargetNamespace", func(t *testing.T) { installsIntoTheTargetNamespace(t, cfg) })
+	t.Run("DeleteWithCRDAndNamespace", func(t *testing.T) { deleteWithCRDAndNamespace(t, cfg) })
+}
 
-	t.Run("ListVariablesPrintsThemAndInstallsNothing", func(t *testing.T) {
-		before := snapshot(t)
-		t.Setenv("EXAMPLE_REGION", "eu-1")
-		r := run(t, "init", "--config", cfg, "--infrastructure", "example:v0.1.0", "--list-variables")
-		require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-		require.Equal(t, `Variables of infrastructure-example v0.1.0:
+func listVariablesPrintsThemAndInstallsNothing(t *testing.T, cfg string) {
+	before := snapshot(t)
+	t.Setenv("EXAMPLE_REGION", "eu-1")
+	r := run(t, "init", "--config", cfg, "--infrastructure", "example:v0.1.0", "--list-variables")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Equal(t, `Variables of infrastructure-example v0.1.0:
   NAME                 DEFAULT     SET
   EXAMPLE_LOG_LEVEL    "2"         no
   EXAMPLE_REGION       (required)  environment
   EXAMPLE_SYNC_PERIOD  "10m"       configuration file
 `, r.stdout)
-		require.Empty(t, cmp.Diff(before, snapshot(t)), "the cluster changed")
-	})
+	require.Empty(t, cmp.Diff(before, snapshot(t)), "the cluster changed")
+}
 
+// refusesBeforeInstall runs each refusal that needs no provider installed, checking the cluster
+// is unchanged.
+func refusesBeforeInstall(t *testing.T, cfg string) {
 	for _, tc := range []struct {
 		name, want string
 		args       []string
@@ -159,100 +171,100 @@ func TestInitFromRepository_InstallsDeletesAndRefuses(t *testing.T) {
 			require.Empty(t, cmp.Diff(before, snapshot(t)), "the cluster changed")
 		})
 	}
+}
 
-	t.Run("InstallsTheLatestWithItsInventoryEntry", func(t *testing.T) {
-		t.Setenv("EXAMPLE_REGION", "eu-1")
-		r := run(t, "init", "--config", cfg, "--infrastructure", "example")
-		require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-		require.Contains(t, r.stdout, "Installing providers infrastructure-example v0.2.0 into namespace example-system into the management cluster at")
-		require.Contains(t, r.stdout, "CustomResourceDefinition "+exampleCRD+" created\n")
-		checkInstalled(t, "example-system", "v0.2.0", "--v=2", "--region=eu-1", "--sync-period=5m")
+func installsTheLatestWithItsInventoryEntry(t *testing.T, cfg string) {
+	t.Setenv("EXAMPLE_REGION", "eu-1")
+	r := run(t, "init", "--config", cfg, "--infrastructure", "example")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "Installing providers infrastructure-example v0.2.0 into namespace example-system into the management cluster at")
+	require.Contains(t, r.stdout, "CustomResourceDefinition "+exampleCRD+" created\n")
+	checkInstalled(t, "example-system", "v0.2.0", "--v=2", "--region=eu-1", "--sync-period=5m")
 
-		again := run(t, "init", "--config", cfg, "--infrastructure", "example:v0.2.0")
-		require.Equal(t, 0, again.code, "stdout:\n%s\nstderr:\n%s", again.stdout, again.stderr)
-		require.NotContains(t, again.stdout, " created\n")
-		require.NotContains(t, again.stdout, " configured\n")
-	})
+	again := run(t, "init", "--config", cfg, "--infrastructure", "example:v0.2.0")
+	require.Equal(t, 0, again.code, "stdout:\n%s\nstderr:\n%s", again.stdout, again.stderr)
+	require.NotContains(t, again.stdout, " created\n")
+	require.NotContains(t, again.stdout, " configured\n")
+}
 
-	t.Run("RefusesADowngrade", func(t *testing.T) {
-		t.Setenv("EXAMPLE_REGION", "eu-1")
-		before := snapshot(t)
-		r := run(t, "init", "--config", cfg, "--infrastructure", "example:v0.1.0")
-		require.Equal(t, 1, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-		require.Contains(t, r.stderr, "infrastructure-example v0.2.0 is installed, and v0.1.0 is older: capstanctl does not downgrade a provider")
-		require.Empty(t, cmp.Diff(before, snapshot(t)), "the cluster changed")
-	})
+func refusesADowngrade(t *testing.T, cfg string) {
+	t.Setenv("EXAMPLE_REGION", "eu-1")
+	before := snapshot(t)
+	r := run(t, "init", "--config", cfg, "--infrastructure", "example:v0.1.0")
+	require.Equal(t, 1, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stderr, "infrastructure-example v0.2.0 is installed, and v0.1.0 is older: capstanctl does not downgrade a provider")
+	require.Empty(t, cmp.Diff(before, snapshot(t)), "the cluster changed")
+}
 
-	t.Run("DeleteIncludeCRDRefusedWhileObjectsExist", func(t *testing.T) {
-		for _, n := range []string{"a", "b"} {
-			u := &unstructured.Unstructured{}
-			u.SetAPIVersion("infrastructure.example.capstan.dev/v1alpha1")
-			u.SetKind("ExampleCluster")
-			u.SetNamespace("default")
-			u.SetName(n)
-			require.NoError(t, env.Client.Create(context.Background(), u))
-			t.Cleanup(func() { _ = env.Client.Delete(context.Background(), u) })
-		}
-		before := snapshot(t)
-		r := run(t, "delete", "--provider", "infrastructure-example", "--include-crd")
-		require.Equal(t, 1, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-		require.Contains(t, r.stderr, "provider infrastructure-example still has objects of its CRDs: 2 ExampleCluster")
-		require.Empty(t, cmp.Diff(before, snapshot(t)), "the cluster changed")
-	})
+func deleteIncludeCRDRefusedWhileObjectsExist(t *testing.T, cfg string) {
+	for _, n := range []string{"a", "b"} {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("infrastructure.example.capstan.dev/v1alpha1")
+		u.SetKind("ExampleCluster")
+		u.SetNamespace("default")
+		u.SetName(n)
+		require.NoError(t, env.Client.Create(context.Background(), u))
+		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), u) })
+	}
+	before := snapshot(t)
+	r := run(t, "delete", "--provider", "infrastructure-example", "--include-crd")
+	require.Equal(t, 1, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stderr, "provider infrastructure-example still has objects of its CRDs: 2 ExampleCluster")
+	require.Empty(t, cmp.Diff(before, snapshot(t)), "the cluster changed")
+}
 
-	t.Run("DeleteRemovesTheComponentsAndKeepsTheCRD", func(t *testing.T) {
-		r := run(t, "delete", "--infrastructure", "example")
-		require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-		require.Contains(t, r.stdout, "Deleting provider infrastructure-example v0.2.0 from namespace example-system\n")
-		require.Contains(t, r.stdout, "Provider example-system/infrastructure-example deleted\n")
-		for _, o := range []struct{ apiVersion, kind, namespace, name string }{
-			{"apps/v1", "Deployment", "example-system", "example-controller-manager"},
-			{"rbac.authorization.k8s.io/v1", "ClusterRole", "", "example-manager-role"},
-			{"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "", "example-manager-rolebinding"},
-			{"v1", "ServiceAccount", "example-system", "example-controller-manager"},
-			{"clusterctl.cluster.x-k8s.io/v1alpha3", "Provider", "example-system", "infrastructure-example"},
-		} {
-			_, err := get(t, o.apiVersion, o.kind, o.namespace, o.name)
-			require.True(t, apierrors.IsNotFound(err), "%s %s: %v", o.kind, o.name, err)
-		}
-		_, err := get(t, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "", exampleCRD)
-		require.NoError(t, err, "the CRD stays without --include-crd")
-		_, err = get(t, "v1", "Namespace", "", "example-system")
-		require.NoError(t, err, "the namespace stays without --include-namespace")
+func deleteRemovesTheComponentsAndKeepsTheCRD(t *testing.T, cfg string) {
+	r := run(t, "delete", "--infrastructure", "example")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "Deleting provider infrastructure-example v0.2.0 from namespace example-system\n")
+	require.Contains(t, r.stdout, "Provider example-system/infrastructure-example deleted\n")
+	for _, o := range []struct{ apiVersion, kind, namespace, name string }{
+		{"apps/v1", "Deployment", "example-system", "example-controller-manager"},
+		{"rbac.authorization.k8s.io/v1", "ClusterRole", "", "example-manager-role"},
+		{"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "", "example-manager-rolebinding"},
+		{"v1", "ServiceAccount", "example-system", "example-controller-manager"},
+		{"clusterctl.cluster.x-k8s.io/v1alpha3", "Provider", "example-system", "infrastructure-example"},
+	} {
+		_, err := get(t, o.apiVersion, o.kind, o.namespace, o.name)
+		require.True(t, apierrors.IsNotFound(err), "%s %s: %v", o.kind, o.name, err)
+	}
+	_, err := get(t, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "", exampleCRD)
+	require.NoError(t, err, "the CRD stays without --include-crd")
+	_, err = get(t, "v1", "Namespace", "", "example-system")
+	require.NoError(t, err, "the namespace stays without --include-namespace")
 
-		r = run(t, "delete", "--provider", "infrastructure-example")
-		require.Equal(t, 1, r.code)
-		require.Contains(t, r.stderr, "provider infrastructure-example is not installed")
-	})
+	r = run(t, "delete", "--provider", "infrastructure-example")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "provider infrastructure-example is not installed")
+}
 
-	t.Run("InstallsIntoTheTargetNamespace", func(t *testing.T) {
-		t.Setenv("EXAMPLE_REGION", "us-2")
-		r := run(t, "init", "--config", cfg, "--infrastructure", "example:v0.1.0", "--target-namespace", "example-elsewhere")
-		require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-		require.Contains(t, r.stdout, "CustomResourceDefinition "+exampleCRD+" configured\n", "the v0.1.0 CRD differs in its release label")
-		checkInstalled(t, "example-elsewhere", "v0.1.0", "--v=2", "--region=us-2", "--sync-period=5m")
-		_, err := get(t, "v1", "Namespace", "", "example-system")
-		require.NoError(t, err, "the first installation's namespace was kept")
-	})
+func installsIntoTheTargetNamespace(t *testing.T, cfg string) {
+	t.Setenv("EXAMPLE_REGION", "us-2")
+	r := run(t, "init", "--config", cfg, "--infrastructure", "example:v0.1.0", "--target-namespace", "example-elsewhere")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "CustomResourceDefinition "+exampleCRD+" configured\n", "the v0.1.0 CRD differs in its release label")
+	checkInstalled(t, "example-elsewhere", "v0.1.0", "--v=2", "--region=us-2", "--sync-period=5m")
+	_, err := get(t, "v1", "Namespace", "", "example-system")
+	require.NoError(t, err, "the first installation's namespace was kept")
+}
 
-	t.Run("DeleteWithCRDAndNamespace", func(t *testing.T) {
-		r := run(t, "delete", "--provider", "infrastructure-example", "--include-crd", "--include-namespace")
-		require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-		require.Contains(t, r.stdout, "CustomResourceDefinition "+exampleCRD+" deleted\n")
-		require.Contains(t, r.stdout, "Namespace example-elsewhere deleted\n")
-		require.NotContains(t, r.stdout, "Deployment example-elsewhere/", "the namespace's deletion removes what is in it")
-		_, err := get(t, "rbac.authorization.k8s.io/v1", "ClusterRole", "", "example-manager-role")
-		require.True(t, apierrors.IsNotFound(err), "ClusterRole example-manager-role: %v", err)
-		// The API server finishes a CRD's deletion after removing its objects, and envtest runs
-		// no namespace controller, so both may still be there, being deleted.
-		for _, o := range []struct{ apiVersion, kind, name string }{
-			{"apiextensions.k8s.io/v1", "CustomResourceDefinition", exampleCRD},
-			{"v1", "Namespace", "example-elsewhere"},
-		} {
-			u, err := get(t, o.apiVersion, o.kind, "", o.name)
-			require.True(t, apierrors.IsNotFound(err) || u.GetDeletionTimestamp() != nil, "%s %s: %v", o.kind, o.name, err)
-		}
-	})
+func deleteWithCRDAndNamespace(t *testing.T, cfg string) {
+	r := run(t, "delete", "--provider", "infrastructure-example", "--include-crd", "--include-namespace")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "CustomResourceDefinition "+exampleCRD+" deleted\n")
+	require.Contains(t, r.stdout, "Namespace example-elsewhere deleted\n")
+	require.NotContains(t, r.stdout, "Deployment example-elsewhere/", "the namespace's deletion removes what is in it")
+	_, err := get(t, "rbac.authorization.k8s.io/v1", "ClusterRole", "", "example-manager-role")
+	require.True(t, apierrors.IsNotFound(err), "ClusterRole example-manager-role: %v", err)
+	// The API server finishes a CRD's deletion after removing its objects, and envtest runs
+	// no namespace controller, so both may still be there, being deleted.
+	for _, o := range []struct{ apiVersion, kind, name string }{
+		{"apiextensions.k8s.io/v1", "CustomResourceDefinition", exampleCRD},
+		{"v1", "Namespace", "example-elsewhere"},
+	} {
+		u, err := get(t, o.apiVersion, o.kind, "", o.name)
+		require.True(t, apierrors.IsNotFound(err) || u.GetDeletionTimestamp() != nil, "%s %s: %v", o.kind, o.name, err)
+	}
 }
 
 // checkInstalled checks the example's objects, labels, substituted variables and inventory entry.
