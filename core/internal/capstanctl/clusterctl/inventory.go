@@ -39,17 +39,24 @@ func Inventory(ms []components.Provider, v string) ([]*unstructured.Unstructured
 	}
 	var out []*unstructured.Unstructured
 	for _, p := range ForModules(ms) {
-		u := &unstructured.Unstructured{Object: map[string]any{
-			"providerName": p.Name,
-			"type":         p.Type,
-			"version":      v,
-		}}
-		u.SetAPIVersion(APIVersion)
-		u.SetKind(InventoryKind)
-		u.SetName(p.Label)
-		u.SetNamespace(namespaces[p.Module])
-		u.SetLabels(map[string]string{OwnedLabel: "", ProviderLabel: p.Label, CoreLabel: CoreLabelInventory})
-		out = append(out, u)
+		out = append(out, InventoryEntry(p.Label, p.Name, p.Type, namespaces[p.Module], v))
 	}
 	return out, nil
+}
+
+// InventoryEntry is the inventory entry clusterctl writes for a provider installed into
+// namespace at version v: named by its manifest label, labelled with clusterctl's two common
+// labels and CoreLabel=inventory.
+func InventoryEntry(label, name, providerType, namespace, v string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"providerName": name,
+		"type":         providerType,
+		"version":      v,
+	}}
+	u.SetAPIVersion(APIVersion)
+	u.SetKind(InventoryKind)
+	u.SetName(label)
+	u.SetNamespace(namespace)
+	u.SetLabels(map[string]string{OwnedLabel: "", ProviderLabel: label, CoreLabel: CoreLabelInventory})
+	return u
 }

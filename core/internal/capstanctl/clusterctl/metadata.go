@@ -62,3 +62,15 @@ func NewMetadata(v string) (Metadata, error) {
 func (m Metadata) YAML() ([]byte, error) {
 	return yaml.Marshal(m)
 }
+
+// ParseMetadata reads a metadata.yaml, refusing another kind or API version than clusterctl's.
+func ParseMetadata(data []byte) (Metadata, error) {
+	var m Metadata
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		return Metadata{}, fmt.Errorf("metadata.yaml is not a clusterctl Metadata: %w", err)
+	}
+	if m.Kind != "Metadata" || m.APIVersion != APIVersion {
+		return Metadata{}, fmt.Errorf("metadata.yaml has kind %q and apiVersion %q: clusterctl's is Metadata %s", m.Kind, m.APIVersion, APIVersion)
+	}
+	return m, nil
+}

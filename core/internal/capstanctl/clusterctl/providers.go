@@ -28,6 +28,29 @@ const (
 	InfrastructureProvider = "InfrastructureProvider"
 )
 
+// typePrefixes are the manifest label prefixes of the provider types capstanctl installs; the
+// core's label is its bare name (cluster-api).
+var typePrefixes = map[string]string{
+	CoreProvider:           "",
+	BootstrapProvider:      "bootstrap-",
+	ControlPlaneProvider:   "control-plane-",
+	InfrastructureProvider: "infrastructure-",
+}
+
+// Types are the provider types capstanctl installs, in clusterctl's installation order.
+var Types = []string{CoreProvider, BootstrapProvider, ControlPlaneProvider, InfrastructureProvider}
+
+// ManifestLabel is clusterctl's manifest label of a provider: its type's prefix and its name
+// (infrastructure-docker), the bare name for the core. An unknown type is an error naming the
+// known ones.
+func ManifestLabel(name, providerType string) (string, error) {
+	prefix, ok := typePrefixes[providerType]
+	if !ok {
+		return "", fmt.Errorf("provider type %q is not one of %v", providerType, Types)
+	}
+	return prefix + name, nil
+}
+
 // Provider is one clusterctl provider Capstan ships.
 type Provider struct {
 	// Label is clusterctl's manifest label: the inventory entry's name, the value of

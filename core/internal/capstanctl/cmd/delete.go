@@ -10,7 +10,30 @@ import (
 )
 
 func newDeleteCommand(g *globalOptions) *cobra.Command {
-	parent := groupCommand("delete", "Delete Capstan objects")
+	parent := groupCommand("delete", "Delete a workload cluster, or remove providers from the management cluster")
+	parent.Long = `'capstanctl delete cluster NAME' deletes a workload cluster.
+
+'capstanctl delete --provider NAME' (or --core/--bootstrap/--control-plane/--infrastructure NAME, as
+clusterctl delete) removes an installed provider, as clusterctl's inventory names it: the objects
+labelled cluster.x-k8s.io/provider=NAME in its namespace and cluster-wide, and its inventory entry.
+Its CRDs stay, and with them every object of its kinds, unless --include-crd, which is refused while
+objects of those CRDs exist (delete the clusters using them first); its namespace stays unless
+--include-namespace.`
+	parent.Example = `  capstanctl delete cluster quickstart --wait
+  capstanctl delete --provider infrastructure-example
+  capstanctl delete --infrastructure example --include-crd --include-namespace`
+	po := &deleteProviderOptions{}
+	addDeleteProviderFlags(parent, po)
+	groupRun := parent.RunE
+	parent.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 && (c.Flags().Changed("provider") || typeFlagsSet(c)) {
+			return runDeleteProviders(c, g, po)
+		}
+		if c.Flags().Changed("include-crd") || c.Flags().Changed("include-namespace") {
+			return fmt.Errorf("--include-crd and --include-namespace are for providers: name them with --provider")
+		}
+		return groupRun(c, args)
+	}
 	var namespace string
 	var wait bool
 	var timeout, interval time.Duration

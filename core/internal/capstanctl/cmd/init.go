@@ -29,10 +29,15 @@ type initOptions struct {
 	stop      bool
 	hostNet   bool
 	interval  time.Duration
+	// typed holds --core, --bootstrap, --control-plane and --infrastructure by flag name.
+	typed           map[string]*[]string
+	config          string
+	targetNamespace string
+	listVariables   bool
 }
 
 func newInitCommand(g *globalOptions) *cobra.Command {
-	o := &initOptions{}
+	o := &initOptions{typed: map[string]*[]string{}}
 	c := &cobra.Command{
 		Use:   "init",
 		Short: "Install the providers' CRDs, RBAC, admission policies and managers into a management cluster",
@@ -64,11 +69,28 @@ waits until each answers /readyz. Each runs as its provider's ServiceAccount, wi
 init requests (valid for --token-ttl, renewed by a later init once half of it has passed),
 so it has exactly the permissions its Deployment would have. Running it again keeps
 managers that run the same binary with the same flags and token; others are restarted.
---stop stops the managers a previous --dev run started (by their recorded PIDs).`,
+--stop stops the managers a previous --dev run started (by their recorded PIDs).
+
+Other providers install as with clusterctl: --core, --bootstrap, --control-plane and
+--infrastructure (each repeatable, NAME or NAME:VERSION) name providers that the configuration
+file lists (--config; default capstanctl.yaml or clusterctl.yaml in $XDG_CONFIG_HOME/cluster-api,
+then in ~/.cluster-api) as providers: [{name, url, type}], each url a clusterctl local repository
+({basepath}/{provider-label}/{version|latest}/{components file}, absolute path or file://). init
+reads the version's metadata.yaml and refuses a release whose series does not declare contract
+v1beta2, substitutes the components' variables (${VAR}, ${VAR:=default}, ${VAR:-default}; from the
+environment, then the configuration file's top-level keys), refusing every missing one at once
+(--list-variables lists them and installs nothing), moves them into --target-namespace if given,
+and applies them with clusterctl's labels and inventory entry. It refuses, before writing
+anything, a version older than the installed one and components that need cert-manager when
+the cluster has none (Capstan does not need it; install it yourself, as capstanctl does not reach
+the network). A name the file does not list means Capstan's embedded provider (cluster-api,
+kubeadm, docker), installed as above. Remove providers with 'capstanctl delete --provider'.`,
 		Example: `  capstanctl init --kubeconfig mgmt.kubeconfig --wait
   capstanctl init --providers core,kubeadm --image-tag v0.1.0
   capstanctl init --kubeconfig .capstan/mgmt/kubeconfig --dev --manager-args kubeadm=--bootstrap-token-ttl=1m
-  capstanctl init --dev --stop`,
+  capstanctl init --dev --stop
+  capstanctl init --config clusterctl.yaml --infrastructure example:v0.2.0 --list-variables
+  capstanctl init --config clusterctl.yaml --infrastructure example --target-namespace example-system`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runInit(c, g, o) },
 	}
@@ -89,10 +111,29 @@ managers that run the same binary with the same flags and token; others are rest
 	f.BoolVar(&o.hostNet, "host-network", false, "run the manager pods in their nodes' network namespace (management cluster that is a Capstan docker cluster)")
 	f.DurationVar(&o.interval, "poll-interval", time.Second, "how often waits re-read the cluster")
 	_ = f.MarkHidden("poll-interval")
+	for _, tf := range typeFlags {
+		o.typed[tf.flag] = f.StringSlice(tf.flag, nil, fmt.Sprintf("%s providers to install, as NAME[:VERSION] (repeatable, comma-separated): "+
+			"one the configuration file lists, or Capstan's embedded one", tf.providerType))
+	}
+	f.StringVar(&o.config, "config", "", "clusterctl configuration file listing the providers' repositories and variables "+
+		"(default: capstanctl.yaml or clusterctl.yaml in $XDG_CONFIG_HOME/cluster-api, then in ~/.cluster-api)")
+	f.StringVar(&o.targetNamespace, "target-namespace", "", "with a provider flag: install the providers read from repositories into this namespace")
+	f.BoolVar(&o.listVariables, "list-variables", false, "with a provider flag: list the variables the providers' components need and install nothing")
 	return c
 }
 
 func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
+	if typeFlagsSet(c) {
+		if err := o.validate(c); err != nil {
+			return err
+		}
+		return runInitProviders(c, g, o)
+	}
+	for _, n := range []string{"config", "target-namespace", "list-variables"} {
+		if c.Flags().Changed(n) {
+			return fmt.Errorf("--%s is for providers named with --core, --bootstrap, --control-plane or --infrastructure: add one", n)
+		}
+	}
 	ps, err := components.Select(o.providers)
 	if err != nil {
 		return fmt.Errorf("--providers: %w", err)

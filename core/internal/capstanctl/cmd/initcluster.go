@@ -1,0 +1,72 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/discovery"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"capstan.dev/core/internal/capstanctl/components"
+	"capstan.dev/core/internal/capstanctl/install"
+	"capstan.dev/core/internal/capstanctl/inventory"
+	"capstan.dev/core/internal/capstanctl/providercomponents"
+)
+
+// connectForInit opens the management cluster and refuses one that cannot run Capstan's providers.
+func connectForInit(g *globalOptions) (client.Client, string, error) {
+	cfg, err := g.cluster.RESTConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	cl, err := g.cluster.New()
+	if err != nil {
+		return nil, "", err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, "", fmt.Errorf("connecting to the management cluster at %s: %w", cfg.Host, err)
+	}
+	if err := install.CheckServer(dc); err != nil {
+		return nil, "", err
+	}
+	return cl, cfg.Host, nil
+}
+
+// preflightProviders reads the cluster and refuses, before anything is written, a downgrade,
+// a second instance in another namespace and components that need a cert-manager the cluster lacks.
+func preflightProviders(c *cobra.Command, cl client.Client, comps []providercomponents.Components) error {
+	ctx := c.Context()
+	installed, err := inventory.Read(ctx, cl)
+	if err != nil {
+		return err
+	}
+	for _, cs := range comps {
+		if err := install.CheckUpgrade(installed, cs.Label, cs.Namespace, cs.Version); err != nil {
+			return err
+		}
+		if err := install.CheckCertManager(ctx, cl, cs.String(), providercomponents.CertManagerUsers(cs.Objects)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyAndWait applies the plan and, with --wait, waits for its Deployments.
+func applyAndWait(c *cobra.Command, cl client.Client, o *initOptions, plan components.Plan) error {
+	out := c.OutOrStdout()
+	a := &install.Applier{Client: cl, Out: out, PollInterval: o.interval}
+	if _, err := a.Apply(c.Context(), plan); err != nil {
+		return err
+	}
+	if !o.wait {
+		fmt.Fprintln(out, "Managers deployed; follow them with 'kubectl get deployments -A -l cluster.x-k8s.io/provider' or rerun with --wait")
+		return nil
+	}
+	fmt.Fprintf(out, "Waiting up to %s for the managers to be available\n", o.timeout)
+	if err := a.WaitDeployments(c.Context(), plan.Rest, o.timeout); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "Managers available")
+	return nil
+}
