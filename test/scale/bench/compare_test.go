@@ -87,6 +87,16 @@ func TestComparison_AddsItsSectionAtTheEndWhenMissing(t *testing.T) {
 	require.Empty(t, cmp.Diff("# Benchmarks\n\n### a run\n\n"+section.String(), string(got)))
 }
 
+func TestPerVerb_DividesCountsOnce(t *testing.T) {
+	writes := make([]write, 10)
+	for i := range writes {
+		writes[i].Verb = "create"
+	}
+	got := perVerb(writes, 10)
+	require.Equal(t, map[string]float64{"create": 1, "update": 0, "patch": 0, "delete": 0}, got)
+	require.Equal(t, "1.00", Figure{Value: got["create"]}.value())
+}
+
 func TestUnfinished_ShowsTheBoundAndHowFarItGot(t *testing.T) {
 	err := &notFinishedError{what: "every Machine Running", timeout: 15 * time.Minute,
 		progress: errString("999/1000 Machines replaced and Running")}

@@ -38,12 +38,16 @@ var WriteVerbs = []string{"create", "update", "patch", "delete"}
 
 // perVerb counts writes per verb, divided by n.
 func perVerb(writes []write, n float64) map[string]float64 {
-	out := map[string]float64{}
+	counts := map[string]int{}
 	for _, v := range WriteVerbs {
-		out[v] = 0
+		counts[v] = 0
 	}
 	for _, w := range writes {
-		out[w.Verb] += 1 / n
+		counts[w.Verb]++
+	}
+	out := make(map[string]float64, len(counts))
+	for v, c := range counts { // divided once: a sum of 1/n shows 10 of 10 as 0.999…
+		out[v] = float64(c) / n
 	}
 	return out
 }
