@@ -234,6 +234,16 @@ bench: k8s-binaries ## Scale, write cost and memory of the core manager vs. this
 	$(GO) run ./test/cmd/bench --append docs/benchmarks.md --command "$(BENCH_COMMAND)" \
 	  --core-manager "$(CORE_MANAGER)" --core-crds "$(CORE_CRDS)" --core-manager-args "$(CORE_MANAGER_ARGS)" $(BENCH_ARGS)
 
+# make bench-upstream runs the same scenarios twice, back to back: Capstan's core, then upstream
+# Cluster API's (hack/upstream/build.sh builds it once into the cache; its CRDs come from the module
+# cache), and writes one side-by-side table into docs/benchmarks.md's "Side by side with upstream"
+# section, replacing the previous run. BENCH_ARGS as for make bench.
+BENCH_UPSTREAM_COMMAND = make bench-upstream$(if $(BENCH_ARGS), BENCH_ARGS='$(BENCH_ARGS)')
+
+.PHONY: bench-upstream
+bench-upstream: k8s-binaries ## make bench's scenarios with Capstan's core, then upstream Cluster API's; one side-by-side table into docs/benchmarks.md.
+	$(GO) run ./test/cmd/bench --peer upstream --side-by-side docs/benchmarks.md --command "$(BENCH_UPSTREAM_COMMAND)" $(BENCH_ARGS)
+
 ##@ Docs
 
 .PHONY: docs-diagrams

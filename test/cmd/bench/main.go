@@ -5,7 +5,10 @@
 // scenarios and what they measure are in capstan.dev/test/scale/bench.
 //
 // CORE_MANAGER=<binary>, CORE_CRDS=<dir> and CORE_MANAGER_ARGS run the same
-// scenarios against another implementation of the core contract.
+// scenarios against another implementation of the core contract. --peer upstream (or
+// --peer-manager, --peer-crds, --peer-name) runs them twice, back to back — Capstan's
+// core, then the peer's — and prints one side-by-side table, which --side-by-side
+// writes into docs/benchmarks.md in place of the previous one (make bench-upstream).
 package main
 
 import (
@@ -55,6 +58,8 @@ func run() (int, error) {
 	flag.IntVar(&cfg.ConfigMapBytes, "configmap-bytes", cfg.ConfigMapBytes, "Data bytes per ConfigMap of scenario 6.")
 	flag.DurationVar(&cfg.MemorySettle, "memory-settle", cfg.MemorySettle, "The longest wait for a manager's resident memory to stop moving before it is read.")
 	flag.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "Bound of each scenario.")
+	var peer peerFlags
+	peer.register()
 	flag.Parse()
 
 	if *output != "table" && *output != "json" {
@@ -75,6 +80,12 @@ func run() (int, error) {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if peer.wanted() {
+		if *appendTo != "" {
+			return 2, fmt.Errorf("--append is for a run of one core; a side-by-side run replaces its section with --side-by-side")
+		}
+		return runSideBySide(ctx, cfg, peer, *output)
+	}
 	started := time.Now()
 	report, err := bench.Run(ctx, cfg)
 	if report == nil {

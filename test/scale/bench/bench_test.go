@@ -68,6 +68,12 @@ func TestBench_SmokeRunMeasuresEveryScenario(t *testing.T) {
 	}
 	require.Positive(t, controllers, "scenario 2 reports its busiest controllers from the core's metrics")
 
+	for _, scenario := range AllScenarios[1:] { // the floor is the API server's, not the core's
+		o, ok := outcomeOf(report, scenario)
+		require.True(t, ok, "scenario %s has no outcome for the side-by-side report", scenario)
+		require.Empty(t, o.Unfinished, scenario)
+	}
+
 	var table, js bytes.Buffer
 	require.NoError(t, report.WriteTable(&table))
 	require.Contains(t, table.String(), "core writes per Machine")

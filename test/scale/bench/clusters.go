@@ -42,6 +42,10 @@ func (r *run) clusters(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	usageBefore, err := r.core.usage()
+	if err != nil {
+		return err
+	}
 	n, workers := r.cfg.Clusters, r.cfg.WorkersPerCluster
 	want := n * (1 + workers)
 	objs := workerTemplates(ns)
@@ -60,14 +64,18 @@ func (r *run) clusters(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := r.audit.quietSince(5*time.Second, 2*time.Minute, start, coreUsers...); err != nil {
+	last, err := r.audit.quietSince(5*time.Second, 2*time.Minute, start, coreUsers...)
+	if err != nil {
 		return err
 	}
 	after, err := r.connectionCost(ctx)
 	if err != nil {
 		return err
 	}
-	scenario := fmt.Sprintf("4 %d Clusters", n)
+	scenario := r.cfg.title(ScenarioClusters)
+	if err := r.clustersOutcome(want, took, start, last, usageBefore); err != nil {
+		return err
+	}
 	r.report.add(Figure{Scenario: scenario, Name: "wall time to every Machine Running", Value: took.Seconds(), Unit: "s"})
 	conns := after.connections - before.connections
 	// No goal: client-go shares one transport (one TCP connection) among identical
@@ -78,6 +86,23 @@ func (r *run) clusters(ctx context.Context) error {
 	r.report.add(Figure{Scenario: scenario, Name: "core RSS per Cluster (its Machines and workload cache included)",
 		Value: mib(after.rss-before.rss) * 1024 / float64(n), Unit: "KiB"})
 	r.report.add(Figure{Scenario: scenario, Name: "core RSS before → after", Value: mib(after.rss), Unit: fmt.Sprintf("MiB (from %.0f)", mib(before.rss))})
+	return nil
+}
+
+// clustersOutcome records scenario 4's outcome: the core's writes per Machine over
+// [start, last], its CPU since before and its peak memory.
+func (r *run) clustersOutcome(machines int, took time.Duration, start, last time.Time, before usage) error {
+	_, core, _, err := r.writes(start, last.Add(time.Millisecond))
+	if err != nil {
+		return err
+	}
+	after, err := r.core.usage()
+	if err != nil {
+		return err
+	}
+	r.report.addOutcome(Outcome{Scenario: ScenarioClusters, Title: r.cfg.title(ScenarioClusters), WallSeconds: took.Seconds(),
+		Per: "Machine", Writes: perVerb(core, float64(machines)), CPUSeconds: after.CPUSeconds - before.CPUSeconds,
+		PeakRSSMiB: mib(after.PeakBytes)})
 	return nil
 }
 

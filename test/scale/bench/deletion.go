@@ -60,10 +60,14 @@ func (r *run) deletion(ctx context.Context) error {
 	if err := r.plane.harness.DeleteAllOf(ctx, &corev1.Node{}, client.MatchingLabels{provider.NodeLabel: ns}); err != nil {
 		return fmt.Errorf("deleting the Nodes of the deleted Cluster: %w", err)
 	}
-	const scenario = "5 Deletion"
-	err = r.reportWrites(scenario, "deleted Machine", max(len(machines.Items), 1), start, last.Add(time.Millisecond), took, false)
+	scenario, n := r.cfg.title(ScenarioDeletion), max(len(machines.Items), 1)
+	core, err := r.reportWrites(scenario, "deleted Machine", n, start, last.Add(time.Millisecond), took, false)
+	if err != nil {
+		return err
+	}
+	r.timedOutcome(ScenarioDeletion, "deleted Machine", n, took, core, probeStart, probeEnd)
 	r.reportProbes(scenario, probeStart, probeEnd)
-	return err
+	return nil
 }
 
 // leftovers names the kinds that still have objects of the benchmark's Cluster in

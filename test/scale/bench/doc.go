@@ -39,6 +39,13 @@
 //  4. clusters: a fresh core, then many Clusters of one control-plane Machine and a
 //     few workers; time to all Running, and a workload connection's cost.
 //
+// RunSideBySide (make bench-upstream) runs the scenarios twice, back to back, each on
+// a plane of its own: Capstan's core, then a peer's (upstream Cluster API's core on its
+// own CRDs, given a self-signed webhook certificate it refuses to start without), and
+// sets each scenario's Outcome side by side — wall time and Capstan's speed-up, the
+// core's writes per object by verb, its CPU seconds and peak memory. A scenario the peer
+// does not finish within the timeout is shown with how far it got, not as a failure.
+//
 // Waits inside a scenario are measurement windows (settling, steady state), not
 // test synchronisation; every scenario is bounded by Config.Timeout, and one that
 // runs out is reported as a failure while the run goes on.

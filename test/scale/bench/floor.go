@@ -33,11 +33,11 @@ func (r *run) floor(ctx context.Context) error {
 			return fmt.Errorf("floor at concurrency %d: %w", c, err)
 		}
 		r.floorRates[c] = rate
-		r.report.add(Figure{Scenario: "1 Floor", Name: fmt.Sprintf("create + status patch of a CR, %d concurrent", c),
+		r.report.add(Figure{Scenario: r.cfg.title(ScenarioFloor), Name: fmt.Sprintf("create + status patch of a CR, %d concurrent", c),
 			Value: rate, Unit: "writes/s"})
 	}
 	rate, level := r.floorRate()
-	r.report.add(Figure{Scenario: "1 Floor", Name: fmt.Sprintf("rate the ratios use (%d concurrent, the core has %d workers per controller)",
+	r.report.add(Figure{Scenario: r.cfg.title(ScenarioFloor), Name: fmt.Sprintf("rate the ratios use (%d concurrent, the core has %d workers per controller)",
 		level, r.cfg.CoreConcurrency), Value: rate, Unit: "writes/s"})
 	// Out of the way of the next scenarios (not timed).
 	return r.plane.harness.DeleteAllOf(ctx, newGeneric(crds.GenericInfrastructureMachineGVK), client.InNamespace(ns))

@@ -72,10 +72,12 @@ func (r *run) machines(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	end := last.Add(time.Millisecond)
-	scenario := fmt.Sprintf("2 %d Machines", want)
-	if err := r.reportWrites(scenario, "Machine", want, start, end, took, true); err != nil {
+	scenario := r.cfg.title(ScenarioMachines)
+	core, err := r.reportWrites(scenario, "Machine", want, start, end, took, true)
+	if err != nil {
 		return time.Time{}, err
 	}
+	r.timedOutcome(ScenarioMachines, "Machine", want, took, core, probeStart, probeEnd)
 	r.report.add(Figure{Scenario: scenario, Name: "core manager CPU", Value: after.CPUSeconds - before.CPUSeconds, Unit: "s"})
 	r.report.add(Figure{Scenario: scenario, Name: "core manager peak RSS (VmHWM)", Value: mib(after.PeakBytes), Unit: "MiB"})
 	r.reportProbes(scenario, probeStart, probeEnd)
@@ -88,11 +90,12 @@ func (r *run) machines(ctx context.Context) (time.Time, error) {
 // core's, the scale provider's, the harness's and the garbage collector's): the
 // floor is what the API server takes, whoever writes. The issue sets goals for
 // scenario 2 only (≤ 1.5× the floor, ≤ 10 core writes per Machine): goals says
-// whether they are this scenario's; the others show the same figures without.
-func (r *run) reportWrites(scenario, per string, n int, from, to time.Time, took time.Duration, goals bool) error {
+// whether they are this scenario's; the others show the same figures without. It
+// returns the core's writes.
+func (r *run) reportWrites(scenario, per string, n int, from, to time.Time, took time.Duration, goals bool) ([]write, error) {
 	all, core, providerWrites, err := r.writes(from, to)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ratio := r.ratioToFloor(took, len(all))
 	timeFigure := Figure{Scenario: scenario, Name: "wall time", Value: took.Seconds(), Unit: "s", RatioToFloor: ratio}
@@ -118,7 +121,7 @@ func (r *run) reportWrites(scenario, per string, n int, from, to time.Time, took
 	}
 	r.report.add(Figure{Scenario: scenario, Name: "  of which conflicts (409)", Value: float64(conflicts) / float64(n)})
 	r.report.add(Figure{Scenario: scenario, Name: "scale provider writes per " + per, Value: float64(len(providerWrites)) / float64(n)})
-	return nil
+	return core, nil
 }
 
 // writes are the writes completed in [from, to): everyone's (but the API server's own),
@@ -196,7 +199,7 @@ func (r *run) waitFor(ctx context.Context, what string, done func() (bool, strin
 			err = fmt.Errorf("%s", progress)
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("not %s within %s: %w", what, r.cfg.Timeout, err)
+			return &notFinishedError{what: what, timeout: r.cfg.Timeout, progress: err}
 		}
 		if time.Since(lastLog) >= 15*time.Second {
 			r.logf("  waiting for %s: %v", what, err)

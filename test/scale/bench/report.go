@@ -46,6 +46,8 @@ type Report struct {
 	Figures     []Figure          `json:"figures"`
 	// Failures are scenarios that did not finish, each with what was seen.
 	Failures []string `json:"failures,omitempty"`
+	// Outcomes are each scenario's headline figures, for the side-by-side report.
+	Outcomes []Outcome `json:"outcomes,omitempty"`
 }
 
 func (r *Report) add(f Figure) { r.Figures = append(r.Figures, f) }

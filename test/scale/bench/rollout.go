@@ -62,10 +62,14 @@ func (r *run) rollout(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	end := last.Add(time.Millisecond)
-	const scenario = "3 Rollout"
-	err = r.reportWrites(scenario, "replaced Machine", want, start, end, took, false)
+	scenario := r.cfg.title(ScenarioRollout)
+	core, err := r.reportWrites(scenario, "replaced Machine", want, start, end, took, false)
+	if err != nil {
+		return time.Time{}, err
+	}
+	r.timedOutcome(ScenarioRollout, "replaced Machine", want, took, core, probeStart, probeEnd)
 	r.reportProbes(scenario, probeStart, probeEnd)
-	return end, err
+	return end, nil
 }
 
 // rolledOut reports whether the namespace has exactly want Machines, all Running and all

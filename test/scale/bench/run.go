@@ -261,6 +261,7 @@ func (r *run) record(scenario string, err error) {
 	if err != nil {
 		r.logf("Scenario %s failed: %v", scenario, err)
 		r.report.fail(scenario, err)
+		r.report.addOutcome(Outcome{Scenario: scenario, Title: r.cfg.title(scenario), Unfinished: unfinished(err)})
 	}
 }
 

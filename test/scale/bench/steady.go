@@ -30,7 +30,7 @@ func (r *run) steady(ctx context.Context, settled time.Time) error {
 		return err
 	}
 	minutes := to.Sub(from).Minutes()
-	const scenario = "7 Steady state"
+	scenario := r.cfg.title(ScenarioSteady)
 	perMinute := float64(len(core)) / minutes
 	r.report.add(Figure{Scenario: scenario, Name: fmt.Sprintf("core writes per minute (over %s)", r.cfg.SteadyWindow),
 		Value: perMinute, Goal: "0", Met: ptr.To(len(core) == 0)})
@@ -41,5 +41,7 @@ func (r *run) steady(ctx context.Context, settled time.Time) error {
 	r.report.add(Figure{Scenario: scenario, Name: "core manager CPU at rest",
 		Value: 100 * (after.CPUSeconds - before.CPUSeconds) / to.Sub(from).Seconds(), Unit: "% of a core"})
 	r.report.add(Figure{Scenario: scenario, Name: "core manager RSS at rest", Value: mib(after.RSSBytes), Unit: "MiB"})
+	r.report.addOutcome(Outcome{Scenario: ScenarioSteady, Title: scenario, Per: "minute", Writes: perVerb(core, minutes),
+		CPUSeconds: after.CPUSeconds - before.CPUSeconds, PeakRSSMiB: mib(after.PeakBytes)})
 	return nil
 }
