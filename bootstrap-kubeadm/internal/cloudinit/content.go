@@ -65,6 +65,30 @@ func carry(content []byte, enc Encoding) (string, Encoding, error) {
 	}
 }
 
+// Decoded returns the bytes the file's content decodes to, and whether they are gzip-compressed
+// (encodings gzip and gzip+base64: the node decompresses them). As carry, it checks base64 and
+// the gzip header but does not inflate the stream.
+func (f File) Decoded() (content []byte, gzipped bool, err error) {
+	switch f.Encoding {
+	case Plain:
+		return f.Content, false, nil
+	case Base64:
+		content, err = decodeBase64(f.Content)
+		return content, false, err
+	case Gzip:
+		return f.Content, true, checkGzipHeader(f.Content)
+	case GzipBase64:
+		if content, err = decodeBase64(f.Content); err != nil {
+			return nil, false, err
+		}
+		if err := checkGzipHeader(content); err != nil {
+			return nil, false, fmt.Errorf("after base64 decoding: %w", err)
+		}
+		return content, true, nil
+	}
+	return nil, false, fmt.Errorf("unknown encoding %q: want none, %q, %q or %q", f.Encoding, Base64, Gzip, GzipBase64)
+}
+
 // decodeBase64 decodes standard, padded base64 as cloud-init does; line breaks are allowed, as in
 // the output of the base64 command.
 func decodeBase64(content []byte) ([]byte, error) {

@@ -161,47 +161,78 @@ func Render(in Input) ([]byte, error) {
 // kubeadmCommand returns the runcmd entry that runs kubeadm and creates the sentinel, and the
 // kubeadm file it reads.
 func kubeadmCommand(kind Kind, verbosity *int32) (string, string, error) {
-	var verb, path string
-	switch kind {
-	case Init:
-		verb, path = "init", KubeadmInitConfigPath
-	case JoinControlPlane, JoinWorker:
-		verb, path = "join", KubeadmJoinConfigPath
-	default:
-		return "", "", fmt.Errorf("unknown kind %q: want %q, %q or %q", kind, Init, JoinControlPlane, JoinWorker)
+	verb, err := kind.KubeadmSubcommand()
+	if err != nil {
+		return "", "", err
 	}
-	v := ""
-	if verbosity != nil {
-		if *verbosity < 0 {
-			return "", "", fmt.Errorf("verbosity %d is negative", *verbosity)
-		}
-		v = fmt.Sprintf(" --v %d", *verbosity)
+	path := KubeadmJoinConfigPath
+	if kind == Init {
+		path = KubeadmInitConfigPath
+	}
+	v, err := VerbosityFlag(verbosity)
+	if err != nil {
+		return "", "", err
 	}
 	return fmt.Sprintf("kubeadm %s --config %s%s && echo success > %s", verb, path, v, SentinelPath), path, nil
 }
 
-// certificateFiles returns the files of the key pairs, sorted by path.
+// KubeadmSubcommand is the kubeadm subcommand the kind runs: init or join.
+func (k Kind) KubeadmSubcommand() (string, error) {
+	switch k {
+	case Init:
+		return "init", nil
+	case JoinControlPlane, JoinWorker:
+		return "join", nil
+	}
+	return "", fmt.Errorf("unknown kind %q: want %q, %q or %q", k, Init, JoinControlPlane, JoinWorker)
+}
+
+// VerbosityFlag is kubeadm's " --v N" for verbosity, with its leading space; empty when unset.
+func VerbosityFlag(verbosity *int32) (string, error) {
+	if verbosity == nil {
+		return "", nil
+	}
+	if *verbosity < 0 {
+		return "", fmt.Errorf("verbosity %d is negative", *verbosity)
+	}
+	return fmt.Sprintf(" --v %d", *verbosity), nil
+}
+
+// certificateFiles returns the write_files entries of the key pairs, sorted by path.
 func certificateFiles(certs []Certificate) ([]writeFile, error) {
-	var out []writeFile
+	files, err := CertificateFiles(certs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]writeFile, 0, len(files))
+	for _, f := range files {
+		wf, err := userFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("certificate file %q: %w", f.Path, err)
+		}
+		out = append(out, wf)
+	}
+	return out, nil
+}
+
+// CertificateFiles returns the files of the key pairs, sorted by path (their order means
+// nothing): each certificate root:root 0640, each key root:root 0600. Both bootstrap data
+// formats write them so.
+func CertificateFiles(certs []Certificate) ([]File, error) {
+	var out []File
 	for i, c := range certs {
 		if len(c.Cert) == 0 {
 			return nil, fmt.Errorf("certificate %d (%q) has no certificate data", i, c.CertPath)
 		}
-		f, err := fileFor(c.CertPath, rootOwner, certificateMode, c.Cert)
-		if err != nil {
-			return nil, fmt.Errorf("certificate %d: %w", i, err)
+		if c.CertPath == "" || (len(c.Key) > 0 && c.KeyPath == "") {
+			return nil, fmt.Errorf("certificate %d: no path", i)
 		}
-		out = append(out, f)
-		if len(c.Key) == 0 {
-			continue
+		out = append(out, File{Path: c.CertPath, Owner: rootOwner, Permissions: certificateMode, Content: c.Cert})
+		if len(c.Key) > 0 {
+			out = append(out, File{Path: c.KeyPath, Owner: rootOwner, Permissions: privateKeyMode, Content: c.Key})
 		}
-		f, err = fileFor(c.KeyPath, rootOwner, privateKeyMode, c.Key)
-		if err != nil {
-			return nil, fmt.Errorf("key of certificate %d (%q): %w", i, c.CertPath, err)
-		}
-		out = append(out, f)
 	}
-	slices.SortStableFunc(out, func(a, b writeFile) int { return cmp.Compare(a.Path, b.Path) })
+	slices.SortStableFunc(out, func(a, b File) int { return cmp.Compare(a.Path, b.Path) })
 	return out, nil
 }
 

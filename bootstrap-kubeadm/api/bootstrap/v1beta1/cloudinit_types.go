@@ -138,7 +138,7 @@ type Filesystem struct {
 // MountPoints is one cloud-init mount entry.
 type MountPoints []string
 
-// IgnitionSpec is upstream's Ignition settings; Capstan renders cloud-config only.
+// IgnitionSpec holds the settings of Ignition bootstrap data.
 type IgnitionSpec struct {
 	// +optional
 	ContainerLinuxConfig *ContainerLinuxConfig `json:"containerLinuxConfig,omitempty"`

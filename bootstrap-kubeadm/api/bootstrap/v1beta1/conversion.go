@@ -60,6 +60,13 @@ func readsAsZero[T any](v T) bool {
 	return errA == nil && errB == nil && bytes.Equal(a, b)
 }
 
+// readsAsSame reports whether a and b are the same JSON.
+func readsAsSame[T any](a, b T) bool {
+	x, errA := json.Marshal(a)
+	y, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(x, y)
+}
+
 // ptrUnlessZero returns &v, or nil for a zero v (v1beta1's optional sub-structs).
 func ptrUnlessZero[T any](v T) *T {
 	if readsAsZero(v) {

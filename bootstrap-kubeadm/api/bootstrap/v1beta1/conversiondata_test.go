@@ -81,3 +81,30 @@ func TestConversionData_RecordsOnlyWhatTheOtherVersionCannotExpress(t *testing.T
 	delete(back.Annotations, conversion.DataAnnotation)
 	require.Empty(t, cmp.Diff(hub, back), "v1beta2 reads back what it wrote")
 }
+
+// TestConversionData_CarriesIgnitionNatively: v1beta2 has upstream's spec.ignition, so a
+// v1beta1 ignition converts to it field for field and is not recorded in the conversion-data
+// annotation; v1beta1 reads back what it wrote, and v1beta2's strict: false survives the trip.
+func TestConversionData_CarriesIgnitionNatively(t *testing.T) {
+	ctx := context.Background()
+	written := &KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Name: "n", Namespace: "ns"}}
+	written.Spec.Format = bootstrapv1.Ignition
+	written.Spec.Ignition = &IgnitionSpec{ContainerLinuxConfig: &ContainerLinuxConfig{AdditionalConfig: "systemd:\n  units: []\n", Strict: true}}
+	hub := &bootstrapv1.KubeadmConfig{}
+	require.NoError(t, ConvertKubeadmConfigToHub(ctx, written.DeepCopy(), hub))
+	require.Equal(t, bootstrapv1.IgnitionSpec{ContainerLinuxConfig: bootstrapv1.ContainerLinuxConfig{
+		AdditionalConfig: "systemd:\n  units: []\n", Strict: ptr.To(true)}}, hub.Spec.Ignition)
+	require.NotContains(t, hub.Annotations[conversion.DataAnnotation], "additionalConfig")
+
+	read := &KubeadmConfig{}
+	require.NoError(t, ConvertHubToKubeadmConfig(ctx, hub, read, conversionfuzz.Resolver))
+	require.NotContains(t, read.Annotations, conversion.DataAnnotation)
+	require.Empty(t, cmp.Diff(written, read), "v1beta1 reads back what it wrote")
+
+	hub.Spec.Ignition.ContainerLinuxConfig.Strict = ptr.To(false)
+	require.NoError(t, ConvertHubToKubeadmConfig(ctx, hub, read, conversionfuzz.Resolver))
+	require.False(t, read.Spec.Ignition.ContainerLinuxConfig.Strict)
+	back := &bootstrapv1.KubeadmConfig{}
+	require.NoError(t, ConvertKubeadmConfigToHub(ctx, read, back))
+	require.Equal(t, ptr.To(false), back.Spec.Ignition.ContainerLinuxConfig.Strict)
+}

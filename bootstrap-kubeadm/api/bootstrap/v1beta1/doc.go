@@ -23,7 +23,7 @@ limitations under the License.
 // the control plane group's v1beta1 embeds.
 //
 // What v1beta2 has no field for (the kubeadm apiVersion/kind, clusterName, kubernetesVersion,
-// networking, useExperimentalRetryJoin, ignition, sub-second durations) is kept in the
+// networking, useExperimentalRetryJoin, sub-second durations) is kept in the
 // conversion-data annotation (capstan.dev/contracts/conversion), as is what v1beta1 cannot say
 // (false vs unset, the kubeadm timeouts it has no field for, nil vs empty lists). Status
 // conditions are as v1beta1 had them: status.conditions is the v1beta1 list (with severity;

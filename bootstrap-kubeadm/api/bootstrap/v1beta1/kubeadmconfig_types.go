@@ -68,7 +68,7 @@ type KubeadmConfigSpec struct {
 	// useExperimentalRetryJoin has no effect (v1beta2 dropped it); it is kept as written.
 	// +optional
 	UseExperimentalRetryJoin bool `json:"useExperimentalRetryJoin,omitempty"`
-	// ignition has no effect (format ignition is refused); it is kept as written.
+	// ignition holds the settings of Ignition bootstrap data (format ignition).
 	// +optional
 	Ignition *IgnitionSpec `json:"ignition,omitempty"`
 }

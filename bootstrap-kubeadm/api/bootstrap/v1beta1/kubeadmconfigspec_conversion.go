@@ -39,6 +39,7 @@ func KubeadmConfigSpecUp(in *KubeadmConfigSpec, restored *bootstrapv1.KubeadmCon
 		NTP:                  ntpUp(in.NTP),
 		Format:               in.Format,
 		Verbosity:            conversion.Copy(in.Verbosity),
+		Ignition:             keep(in.Ignition, restored.Ignition, ignitionDownFor, func() bootstrapv1.IgnitionSpec { return ignitionUp(in.Ignition) }),
 	}
 	// v1beta1 has two of the kubeadm timeouts: timeoutForControlPlane (for init and join alike)
 	// and discovery.timeout; the others come from the annotation.
@@ -75,8 +76,35 @@ func KubeadmConfigSpecDown(in *bootstrapv1.KubeadmConfigSpec, stored *KubeadmCon
 		Format:                   in.Format,
 		Verbosity:                in.Verbosity,
 		UseExperimentalRetryJoin: stored.UseExperimentalRetryJoin,
-		Ignition:                 stored.Ignition.DeepCopy(),
+		Ignition:                 ignitionDown(&in.Ignition, stored.Ignition),
 	}
+}
+
+func ignitionUp(in *IgnitionSpec) bootstrapv1.IgnitionSpec {
+	if in == nil || in.ContainerLinuxConfig == nil {
+		return bootstrapv1.IgnitionSpec{}
+	}
+	clc := in.ContainerLinuxConfig
+	return bootstrapv1.IgnitionSpec{ContainerLinuxConfig: bootstrapv1.ContainerLinuxConfig{
+		AdditionalConfig: clc.AdditionalConfig, Strict: conversion.BoolIntent(clc.Strict, nil)}}
+}
+
+// ignitionDown converts ignition; stored, the v1beta1 ignition recorded by the last
+// up-conversion, is kept when it converts up as in is (an empty containerLinuxConfig: {} that
+// v1beta2 has no spelling for).
+func ignitionDown(in *bootstrapv1.IgnitionSpec, stored *IgnitionSpec) *IgnitionSpec {
+	if stored != nil && readsAsSame(ignitionUp(stored), *in) {
+		return stored.DeepCopy()
+	}
+	clc := in.ContainerLinuxConfig
+	if !clc.IsDefined() {
+		return nil
+	}
+	return &IgnitionSpec{ContainerLinuxConfig: &ContainerLinuxConfig{AdditionalConfig: clc.AdditionalConfig, Strict: deref(clc.Strict)}}
+}
+
+func ignitionDownFor(in bootstrapv1.IgnitionSpec, spoke *IgnitionSpec) *IgnitionSpec {
+	return ignitionDown(&in, spoke)
 }
 
 func clusterConfigurationUp(in *ClusterConfiguration, restored *bootstrapv1.ClusterConfiguration) bootstrapv1.ClusterConfiguration {

@@ -19,6 +19,7 @@ package v1beta2_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -92,13 +93,80 @@ func TestAdmission_RejectsInvalidObjects(t *testing.T) {
 			wantMessages: []string{"spec.files[0].contentFrom.secret.key: Required value"},
 		},
 		{
-			name: "FormatIgnition",
+			name: "IgnitionWithoutFormatIgnition",
 			obj: func(_ *testing.T, ns string) client.Object {
 				kc := newKubeadmConfig(ns)
-				kc.Spec.Format = "ignition"
+				kc.Spec.Format = bootstrapv1.CloudConfig
+				kc.Spec.Ignition.ContainerLinuxConfig.Strict = ptr.To(true)
 				return kc
 			},
-			wantMessages: []string{`spec.format: Invalid value: "ignition": format ignition is not supported: Capstan renders cloud-config bootstrap data only`, "remove format or set it to cloud-config"},
+			wantMessages: []string{`spec.format: Invalid value: must be set to "ignition" if spec.ignition is set`},
+		},
+		{
+			name: "TemplateIgnitionWithoutFormat",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kct := newKubeadmConfigTemplate(ns)
+				kct.Spec.Template.Spec.Ignition.ContainerLinuxConfig.AdditionalConfig = "systemd: {}"
+				return kct
+			},
+			wantMessages: []string{`spec.template.spec.format: Invalid value: must be set to "ignition" if spec.ignition is set`},
+		},
+		{
+			name: "IgnitionInactiveUser",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := ignitionKubeadmConfig(ns)
+				kc.Spec.Users = []bootstrapv1.User{{Name: "ops"}, {Name: "old", Inactive: ptr.To(true)}}
+				return kc
+			},
+			wantMessages: []string{`spec.users: Forbidden: users[].inactive: not supported when spec.format is set to: "ignition"`},
+		},
+		{
+			name: "IgnitionGzipFile",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := ignitionKubeadmConfig(ns)
+				kc.Spec.Files = []bootstrapv1.File{{Path: "/etc/a", Encoding: bootstrapv1.GzipBase64, ContentFrom: secretSource}}
+				return kc
+			},
+			wantMessages: []string{`spec.files: Forbidden: files[].encoding gzip and gzip+base64: not supported when spec.format is set to: "ignition"`},
+		},
+		{
+			name: "IgnitionBootCommands",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := ignitionKubeadmConfig(ns)
+				kc.Spec.BootCommands = []string{"echo boot"}
+				return kc
+			},
+			wantMessages: []string{`spec.bootCommands: Forbidden: bootCommands: not supported when spec.format is set to: "ignition"`},
+		},
+		{
+			name: "IgnitionMBRPartitionTable",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := ignitionKubeadmConfig(ns)
+				kc.Spec.DiskSetup.Partitions = []bootstrapv1.Partition{{Device: "/dev/sdb", Layout: ptr.To(true), TableType: "mbr"}}
+				return kc
+			},
+			wantMessages: []string{`spec.diskSetup.partitions: Invalid value: diskSetup.partitions[].tableType: only partition type "gpt" is supported when spec.format is set to "ignition"`},
+		},
+		{
+			name: "IgnitionFilesystemReplaceFSAndPartition",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := ignitionKubeadmConfig(ns)
+				kc.Spec.DiskSetup.Filesystems = []bootstrapv1.Filesystem{{Device: "/dev/sdb", Filesystem: "ext4", Label: "etcd", ReplaceFS: "ntfs", Partition: "auto"}}
+				return kc
+			},
+			wantMessages: []string{
+				`spec.diskSetup.filesystems: Forbidden: diskSetup.filesystems[].replaceFS: not supported when spec.format is set to: "ignition"`,
+				`spec.diskSetup.filesystems: Forbidden: diskSetup.filesystems[].partition: not supported when spec.format is set to: "ignition"`,
+			},
+		},
+		{
+			name: "IgnitionAdditionalConfigTooLong",
+			obj: func(_ *testing.T, ns string) client.Object {
+				kc := ignitionKubeadmConfig(ns)
+				kc.Spec.Ignition.ContainerLinuxConfig.AdditionalConfig = strings.Repeat("#", 32769)
+				return kc
+			},
+			wantMessages: []string{"spec.ignition.containerLinuxConfig.additionalConfig: Too long"},
 		},
 		{
 			name: "APIServerExtraArgNameTwice",
@@ -266,6 +334,33 @@ func TestAdmission_AcceptsValuesAtTheEdgeOfEachRule(t *testing.T) {
 			obj: func(ns string) client.Object {
 				kc := newKubeadmConfig(ns)
 				kc.Spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs = []bootstrapv1.Arg{arg("a", "1"), arg("b", "1")}
+				return kc
+			},
+		},
+		{
+			// Everything format ignition carries, at the edge of its rules: a gpt table, users
+			// inactive: false, plain and base64 files, mounts, the largest additionalConfig.
+			name: "IgnitionWithEverythingItCarries",
+			obj: func(ns string) client.Object {
+				kc := ignitionKubeadmConfig(ns)
+				kc.Spec.Ignition.ContainerLinuxConfig.AdditionalConfig = strings.Repeat("#", 32768)
+				kc.Spec.Users = []bootstrapv1.User{{Name: "ops", Inactive: ptr.To(false), SSHAuthorizedKeys: []string{"ssh-ed25519 AAAA"}}}
+				kc.Spec.Files = []bootstrapv1.File{{Path: "/etc/a", Content: "a"}, {Path: "/etc/b", Encoding: bootstrapv1.Base64, Content: "Yg=="}}
+				kc.Spec.DiskSetup.Partitions = []bootstrapv1.Partition{{Device: "/dev/sdb", Layout: ptr.To(true), TableType: "gpt"}}
+				kc.Spec.DiskSetup.Filesystems = []bootstrapv1.Filesystem{{Device: "/dev/sdb1", Filesystem: "ext4", Label: "etcd"}}
+				kc.Spec.Mounts = []bootstrapv1.MountPoints{{"etcd", "/var/lib/etcd"}}
+				kc.Spec.NTP = bootstrapv1.NTP{Enabled: ptr.To(true), Servers: []string{"time.example"}}
+				return kc
+			},
+		},
+		{
+			// Without format ignition the ignition-only rules do not apply.
+			name: "CloudConfigWithWhatIgnitionRefuses",
+			obj: func(ns string) client.Object {
+				kc := newKubeadmConfig(ns)
+				kc.Spec.BootCommands = []string{"echo boot"}
+				kc.Spec.Users = []bootstrapv1.User{{Name: "old", Inactive: ptr.To(true)}}
+				kc.Spec.DiskSetup.Partitions = []bootstrapv1.Partition{{Device: "/dev/sdb", Layout: ptr.To(true), TableType: "mbr"}}
 				return kc
 			},
 		},

@@ -22,9 +22,10 @@ limitations under the License.
 // Field names and JSON follow upstream Cluster API v1beta2 exactly for every field declared
 // here, so manifests written for upstream work unchanged. The upstream fields kubeadm v1beta4 or
 // cloud-init can express are declared, including the newest upstream's files[].contentFormat and
-// diskSetup.partitions[].diskLayout. Ignition is not: format ignition is refused at admission
-// with a message saying so, and so is bootstrapTokens[].expires, which kubeadm v1.37 rejects in a
-// configuration file.
+// diskSetup.partitions[].diskLayout, and upstream's format ignition with spec.ignition, always
+// accepted (upstream's KubeadmBootstrapFormatIgnition feature gate has no Capstan counterpart)
+// under upstream's rules for it. bootstrapTokens[].expires is refused at admission, since kubeadm
+// v1.37 rejects it in a configuration file.
 //
 // The package owns types, their markers and the constants controllers share (conditions,
 // reasons). It holds no controller logic and must not import anything from other providers:

@@ -20,18 +20,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Format is the format of the bootstrap data. The schema knows upstream's two values so that
-// ignition is refused with a message saying why rather than as an unknown value.
+// Format is the format of the bootstrap data.
 // +kubebuilder:validation:Enum=cloud-config;ignition
-// +kubebuilder:validation:XValidation:rule="self != 'ignition'",message="format ignition is not supported: Capstan renders cloud-config bootstrap data only (upstream offers Ignition behind an alpha feature gate); remove format or set it to cloud-config, and express Ignition-only settings as files and commands"
 type Format string
 
 const (
-	// CloudConfig makes the bootstrap data a cloud-init #cloud-config document. It is the only
-	// format Capstan produces.
+	// CloudConfig makes the bootstrap data a cloud-init #cloud-config document, the default.
 	CloudConfig Format = "cloud-config"
 
-	// Ignition is upstream's Ignition format, which Capstan refuses at admission.
+	// Ignition makes the bootstrap data an Ignition config (spec 2.3), as upstream renders it
+	// from a Container Linux Config. Upstream offers it behind its alpha feature gate
+	// KubeadmBootstrapFormatIgnition; Capstan has no such gate and always accepts it, with
+	// upstream's rules on the fields Ignition cannot carry (the CEL rules of KubeadmConfigSpec).
 	Ignition Format = "ignition"
 )
 
@@ -47,7 +47,14 @@ const ManagedBootstrapTokenAnnotation = "bootstrap.cluster.x-k8s.io/managed-boot
 // KubeadmConfigSpec is the desired bootstrap configuration of a Machine. A Machine runs either
 // "kubeadm init" (clusterConfiguration + initConfiguration) or "kubeadm join"
 // (joinConfiguration); KubeadmControlPlane embeds this type and sets all three.
-// +kubebuilder:validation:XValidation:rule="has(self.clusterConfiguration) || has(self.initConfiguration) || has(self.joinConfiguration) || has(self.files) || has(self.diskSetup) || has(self.mounts) || has(self.bootCommands) || has(self.preKubeadmCommands) || has(self.postKubeadmCommands) || has(self.users) || has(self.ntp) || has(self.format) || has(self.verbosity)",message="must set at least one of clusterConfiguration, initConfiguration, joinConfiguration, files, diskSetup, mounts, bootCommands, preKubeadmCommands, postKubeadmCommands, users, ntp, format or verbosity, or be left out instead of written as an empty object ({})"
+// +kubebuilder:validation:XValidation:rule="has(self.clusterConfiguration) || has(self.initConfiguration) || has(self.joinConfiguration) || has(self.files) || has(self.diskSetup) || has(self.mounts) || has(self.bootCommands) || has(self.preKubeadmCommands) || has(self.postKubeadmCommands) || has(self.users) || has(self.ntp) || has(self.format) || has(self.verbosity) || has(self.ignition)",message="must set at least one of clusterConfiguration, initConfiguration, joinConfiguration, files, diskSetup, mounts, bootCommands, preKubeadmCommands, postKubeadmCommands, users, ntp, format, verbosity or ignition, or be left out instead of written as an empty object ({})"
+// +kubebuilder:validation:XValidation:rule="!has(self.ignition) || (has(self.format) && self.format == 'ignition')",fieldPath=".format",message="must be set to \"ignition\" if spec.ignition is set: ignition settings only apply to Ignition bootstrap data; set format: ignition or remove ignition"
+// +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'ignition' || !has(self.users) || self.users.all(u, !has(u.inactive) || !u.inactive)",fieldPath=".users",reason="FieldValueForbidden",message="users[].inactive: not supported when spec.format is set to: \"ignition\" (Ignition cannot create an inactive user); remove inactive or use format cloud-config"
+// +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'ignition' || !has(self.files) || self.files.all(f, !has(f.encoding) || (f.encoding != 'gzip' && f.encoding != 'gzip+base64'))",fieldPath=".files",reason="FieldValueForbidden",message="files[].encoding gzip and gzip+base64: not supported when spec.format is set to: \"ignition\"; write the content plain or base64"
+// +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'ignition' || !has(self.bootCommands)",fieldPath=".bootCommands",reason="FieldValueForbidden",message="bootCommands: not supported when spec.format is set to: \"ignition\" (Ignition has no early boot commands); use preKubeadmCommands or a systemd unit in ignition.containerLinuxConfig.additionalConfig"
+// +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'ignition' || !has(self.diskSetup) || !has(self.diskSetup.partitions) || self.diskSetup.partitions.all(p, !has(p.tableType) || p.tableType == 'gpt')",fieldPath=".diskSetup.partitions",message="diskSetup.partitions[].tableType: only partition type \"gpt\" is supported when spec.format is set to \"ignition\""
+// +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'ignition' || !has(self.diskSetup) || !has(self.diskSetup.filesystems) || self.diskSetup.filesystems.all(f, !has(f.replaceFS))",fieldPath=".diskSetup.filesystems",reason="FieldValueForbidden",message="diskSetup.filesystems[].replaceFS: not supported when spec.format is set to: \"ignition\""
+// +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'ignition' || !has(self.diskSetup) || !has(self.diskSetup.filesystems) || self.diskSetup.filesystems.all(f, !has(f.partition))",fieldPath=".diskSetup.filesystems",reason="FieldValueForbidden",message="diskSetup.filesystems[].partition: not supported when spec.format is set to: \"ignition\""
 type KubeadmConfigSpec struct {
 	// clusterConfiguration holds the cluster-wide kubeadm settings used by "kubeadm init".
 	// +optional
@@ -123,8 +130,10 @@ type KubeadmConfigSpec struct {
 	// +optional
 	NTP NTP `json:"ntp,omitempty,omitzero"`
 
-	// format of the bootstrap data. Only cloud-config, the default, is supported: ignition is
-	// refused.
+	// format of the bootstrap data: cloud-config (the default) or ignition. With ignition, the
+	// fields Ignition cannot carry are refused, as upstream refuses them: users[].inactive,
+	// files[].encoding gzip and gzip+base64, bootCommands, diskSetup.partitions[].tableType other
+	// than gpt, and diskSetup.filesystems[].replaceFS and partition.
 	// +optional
 	Format Format `json:"format,omitempty"`
 
@@ -133,6 +142,48 @@ type KubeadmConfigSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10
 	Verbosity *int32 `json:"verbosity,omitempty"`
+
+	// ignition holds the settings of Ignition bootstrap data; it requires format ignition.
+	// +optional
+	Ignition IgnitionSpec `json:"ignition,omitempty,omitzero"`
+}
+
+// IgnitionSpec holds the settings of Ignition bootstrap data.
+// +kubebuilder:validation:MinProperties=1
+type IgnitionSpec struct {
+	// containerLinuxConfig holds the Container Linux Config settings.
+	// +optional
+	ContainerLinuxConfig ContainerLinuxConfig `json:"containerLinuxConfig,omitempty,omitzero"`
+}
+
+// IsDefined reports whether anything of the IgnitionSpec is set.
+func (r *IgnitionSpec) IsDefined() bool {
+	return r.ContainerLinuxConfig.IsDefined()
+}
+
+// ContainerLinuxConfig holds the Container Linux Config (CLC) settings of Ignition bootstrap
+// data. It is a struct, as upstream's, so that fields (e.g. a version) can be added.
+// +kubebuilder:validation:MinProperties=1
+type ContainerLinuxConfig struct {
+	// additionalConfig is a Container Linux Config (YAML) merged into the Ignition config the
+	// controller generates, its lists appended after the generated ones as Ignition spec 2.3
+	// appends configs. Capstan carries its storage.files, systemd.units (with drop-ins) and
+	// passwd.users; other sections are ignored with a warning, or refused when strict is true.
+	// Format: https://www.flatcar.org/docs/latest/provisioning/config-transpiler/configuration/
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=32768
+	AdditionalConfig string `json:"additionalConfig,omitempty"`
+
+	// strict makes what additionalConfig holds that the bootstrap data cannot carry (a section
+	// Capstan does not render, an unknown field) an error instead of a warning.
+	// +optional
+	Strict *bool `json:"strict,omitempty"`
+}
+
+// IsDefined reports whether anything of the ContainerLinuxConfig is set.
+func (r *ContainerLinuxConfig) IsDefined() bool {
+	return r.AdditionalConfig != "" || r.Strict != nil
 }
 
 // KubeadmConfigStatus is the observed state of a KubeadmConfig.
@@ -185,7 +236,8 @@ type KubeadmConfigInitializationStatus struct {
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp",description="Time since the KubeadmConfig was created"
 
 // KubeadmConfig is the bootstrap configuration of one Machine: the controller renders it, with
-// values from the Cluster and the Machine, into a cloud-config document that runs kubeadm.
+// values from the Cluster and the Machine, into a cloud-config document or an Ignition config
+// (spec.format) that runs kubeadm.
 type KubeadmConfig struct {
 	metav1.TypeMeta `json:",inline"`
 	// metadata is the standard object metadata.

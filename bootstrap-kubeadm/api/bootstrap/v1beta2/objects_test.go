@@ -38,6 +38,14 @@ func newKubeadmConfig(ns string) *bootstrapv1.KubeadmConfig {
 	}
 }
 
+// ignitionKubeadmConfig is newKubeadmConfig with format ignition and a strict additionalConfig.
+func ignitionKubeadmConfig(ns string) *bootstrapv1.KubeadmConfig {
+	kc := newKubeadmConfig(ns)
+	kc.Spec.Format = bootstrapv1.Ignition
+	kc.Spec.Ignition.ContainerLinuxConfig = bootstrapv1.ContainerLinuxConfig{AdditionalConfig: "systemd:\n  units: []\n", Strict: ptr.To(true)}
+	return kc
+}
+
 func newKubeadmConfigTemplate(ns string) *bootstrapv1.KubeadmConfigTemplate {
 	return &bootstrapv1.KubeadmConfigTemplate{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kct1"},

@@ -17,7 +17,8 @@ limitations under the License.
 // Package kubeadmconfig reconciles KubeadmConfigs: it turns a KubeadmConfig owned by a Machine or
 // a MachinePool (controller owner reference), plus values from the owner and its Cluster, into
 // the owner's bootstrap data, a Secret named after the KubeadmConfig holding a cloud-config
-// document (keys "value" and "format"), and reports it through status.dataSecretName and
+// document or, with spec.format ignition, an Ignition config (package ignition; keys "value" and
+// "format", the format being "cloud-config" or "ignition"), and reports it through status.dataSecretName and
 // status.initialization.dataSecretCreated as the bootstrap provider contract requires.
 //
 // The first control plane Machine of a Cluster that takes the init lock (package locking) gets

@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,9 +33,11 @@ import (
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	"capstan.dev/bootstrap-kubeadm/internal/certs"
 	"capstan.dev/bootstrap-kubeadm/internal/cloudinit"
+	"capstan.dev/bootstrap-kubeadm/internal/ignition"
 	"capstan.dev/bootstrap-kubeadm/internal/kubeadm"
 	"capstan.dev/bootstrap-kubeadm/internal/locking"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/remote"
 	"capstan.dev/contracts/secret"
@@ -230,7 +233,8 @@ func (r *Reconciler) incomplete(s *scope, err error) (ctrl.Result, error) {
 	return ctrl.Result{}, nil // retrying cannot fix the spec; an update of it brings us back
 }
 
-// renderAndStore renders the cloud-config and stores it in the data Secret.
+// renderAndStore renders the bootstrap data in the KubeadmConfig's format and stores it in the
+// data Secret.
 func (r *Reconciler) renderAndStore(ctx context.Context, s *scope, kind cloudinit.Kind, kubeadmFile []byte, certificates []cloudinit.Certificate, extraFiles ...cloudinit.File) (ctrl.Result, error) {
 	tmpl, wait, err := r.templateData(ctx, s, kind)
 	if err != nil {
@@ -248,7 +252,7 @@ func (r *Reconciler) renderAndStore(ctx context.Context, s *scope, kind cloudini
 		s.wait("%s", missing)
 		return ctrl.Result{RequeueAfter: r.WaitRequeue}, nil
 	}
-	data, err := cloudinit.Render(in)
+	data, err := r.render(ctx, s.config, in)
 	if err != nil {
 		s.wait("The bootstrap data cannot be rendered: %v", err)
 		return ctrl.Result{}, nil // only a change to the KubeadmConfig can fix it
@@ -257,6 +261,28 @@ func (r *Reconciler) renderAndStore(ctx context.Context, s *scope, kind cloudini
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, nil
+}
+
+// render renders in as spec.format says: a cloud-config document, or an Ignition config with
+// spec.ignition's additionalConfig merged. What additionalConfig holds that Ignition data cannot
+// carry is, without strict, logged and recorded as a Warning Event on the KubeadmConfig (the
+// data is still written: upstream likewise only logs the transpiler's warnings).
+func (r *Reconciler) render(ctx context.Context, cfg *bootstrapv1.KubeadmConfig, in cloudinit.Input) ([]byte, error) {
+	if cfg.Spec.Format != bootstrapv1.Ignition {
+		return cloudinit.Render(in)
+	}
+	clc := cfg.Spec.Ignition.ContainerLinuxConfig
+	data, warnings, err := ignition.Render(in, ignition.AdditionalConfig{CLC: clc.AdditionalConfig, Strict: ptr.Deref(clc.Strict, false)})
+	if err != nil {
+		return nil, err
+	}
+	if len(warnings) > 0 {
+		msg := strings.Join(warnings, "; ")
+		ctrl.LoggerFrom(ctx).Info("Parts of spec.ignition.containerLinuxConfig.additionalConfig are not in the bootstrap data", "warnings", msg)
+		r.Recorder.Eventf(cfg, nil, events.Warning, ReasonIgnitionConfigIgnored, "Render",
+			"spec.ignition.containerLinuxConfig.additionalConfig: %s (set strict: true to refuse it instead)", msg)
+	}
+	return data, nil
 }
 
 func controlPlaneInitialized(c *clusterv1.Cluster) bool {
