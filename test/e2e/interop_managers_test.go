@@ -25,8 +25,8 @@ import (
 // test ends: leader election off (one process), its probes, diagnostics and webhook server on
 // free loopback ports, the webhook server on a self-signed certificate (upstream's managers
 // refuse to start without one; nothing calls it, as upstream's webhook configurations are not
-// installed). It waits until the manager's /readyz answers.
-func (s *suite) startUpstreamManager(name, bin string) {
+// installed), then extra. It waits until the manager's /readyz answers.
+func (s *suite) startUpstreamManager(name, bin string, extra ...string) {
 	s.t.Helper()
 	health := envtest.FreeLoopbackAddr(s.t)
 	_, webhookPort, err := net.SplitHostPort(envtest.FreeLoopbackAddr(s.t))
@@ -36,6 +36,7 @@ func (s *suite) startUpstreamManager(name, bin string) {
 		"--diagnostics-address=" + envtest.FreeLoopbackAddr(s.t), "--insecure-diagnostics",
 		"--webhook-port=" + webhookPort, "--webhook-cert-dir=" + s.webhookCertDir(),
 	}
+	args = append(args, extra...)
 	logPath := s.interopLog(name)
 	log, err := os.Create(logPath)
 	require.NoError(s.t, err)

@@ -12,9 +12,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/test/framework"
 )
 
 // The interop specs (issue 33) prove the contract both ways with upstream Cluster API's own
@@ -31,14 +33,17 @@ func TestInteropUpstreamKubeadm(t *testing.T) {
 	s := newSuite(t)
 	bins := upstreamBinaries(t)
 	s.swapCapstanManager("kubeadm")
-	s.startUpstreamManager("bootstrap", bins.bootstrap)
+	// Upstream writes Ignition only behind its alpha gate.
+	s.startUpstreamManager("bootstrap", bins.bootstrap, "--feature-gates=KubeadmBootstrapFormatIgnition=true")
 	s.startUpstreamManager("controlplane", bins.controlPlane)
 
 	s.interopLifecycle(func() {
-		// The effect that matters: the nodes ran upstream's bootstrap data, which starts with
-		// cloud-init's Jinja header that Capstan's own provider never writes.
-		header := s.bootstrapDataHeaders()
-		require.Equal(s.t, map[string]int{"## template: jinja": 2}, header, "every Machine bootstrapped from upstream's data")
+		// The effect that matters: the nodes ran upstream's bootstrap data: the control plane
+		// its cloud-config, which starts with cloud-init's Jinja header that Capstan's own
+		// provider never writes, the worker its Ignition.
+		formats := s.bootstrapDataFormats()
+		require.Equal(s.t, map[string]int{"cloud-config ## template: jinja": 1, "ignition": 1}, formats,
+			"every Machine bootstrapped from upstream's data")
 	})
 }
 
@@ -51,6 +56,7 @@ func TestInteropUpstreamCore(t *testing.T) {
 	s.startUpstreamManager("core", bins.core)
 
 	s.interopLifecycle(func() {
+		require.Equal(s.t, map[string]int{"cloud-config": 1, "ignition": 1}, s.bootstrapDataFormats())
 		// A manager's name in managedFields is its binary's (capi-core, Capstan's is core).
 		writers := s.machineStatusWriters()
 		require.Len(s.t, writers, 2, "both Machines' status written")
@@ -61,8 +67,9 @@ func TestInteropUpstreamCore(t *testing.T) {
 	})
 }
 
-// interopLifecycle applies the quickstart cluster, waits for its two Nodes, runs check, scales
-// the workers to two and deletes the cluster, checking that nothing is left.
+// interopLifecycle applies the quickstart cluster, its workers bootstrapped by Ignition, waits
+// for its two Nodes, runs check, scales the workers to two and deletes the cluster, checking that
+// nothing is left.
 func (s *suite) interopLifecycle(check func()) {
 	deleted := false
 	s.t.Cleanup(func() {
@@ -71,7 +78,7 @@ func (s *suite) interopLifecycle(check func()) {
 		}
 		s.t.Logf("interop timings:\n  %s", s.timings)
 	})
-	s.timed("apply to every node Ready", func() { s.applyAndWaitForNodes(s.clusterManifest(), 12*time.Minute) })
+	s.timed("apply to every node Ready", func() { s.applyAndWaitForNodes(s.ignitionWorkers(s.clusterManifest()), 12*time.Minute) })
 	nodes := &corev1.NodeList{}
 	require.NoError(s.t, s.workload.List(s.ctx, nodes))
 	require.Len(s.t, nodes.Items, 2, "one control plane node and one worker")
@@ -84,8 +91,19 @@ func (s *suite) interopLifecycle(check func()) {
 	deleted = true
 }
 
-// bootstrapDataHeaders counts the first lines of the suite's Machines' bootstrap data Secrets.
-func (s *suite) bootstrapDataHeaders() map[string]int {
+// ignitionWorkers sets format ignition on the workers' KubeadmConfigTemplate.
+func (s *suite) ignitionWorkers(objs []*framework.Object) []*framework.Object {
+	for _, o := range objs {
+		if o.GetKind() == "KubeadmConfigTemplate" {
+			require.NoError(s.t, unstructured.SetNestedField(o.Object, "ignition", "spec", "template", "spec", "format"))
+		}
+	}
+	return objs
+}
+
+// bootstrapDataFormats counts the formats of the suite's Machines' bootstrap data Secrets, a
+// cloud-config's with its Jinja header when it has one.
+func (s *suite) bootstrapDataFormats() map[string]int {
 	ms, err := s.machines(nil)
 	require.NoError(s.t, err)
 	headers := map[string]int{}
@@ -94,8 +112,11 @@ func (s *suite) bootstrapDataHeaders() map[string]int {
 		require.NotEmpty(s.t, name, "Machine %s has bootstrap data", m.Name)
 		sec := &corev1.Secret{}
 		require.NoError(s.t, s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: *name}, sec))
-		first, _, _ := strings.Cut(string(sec.Data["value"]), "\n")
-		headers[first]++
+		format := string(sec.Data["format"])
+		if first, _, _ := strings.Cut(string(sec.Data["value"]), "\n"); strings.HasPrefix(first, "## template:") {
+			format += " " + first
+		}
+		headers[format]++
 	}
 	return headers
 }

@@ -49,6 +49,7 @@ func TestUpstreamManifests(t *testing.T) {
 	require.Equal(t, s.name, md.Spec.Template.Labels[clusterv1.ClusterNameLabel], "template labels defaulted")
 
 	s.requireAPIServerVolumes("audit-policy", "audit-log")
+	s.requireIgnitionWorker()
 	s.requireReadsBackAsWritten(objs)
 
 	s.deleteCluster(5 * time.Minute)
@@ -86,6 +87,26 @@ func (s *suite) requireAPIServerVolumes(names ...string) {
 	for _, n := range names {
 		require.True(s.t, have[n], "kube-apiserver has the hostPath volume %s (volumes: %v)", n, have)
 	}
+}
+
+// requireIgnitionWorker checks the worker ran Capstan's Ignition data: its bootstrap data Secret
+// is format ignition, the file of the template's additionalConfig is on the node, and the kubelet
+// runs with the joinConfiguration's kubeletExtraArgs (kubeadm ran from /etc/kubeadm.sh).
+func (s *suite) requireIgnitionWorker() {
+	ms, err := s.machines(client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name})
+	require.NoError(s.t, err)
+	require.Len(s.t, ms, 1)
+	sec := &corev1.Secret{}
+	require.NoError(s.t, s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: *ms[0].Spec.Bootstrap.DataSecretName}, sec))
+	require.Equal(s.t, "ignition", string(sec.Data["format"]), "the worker's bootstrap data format")
+	out, code, err := framework.Exec(s.ctx, s.docker, ms[0].Name, "cat", "/etc/capstan-e2e/from-additional-config")
+	require.NoError(s.t, err)
+	require.Zero(s.t, code, out)
+	require.Equal(s.t, "written by Ignition from containerLinuxConfig.additionalConfig", strings.TrimSpace(out))
+	out, code, err = framework.Exec(s.ctx, s.docker, ms[0].Name, "cat", "/var/lib/kubelet/kubeadm-flags.env")
+	require.NoError(s.t, err)
+	require.Zero(s.t, code, out)
+	require.Contains(s.t, out, "--eviction-hard=nodefs.available<0%", "the kubelet runs with the joinConfiguration's kubeletExtraArgs")
 }
 
 // requireReadsBackAsWritten reads every Cluster API object of the manifest at the version it
