@@ -24,9 +24,9 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"capstan.dev/bootstrap-kubeadm/internal/etcd"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/etcd"
 )
 
 // fakeEtcd is a test double of one workload cluster's etcd: a member list, and hooks.

@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package etcd reaches the stacked etcd of a workload cluster: a small Client interface (list
 // members, a member's own status, alarms, remove a member) that the KubeadmControlPlane controller
-// decides with, a real implementation over go.etcd.io/etcd/client/v3, a dialer that tunnels each
+// decides with and capstanctl uses too (hence it lives in contracts, the one module both may
+// import: the controller and the CLI reach etcd the same authenticated way), a real implementation over go.etcd.io/etcd/client/v3, a dialer that tunnels each
 // connection through the workload API server's port-forward to the static Pod
 // kube-system/etcd-<node>, and the short-lived client certificate signed by the cluster's etcd CA
 // (<cluster>-etcd) that etcd's client-cert-auth wants.
