@@ -22,6 +22,12 @@ limitations under the License.
 // kube-system/etcd-<node>, and the short-lived client certificate signed by the cluster's etcd CA
 // (<cluster>-etcd) that etcd's client-cert-auth wants.
 //
+// Snapshot streams one member's database as etcd sends it, its sha256 appended (the file
+// etcdctl snapshot save writes); VerifySnapshot checks that hash as etcdutl snapshot restore does
+// and opens the database read-only (bbolt) to read the revision and the live keys back. The
+// revision comes from the file, not from a Status header: etcd sends no header with the stream,
+// and a Status taken before or after it may count writes the snapshot does not hold.
+//
 // It owns nothing in any cluster: it never reads Secrets itself (the caller hands it the CA) and
 // makes no decision about which member to remove.
 package etcd

@@ -18,7 +18,9 @@ package kubeadmcontrolplane
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"testing"
 
@@ -229,6 +231,11 @@ func (c *fakeEtcdClient) RemoveMember(ctx context.Context, id uint64) error {
 		return hook(ctx, *removed)
 	}
 	return nil
+}
+
+// Snapshot is never called by the controller.
+func (c *fakeEtcdClient) Snapshot(context.Context, io.Writer) (int64, error) {
+	return 0, errors.New("the fake etcd takes no snapshots")
 }
 
 func (c *fakeEtcdClient) Close() {}
