@@ -42,6 +42,7 @@ func TestE2E(t *testing.T) {
 	if !ok {
 		return // nothing else can work without the cluster
 	}
+	t.Run("EtcdSnapshot", func(t *testing.T) { s.t = t; s.timed("capstanctl etcd snapshot", s.etcdSnapshot) })
 	t.Run("ScaleMachineDeployment", func(t *testing.T) { s.t = t; s.timed("MachineDeployment 1→3→1", s.scaleMachineDeployment) })
 	t.Run("RollingUpgrade", func(t *testing.T) { s.t = t; s.timed("MachineDeployment rolling upgrade", s.rollingUpgrade) })
 	t.Run("MachineHealthCheck", func(t *testing.T) { s.t = t; s.timed("MachineHealthCheck remediation", s.machineHealthCheck) })

@@ -30,8 +30,8 @@ import (
 
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
-	"capstan.dev/bootstrap-kubeadm/internal/etcd"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/etcd"
 )
 
 // APIServerCertificateExpiryFunc reads when the serving certificate of the API server on node

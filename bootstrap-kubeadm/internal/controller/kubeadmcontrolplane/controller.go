@@ -37,8 +37,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
-	"capstan.dev/bootstrap-kubeadm/internal/etcd"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/etcd"
 	"capstan.dev/contracts/events"
 	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/patch"

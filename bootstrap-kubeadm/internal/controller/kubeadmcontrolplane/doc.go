@@ -54,7 +54,7 @@ limitations under the License.
 // Once the control plane is initialized, every reconcile reads the static Pods
 // kube-system/{kube-apiserver,kube-controller-manager,kube-scheduler,etcd}-<node> of each Machine
 // (live reads: workload caches hold no Pods) and the etcd members, reached through the workload API
-// server by a port-forward to etcd-<node> (internal/etcd). The expected members are the nodeRef
+// server by a port-forward to etcd-<node> (capstan.dev/contracts/etcd). The expected members are the nodeRef
 // names of the Machines (upstream #3971), never a Node label list; members no Machine accounts for
 // are removed one per pass, never the last, only with quorum kept, and not at all while a Machine
 // lacks its nodeRef (etcd.go). Each member's health is asked of that member alone, through its own

@@ -25,7 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
-	"capstan.dev/bootstrap-kubeadm/internal/etcd"
+	"capstan.dev/contracts/etcd"
 )
 
 // checkMembersHealth judges every member the way upstream's EtcdMemberHealthy does, each through

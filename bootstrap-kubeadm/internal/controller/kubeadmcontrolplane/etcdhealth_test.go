@@ -29,9 +29,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
-	"capstan.dev/bootstrap-kubeadm/internal/etcd"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/etcd"
 	"capstan.dev/contracts/events"
 )
 

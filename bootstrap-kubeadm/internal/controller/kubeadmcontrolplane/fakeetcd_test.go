@@ -18,15 +18,17 @@ package kubeadmcontrolplane
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"capstan.dev/bootstrap-kubeadm/internal/etcd"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/etcd"
 )
 
 // fakeEtcd is a test double of one workload cluster's etcd: a member list, and hooks.
@@ -229,6 +231,11 @@ func (c *fakeEtcdClient) RemoveMember(ctx context.Context, id uint64) error {
 		return hook(ctx, *removed)
 	}
 	return nil
+}
+
+// Snapshot is never called by the controller.
+func (c *fakeEtcdClient) Snapshot(context.Context, io.Writer) (int64, error) {
+	return 0, errors.New("the fake etcd takes no snapshots")
 }
 
 func (c *fakeEtcdClient) Close() {}

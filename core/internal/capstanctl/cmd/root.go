@@ -69,6 +69,7 @@ It talks to the management cluster chosen by --kubeconfig, else KUBECONFIG, else
 		newTopologyCommand(g),
 		newRolloutCommand(g),
 		newPlanCommand(g),
+		newEtcdCommand(g),
 	)
 	return root
 }

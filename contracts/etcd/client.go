@@ -21,6 +21,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"time"
 
@@ -74,6 +75,9 @@ type Client interface {
 	// RemoveMember removes the member with the ID; an ID no member has gives an error wrapping
 	// ErrMemberNotFound.
 	RemoveMember(ctx context.Context, id uint64) error
+	// Snapshot streams a snapshot of the member the client is connected to into w and returns
+	// its size; see VerifySnapshot for its revision.
+	Snapshot(ctx context.Context, w io.Writer) (int64, error)
 	// Close releases the connection.
 	Close()
 }

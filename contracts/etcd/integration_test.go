@@ -42,9 +42,7 @@ import (
 	"k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
 
-	"capstan.dev/bootstrap-kubeadm/internal/certs"
 	"capstan.dev/contracts/k8sbin"
-	"capstan.dev/contracts/secret"
 )
 
 // TestRealEtcd_ListsMembersAndRemovesOne runs the etcd binary of `make k8s-binaries` as a
@@ -60,7 +58,7 @@ func TestRealEtcd_ListsMembersAndRemovesOne(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	dir := t.TempDir()
-	ca, err := certs.Generate(secret.EtcdCA, time.Now())
+	ca, err := generateCA(time.Now())
 	require.NoError(t, err)
 	serverCert, serverKey := writeServerCert(t, dir, ca)
 	caFile := filepath.Join(dir, "ca.crt")
@@ -163,7 +161,7 @@ func TestRealEtcd_ListsMembersAndRemovesOne(t *testing.T) {
 	require.ErrorContains(t, err, fmt.Sprintf("%x", members[1].ID))
 
 	// Without a certificate signed by the etcd CA nothing is answered.
-	other, err := certs.Generate(secret.EtcdCA, time.Now())
+	other, err := generateCA(time.Now())
 	require.NoError(t, err)
 	otherCfg, err := ClientTLSConfig(other.Cert, other.Key, "localhost", time.Now())
 	require.NoError(t, err)
@@ -231,7 +229,7 @@ func freePort() int {
 }
 
 // writeServerCert writes a serving certificate for localhost/127.0.0.1 signed by ca.
-func writeServerCert(t *testing.T, dir string, ca *certs.KeyPair) (certFile, keyFile string) {
+func writeServerCert(t *testing.T, dir string, ca *keyPair) (certFile, keyFile string) {
 	t.Helper()
 	cas, err := cert.ParseCertsPEM(ca.Cert)
 	require.NoError(t, err)

@@ -23,14 +23,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"capstan.dev/bootstrap-kubeadm/internal/certs"
-	"capstan.dev/contracts/secret"
 )
 
 func TestClientTLSConfig_ClientCertificateSignedByTheEtcdCA(t *testing.T) {
 	now := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
-	ca, err := certs.Generate(secret.EtcdCA, now.Add(-24*time.Hour))
+	ca, err := generateCA(now.Add(-24 * time.Hour))
 	require.NoError(t, err)
 
 	cfg, err := ClientTLSConfig(ca.Cert, ca.Key, "node-0", now)
@@ -52,7 +49,7 @@ func TestClientTLSConfig_ClientCertificateSignedByTheEtcdCA(t *testing.T) {
 	_, err = leaf.Verify(x509.VerifyOptions{Roots: cfg.RootCAs, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
 	require.NoError(t, err)
 
-	other, err := certs.Generate(secret.EtcdCA, now)
+	other, err := generateCA(now)
 	require.NoError(t, err)
 	otherCfg, err := ClientTLSConfig(other.Cert, other.Key, "node-0", now)
 	require.NoError(t, err)
@@ -66,9 +63,9 @@ func TestClientTLSConfig_ClientCertificateSignedByTheEtcdCA(t *testing.T) {
 
 func TestClientTLSConfig_RejectsWhatCannotSign(t *testing.T) {
 	now := time.Now()
-	ca, err := certs.Generate(secret.EtcdCA, now)
+	ca, err := generateCA(now)
 	require.NoError(t, err)
-	sa, err := certs.Generate(secret.ServiceAccount, now)
+	sa, err := generateCA(now) // a CA whose key does not match ca
 	require.NoError(t, err)
 
 	_, err = ClientTLSConfig([]byte("not PEM"), ca.Key, "n", now)
