@@ -161,7 +161,7 @@ func nodeFiles(in cloudinit.Input, kubeadmCommand string) ([]file, error) {
 	}
 	out = append(out,
 		textFile(KubeadmScriptPath, modeKubeadmScript, kubeadmScript(in.PreKubeadmCommands, kubeadmCommand, in.PostKubeadmCommands)),
-		textFile(KubeadmConfigPath, modeKubeadmConfig, "---\n"+string(in.KubeadmConfig)))
+		textFile(KubeadmConfigPath, modeKubeadmConfig, string(in.KubeadmConfig)))
 	if in.NTP != nil && in.NTP.Enabled != nil && *in.NTP.Enabled && len(in.NTP.Servers) > 0 {
 		out = append(out, textFile("/etc/ntp.conf", modeDefault, ntpConf(in.NTP.Servers)))
 	}

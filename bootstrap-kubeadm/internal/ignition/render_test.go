@@ -33,12 +33,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
+// The kubeadm configurations as package kubeadm marshals them, each document introduced by "---".
 const (
-	initKubeadmConfig = "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.37.2\n" +
+	initKubeadmConfig = "---\napiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.37.2\n" +
 		"---\napiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\nnodeRegistration:\n  name: c1-cp-0\n"
-	joinKubeadmConfig = "apiVersion: kubeadm.k8s.io/v1beta4\ncontrolPlane: {}\ndiscovery:\n  bootstrapToken:\n" +
+	joinKubeadmConfig = "---\napiVersion: kubeadm.k8s.io/v1beta4\ncontrolPlane: {}\ndiscovery:\n  bootstrapToken:\n" +
 		"    apiServerEndpoint: 10.0.0.10:6443\n    token: abcdef.0123456789abcdef\n    unsafeSkipCAVerification: true\nkind: JoinConfiguration\n"
-	workerKubeadmConfig = "apiVersion: kubeadm.k8s.io/v1beta4\ndiscovery:\n  bootstrapToken:\n" +
+	workerKubeadmConfig = "---\napiVersion: kubeadm.k8s.io/v1beta4\ndiscovery:\n  bootstrapToken:\n" +
 		"    apiServerEndpoint: 10.0.0.10:6443\n    token: abcdef.0123456789abcdef\n    unsafeSkipCAVerification: true\nkind: JoinConfiguration\n"
 
 	// gzipBlob is "compressed by gzip\n" gzip-compressed, fixed so the golden files do not
