@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/discovery"
 
 	"capstan.dev/core/internal/capstanctl/components"
@@ -144,33 +145,10 @@ func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
 	if o.stop {
 		return stopDevManagers(c, o, ps)
 	}
-	objs, err := components.Load(ps)
+	objs, managers, err := o.embeddedObjects(ps)
 	if err != nil {
 		return err
 	}
-	var managers []localmanagers.Manager
-	if o.dev {
-		if managers, err = o.devManagers(ps); err != nil {
-			return err
-		}
-		// Before touching the cluster: a missing binary is the likeliest mistake.
-		if err := localmanagers.CheckBinaries(managers); err != nil {
-			return err
-		}
-		if err := o.pointConversionAtDevManagers(objs, ps, managers); err != nil {
-			return err
-		}
-	} else {
-		if err := components.SetImageTag(objs, o.imageTag); err != nil {
-			return fmt.Errorf("--image-tag: %w", err)
-		}
-		if o.hostNet {
-			if err := components.SetHostNetwork(objs); err != nil {
-				return err
-			}
-		}
-	}
-
 	cfg, err := g.cluster.RESTConfig()
 	if err != nil {
 		return err
@@ -219,6 +197,35 @@ func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
 	}
 	fmt.Fprintln(out, "Managers available")
 	return nil
+}
+
+// embeddedObjects loads the embedded providers' objects as init applies them: for --dev, the
+// local managers they will point at (their binaries checked first, before the cluster is
+// touched: a missing binary is the likeliest mistake); else with --image-tag and --host-network.
+func (o *initOptions) embeddedObjects(ps []components.Provider) ([]*unstructured.Unstructured, []localmanagers.Manager, error) {
+	objs, err := components.Load(ps)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.dev {
+		managers, err := o.devManagers(ps)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := localmanagers.CheckBinaries(managers); err != nil {
+			return nil, nil, err
+		}
+		return objs, managers, o.pointConversionAtDevManagers(objs, ps, managers)
+	}
+	if err := components.SetImageTag(objs, o.imageTag); err != nil {
+		return nil, nil, fmt.Errorf("--image-tag: %w", err)
+	}
+	if o.hostNet {
+		if err := components.SetHostNetwork(objs); err != nil {
+			return nil, nil, err
+		}
+	}
+	return objs, nil, nil
 }
 
 // devOnlyFlags mean something only with --dev.
