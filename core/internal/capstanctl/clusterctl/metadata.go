@@ -74,3 +74,18 @@ func ParseMetadata(data []byte) (Metadata, error) {
 	}
 	return m, nil
 }
+
+// Contract returns the contract m's release series says version v implements, and false when
+// m lists no series for v's major.minor.
+func (m Metadata) Contract(v string) (string, bool) {
+	parsed, err := ParseVersion(v)
+	if err != nil {
+		return "", false
+	}
+	for _, rs := range m.ReleaseSeries {
+		if rs.Major == parsed.Major() && rs.Minor == parsed.Minor() {
+			return rs.Contract, true
+		}
+	}
+	return "", false
+}

@@ -85,7 +85,8 @@ and applies them with clusterctl's labels and inventory entry. It refuses, befor
 anything, a version older than the installed one and components that need cert-manager when
 the cluster has none (Capstan does not need it; install it yourself, as capstanctl does not reach
 the network). A name the file does not list means Capstan's embedded provider (cluster-api,
-kubeadm, docker), installed as above. Remove providers with 'capstanctl delete --provider'.`,
+kubeadm, docker), installed as above. Upgrade them with 'capstanctl upgrade plan' and 'capstanctl
+upgrade apply'; remove them with 'capstanctl delete --provider'.`,
 		Example: `  capstanctl init --kubeconfig mgmt.kubeconfig --wait
   capstanctl init --providers core,kubeadm --image-tag v0.1.0
   capstanctl init --kubeconfig .capstan/mgmt/kubeconfig --dev --manager-args kubeadm=--bootstrap-token-ttl=1m

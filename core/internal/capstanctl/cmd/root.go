@@ -3,7 +3,7 @@
 // The work itself lives in sibling packages (describe, template, kubeconfig,
 // deletecluster, move, rollout, topologyplan, editplan, providers, version, and
 // components, install, devcreds and localmanagers for init; repository, providercomponents,
-// inventory and deleteprovider for providers installed from clusterctl repositories); this package must stay a thin layer of flag parsing and printing
+// inventory, deleteprovider and upgrade for providers installed from clusterctl repositories); this package must stay a thin layer of flag parsing and printing
 // over them, so that every behaviour can be tested without cobra.
 //
 // Conventions every command follows: errors are returned (never printed and
@@ -39,7 +39,8 @@ func NewRootCommand() *cobra.Command {
 		Use:   "capstanctl",
 		Short: "Manage Capstan workload clusters from the management cluster",
 		Long: `capstanctl installs Capstan's providers, and other clusterctl-format providers from local
-repositories, into a management cluster (init), removes providers (delete --provider), moves workload
+repositories, into a management cluster (init), upgrades those from repositories (upgrade plan, upgrade apply), removes
+providers (delete --provider), moves workload
 clusters between management clusters (move), and generates, inspects and deletes Capstan
 workload clusters: Kubernetes clusters declared as Cluster API (cluster.x-k8s.io/v1beta2)
 objects on that management cluster.
@@ -70,6 +71,7 @@ It talks to the management cluster chosen by --kubeconfig, else KUBECONFIG, else
 		newRolloutCommand(g),
 		newPlanCommand(g),
 		newEtcdCommand(g),
+		newUpgradeCommand(g),
 	)
 	return root
 }

@@ -1,7 +1,8 @@
 // Package inventory reads upstream clusterctl's provider inventory (the Provider objects of
 // clusterctl.cluster.x-k8s.io) from a management cluster: what is installed, at which version,
-// in which namespace. capstanctl init reads it to refuse a downgrade, delete to know what a
-// provider name means. It only reads; package install writes the entries with the components.
+// in which namespace. capstanctl init reads it to refuse a downgrade, upgrade to know what to
+// move from, delete to know what a provider name means. It only reads; package install writes
+// the entries with the components.
 package inventory
 
 import (

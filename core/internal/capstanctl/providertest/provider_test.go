@@ -240,10 +240,11 @@ func deleteRemovesTheComponentsAndKeepsTheCRD(t *testing.T, cfg string) {
 
 func installsIntoTheTargetNamespace(t *testing.T, cfg string) {
 	t.Setenv("EXAMPLE_REGION", "us-2")
-	r := run(t, "init", "--config", cfg, "--infrastructure", "example:v0.1.0", "--target-namespace", "example-elsewhere")
+	// v0.2.0 again: v0.1.0's CRD would drop v1alpha2, at which the kept CRD stores its objects.
+	r := run(t, "init", "--config", cfg, "--infrastructure", "example:v0.2.0", "--target-namespace", "example-elsewhere")
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-	require.Contains(t, r.stdout, "CustomResourceDefinition "+exampleCRD+" configured\n", "the v0.1.0 CRD differs in its release label")
-	checkInstalled(t, "example-elsewhere", "v0.1.0", "--v=2", "--region=us-2", "--sync-period=5m")
+	require.Contains(t, r.stdout, "CustomResourceDefinition "+exampleCRD+" unchanged\n", "the kept CRD is v0.2.0's")
+	checkInstalled(t, "example-elsewhere", "v0.2.0", "--v=2", "--region=us-2", "--sync-period=5m")
 	_, err := get(t, "v1", "Namespace", "", "example-system")
 	require.NoError(t, err, "the first installation's namespace was kept")
 }
@@ -304,7 +305,8 @@ func checkInstalled(t *testing.T, namespace, version string, args ...string) {
 }
 
 // TestFixture_CRDIsTheConformanceKitsExampleCluster keeps the repository's CRD equal to the
-// conformance kit's, so that an e2e can run the kit's example controller against it.
+// conformance kit's, so that an e2e can run the kit's example controller against it: v0.1.0's
+// spec is the kit's; v0.2.0's adds v1alpha2, the storage version, with the kit's schema.
 func TestFixture_CRDIsTheConformanceKitsExampleCluster(t *testing.T) {
 	want, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "contracts", "conformance", "example", "config", "crd", "bases",
 		"infrastructure.example.capstan.dev_exampleclusters.yaml"))
@@ -322,6 +324,17 @@ func TestFixture_CRDIsTheConformanceKitsExampleCluster(t *testing.T) {
 		js, err := objs[i].MarshalJSON()
 		require.NoError(t, err)
 		require.NoError(t, yaml.Unmarshal(js, got))
+		if v == "v0.2.0" {
+			require.Len(t, got.Spec.Versions, 2)
+			require.Equal(t, []string{"v1alpha1", "v1alpha2"}, []string{got.Spec.Versions[0].Name, got.Spec.Versions[1].Name})
+			require.True(t, got.Spec.Versions[0].Served && !got.Spec.Versions[0].Storage, "v1alpha1 served, not stored")
+			require.True(t, got.Spec.Versions[1].Served && got.Spec.Versions[1].Storage, "v1alpha2 served and stored")
+			v2 := got.Spec.Versions[1]
+			v2.Name, v2.Storage = "v1alpha1", true
+			require.Empty(t, cmp.Diff(kit.Spec.Versions[0], v2), "v1alpha2 has the kit's schema")
+			got.Spec.Versions = got.Spec.Versions[1:]
+			got.Spec.Versions[0] = v2
+		}
 		require.Empty(t, cmp.Diff(kit.Spec, got.Spec), v)
 	}
 }

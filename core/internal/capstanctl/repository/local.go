@@ -151,22 +151,31 @@ type Release struct {
 	Metadata   clusterctl.Metadata
 }
 
+// ReadMetadata reads version v's metadata.yaml.
+func (s Source) ReadMetadata(v string) (clusterctl.Metadata, error) {
+	metaPath := filepath.Join(s.Dir, v, "metadata.yaml")
+	meta, err := os.ReadFile(metaPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return clusterctl.Metadata{}, fmt.Errorf("repository %s has no metadata.yaml for %s (%s): clusterctl needs it to know which contract the release implements",
+			s.Dir, v, metaPath)
+	}
+	if err != nil {
+		return clusterctl.Metadata{}, fmt.Errorf("reading metadata.yaml of %s %s: %w", s.Label, v, err)
+	}
+	m, err := clusterctl.ParseMetadata(meta)
+	if err != nil {
+		return clusterctl.Metadata{}, fmt.Errorf("%s: %w", metaPath, err)
+	}
+	return m, nil
+}
+
 // Read reads version v's components and metadata.yaml and checks that the metadata says v
 // implements contract (the core's).
 func (s Source) Read(v, contract string) (Release, error) {
 	dir := filepath.Join(s.Dir, v)
-	metaPath := filepath.Join(dir, "metadata.yaml")
-	meta, err := os.ReadFile(metaPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Release{}, fmt.Errorf("repository %s has no metadata.yaml for %s (%s): clusterctl needs it to know which contract the release implements",
-			s.Dir, v, metaPath)
-	}
+	m, err := s.ReadMetadata(v)
 	if err != nil {
-		return Release{}, fmt.Errorf("reading metadata.yaml of %s %s: %w", s.Label, v, err)
-	}
-	m, err := clusterctl.ParseMetadata(meta)
-	if err != nil {
-		return Release{}, fmt.Errorf("%s: %w", metaPath, err)
+		return Release{}, err
 	}
 	if err := checkContract(s.Label, v, m, contract); err != nil {
 		return Release{}, err

@@ -1,0 +1,128 @@
+package upgrade
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"capstan.dev/core/internal/capstanctl/providercomponents"
+)
+
+// toCRD converts an unstructured CustomResourceDefinition.
+func toCRD(u *unstructured.Unstructured) (*apiextensionsv1.CustomResourceDefinition, error) {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, crd); err != nil {
+		return nil, fmt.Errorf("reading CustomResourceDefinition %s: %w", u.GetName(), err)
+	}
+	return crd, nil
+}
+
+// readCRD reads the cluster's CRD name; nil when there is none.
+func (u *Upgrader) readCRD(ctx context.Context, name string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
+	switch err := u.Client.Get(ctx, client.ObjectKey{Name: name}, obj); {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading CustomResourceDefinition %s: %w", name, err)
+	}
+	return toCRD(obj)
+}
+
+func storageVersion(crd *apiextensionsv1.CustomResourceDefinition) string {
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			return v.Name
+		}
+	}
+	return ""
+}
+
+// checkStoredVersions refuses new CRDs that stop serving a version the cluster's objects are
+// stored at (other than the new storage version): migration reads and rewrites each object
+// through the API, which needs the old version still served while they are rewritten.
+func (u *Upgrader) checkStoredVersions(ctx context.Context, comps providercomponents.Components) error {
+	for _, o := range comps.Objects {
+		if o.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		next, err := toCRD(o)
+		if err != nil {
+			return err
+		}
+		current, err := u.readCRD(ctx, o.GetName())
+		if err != nil || current == nil {
+			return err
+		}
+		storage := storageVersion(next)
+		var served, lost []string
+		for _, v := range next.Spec.Versions {
+			if v.Served {
+				served = append(served, v.Name)
+			}
+		}
+		for _, sv := range current.Status.StoredVersions {
+			if sv != storage && !slices.Contains(served, sv) {
+				lost = append(lost, sv)
+			}
+		}
+		if len(lost) > 0 {
+			return fmt.Errorf("CustomResourceDefinition %s has objects stored at %s (status.storedVersions %v), and %s serves only %s: "+
+				"capstanctl migrates stored objects to the new storage version %s only while the old version is served; "+
+				"upgrade first to a release that still serves %s",
+				o.GetName(), strings.Join(lost, ", "), current.Status.StoredVersions, comps, strings.Join(served, ", "), storage, strings.Join(lost, ", "))
+		}
+	}
+	return nil
+}
+
+// migrateStoredVersions rewrites, for each CRD whose status.storedVersions lists versions
+// other than its storage version, every object of it unchanged (the API server stores it at
+// the storage version), then sets status.storedVersions to the storage version alone, as
+// clusterctl's CRD migrator does.
+func (u *Upgrader) migrateStoredVersions(ctx context.Context, crds []*unstructured.Unstructured) error {
+	for _, o := range crds {
+		crd, err := u.readCRD(ctx, o.GetName())
+		if err != nil {
+			return err
+		}
+		if crd == nil {
+			return fmt.Errorf("CustomResourceDefinition %s was applied and is gone", o.GetName())
+		}
+		storage := storageVersion(crd)
+		if slices.Equal(crd.Status.StoredVersions, []string{storage}) {
+			continue
+		}
+		list := &unstructured.UnstructuredList{}
+		list.SetAPIVersion(crd.Spec.Group + "/" + storage)
+		list.SetKind(crd.Spec.Names.ListKind)
+		if err := u.Client.List(ctx, list); err != nil {
+			return fmt.Errorf("listing the %s objects to migrate to %s: %w", crd.Spec.Names.Kind, storage, err)
+		}
+		for i := range list.Items {
+			obj := &list.Items[i]
+			if err := u.Client.Update(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("migrating %s %s/%s to %s: %w", crd.Spec.Names.Kind, obj.GetNamespace(), obj.GetName(), storage, err)
+			}
+		}
+		patch := fmt.Sprintf(`{"status":{"storedVersions":[%q]}}`, storage)
+		target := &unstructured.Unstructured{}
+		target.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
+		target.SetName(crd.Name)
+		if err := u.Client.Status().Patch(ctx, target, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+			return fmt.Errorf("setting status.storedVersions of CustomResourceDefinition %s to [%s]: %w", crd.Name, storage, err)
+		}
+		fmt.Fprintf(u.out(), "CustomResourceDefinition %s: %d %s objects migrated from %v to %s\n",
+			crd.Name, len(list.Items), crd.Spec.Names.Kind, crd.Status.StoredVersions, storage)
+	}
+	return nil
+}
