@@ -12,6 +12,16 @@
 // recognises what an interrupted one left in the target and reuses it, and the pause
 // records itself (PausedByMoveAnnotation), so a second run still knows which Clusters
 // were paused by the user before the move and must stay paused in the target.
+//
+// ToDirectory and FromDirectory are clusterctl's backup and restore (move --to-directory,
+// --from-directory) on the same steps: the backup pauses what Move pauses, writes one file
+// per object (FileName, status included, the UID kept because owner references name
+// owners by it and clusterctl's restore reads it too) and resumes the source, which keeps
+// everything; the restore reads the files, refuses before any write what it cannot
+// create, then copies and resumes as Move does. Unlike clusterctl's restore, which skips
+// an object already present whatever it holds, it refuses one that no restore of the same
+// backup created (MovedFromUIDAnnotation tells them apart): a restore never overwrites an
+// object it did not make.
 package move
 
 const (

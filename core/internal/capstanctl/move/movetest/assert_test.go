@@ -86,10 +86,30 @@ func requireNothingInTarget(t *testing.T, objs []*unstructured.Unstructured) {
 	}
 }
 
-// requireMoved requires every object of before (the source as it was) to be in the target
-// as the move must leave it, gone from the source, each kind exactly as many times as in
-// before, and the objects of stays untouched in the source and absent from the target.
+// requireMoved requires every object of before (the source as it was) to be copied
+// (requireCopies) and gone from the source, and the objects of stays untouched in the
+// source and absent from the target.
 func requireMoved(t *testing.T, f *fixture, before, stays map[string]*unstructured.Unstructured) {
+	t.Helper()
+	requireCopies(t, f, before)
+	for k, src := range before {
+		_, err := read(source.Client, src)
+		require.True(t, apierrors.IsNotFound(err), "%s is gone from the source: %v", k, err)
+	}
+	requireUnchanged(t, stays)
+	var stayed []*unstructured.Unstructured
+	for _, o := range stays {
+		stayed = append(stayed, o)
+	}
+	requireNothingInTarget(t, stayed)
+}
+
+// requireCopies requires every object of before (the source as it was) to be in the
+// target as a move or a restore must leave it: same spec, data, status, labels,
+// finalizers and annotations (plus MovedFromUIDAnnotation), owner references pointing at
+// the copies' UIDs, Clusters paused only when the user had paused them, and each kind
+// exactly as many times as in before.
+func requireCopies(t *testing.T, f *fixture, before map[string]*unstructured.Unstructured) {
 	t.Helper()
 	copies := map[types.UID]*unstructured.Unstructured{}
 	for k, src := range before {
@@ -128,17 +148,8 @@ func requireMoved(t *testing.T, f *fixture, before, stays map[string]*unstructur
 		}
 		require.Empty(t, cmp.Diff(wantOwners, got.GetOwnerReferences(), cmpopts.EquateEmpty()),
 			"%s: owner references point at the copies, foreign ones dropped (-want +got)", k)
-
-		_, err := read(source.Client, src)
-		require.True(t, apierrors.IsNotFound(err), "%s is gone from the source: %v", k, err)
 	}
 	requireCounts(t, f.ns, before)
-	requireUnchanged(t, stays)
-	var stayed []*unstructured.Unstructured
-	for _, o := range stays {
-		stayed = append(stayed, o)
-	}
-	requireNothingInTarget(t, stayed)
 }
 
 // requireCounts requires the target namespace to hold as many objects of each kind of

@@ -270,7 +270,7 @@ func TestMove_FlagErrorsSayWhatToDo(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"move"}, "--to-kubeconfig is required: the kubeconfig of the management cluster to move to"},
+		{[]string{"move"}, "one of --to-kubeconfig (move to another management cluster; install the providers there first"},
 		{[]string{"move", "--to-kubeconfig", "/nonexistent/kubeconfig"}, "--to-kubeconfig: stat /nonexistent/kubeconfig: no such file or directory"},
 		{[]string{"move", "--to-kubeconfig", kubeconfigFile(t, target), "--timeout", "0s"}, "--timeout must be positive"},
 		{[]string{"move", "--to-kubeconfig", kubeconfigFile(t, target)}, "pass --kubeconfig or set KUBECONFIG"},
