@@ -22,6 +22,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -51,23 +52,10 @@ import (
 // port-forward is what changes in a workload cluster): it lists both members, removes the second,
 // and reports a clear error for an ID no member has.
 func TestRealEtcd_ListsMembersAndRemovesOne(t *testing.T) {
-	bin, err := k8sbin.Path("etcd")
-	if err != nil {
-		t.Skipf("no etcd binary (run make k8s-binaries): %v", err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	dir := t.TempDir()
-	ca, err := generateCA(time.Now())
-	require.NoError(t, err)
-	serverCert, serverKey := writeServerCert(t, dir, ca)
-	caFile := filepath.Join(dir, "ca.crt")
-	require.NoError(t, os.WriteFile(caFile, ca.Cert, 0o600))
-
-	m1 := newTestMember("m1")
-	m1.start(t, bin, dir, caFile, serverCert, serverKey, "new", m1.initial())
-	tlsCfg, err := ClientTLSConfig(ca.Cert, ca.Key, "localhost", time.Now())
-	require.NoError(t, err)
+	e := startTLSEtcd(t)
+	m1, tlsCfg := e.first, e.clientTLS
 
 	c, err := New(ctx, m1.clientAddr, tlsCfg, nil)
 	require.NoError(t, err)
@@ -88,7 +76,7 @@ func TestRealEtcd_ListsMembersAndRemovesOne(t *testing.T) {
 	defer raw.Close()
 	added, err := raw.MemberAdd(ctx, []string{m2.peerURL})
 	require.NoError(t, err)
-	m2.start(t, bin, dir, caFile, serverCert, serverKey, "existing", m1.initial()+","+m2.initial())
+	e.startMember(t, m2, "existing", m1.initial()+","+m2.initial())
 
 	var members []Member
 	waitFor(t, ctx, "m2 to start and name itself", func() error {
@@ -173,6 +161,38 @@ func TestRealEtcd_ListsMembersAndRemovesOne(t *testing.T) {
 		bad.Close()
 		require.Error(t, err, "a client certificate from another CA is refused")
 	}
+}
+
+// tlsEtcd is the etcd binary of `make k8s-binaries` running with client-cert-auth: its files
+// (a test <cluster>-etcd CA, the serving certificate it signs), the first member, started as a
+// new cluster, and a client TLS configuration signed by the CA as the controller makes one.
+type tlsEtcd struct {
+	bin, dir, caFile, serverCert, serverKey string
+	first                                   *testMember
+	clientTLS                               *tls.Config
+}
+
+func startTLSEtcd(t *testing.T) *tlsEtcd {
+	t.Helper()
+	bin, err := k8sbin.Path("etcd")
+	if err != nil {
+		t.Skipf("no etcd binary (run make k8s-binaries): %v", err)
+	}
+	e := &tlsEtcd{bin: bin, dir: t.TempDir(), first: newTestMember("m1")}
+	ca, err := generateCA(time.Now())
+	require.NoError(t, err)
+	e.serverCert, e.serverKey = writeServerCert(t, e.dir, ca)
+	e.caFile = filepath.Join(e.dir, "ca.crt")
+	require.NoError(t, os.WriteFile(e.caFile, ca.Cert, 0o600))
+	e.startMember(t, e.first, "new", e.first.initial())
+	e.clientTLS, err = ClientTLSConfig(ca.Cert, ca.Key, "localhost", time.Now())
+	require.NoError(t, err)
+	return e
+}
+
+// startMember starts m with the cluster's certificates, in state new or existing.
+func (e *tlsEtcd) startMember(t *testing.T, m *testMember, state, initialCluster string) {
+	m.start(t, e.bin, e.dir, e.caFile, e.serverCert, e.serverKey, state, initialCluster)
 }
 
 type testMember struct {

@@ -26,8 +26,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"capstan.dev/contracts/k8sbin"
 )
 
 // TestRealEtcd_SnapshotVerifiesAndACorruptByteFails snapshots a real etcd (client-cert-auth, the
@@ -35,22 +33,11 @@ import (
 // revision is the last write's, its live keys are those written and not deleted. One changed
 // byte, or a cut-off file, fails verification with ErrSnapshotCorrupt and says why.
 func TestRealEtcd_SnapshotVerifiesAndACorruptByteFails(t *testing.T) {
-	bin, err := k8sbin.Path("etcd")
-	if err != nil {
-		t.Skipf("no etcd binary (run make k8s-binaries): %v", err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	dir := t.TempDir()
-	ca, err := generateCA(time.Now())
-	require.NoError(t, err)
-	serverCert, serverKey := writeServerCert(t, dir, ca)
-	caFile := filepath.Join(dir, "ca.crt")
-	require.NoError(t, os.WriteFile(caFile, ca.Cert, 0o600))
-	m := newTestMember("m1")
-	m.start(t, bin, dir, caFile, serverCert, serverKey, "new", m.initial())
-	tlsCfg, err := ClientTLSConfig(ca.Cert, ca.Key, "localhost", time.Now())
-	require.NoError(t, err)
+	e := startTLSEtcd(t)
+	m, tlsCfg := e.first, e.clientTLS
+	dir := e.dir
 	c, err := New(ctx, m.clientAddr, tlsCfg, nil)
 	require.NoError(t, err)
 	defer c.Close()

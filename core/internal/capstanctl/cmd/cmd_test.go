@@ -52,9 +52,7 @@ func run(t *testing.T, args ...string) result {
 // kubeconfigFile writes the envtest API server's kubeconfig for --kubeconfig.
 func kubeconfigFile(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, os.WriteFile(path, env.KubeConfig, 0o600))
-	return path
+	return ctltest.KubeconfigFile(t, env)
 }
 
 // runOnCluster is run against the envtest API server through --kubeconfig.

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"capstan.dev/contracts/envtest"
 )
 
 // SyncBuffer is a bytes.Buffer safe to read while a command writes to it.
@@ -36,4 +39,14 @@ func Run(t *testing.T, execute func(ctx context.Context, args []string, stdout, 
 	var out, errOut SyncBuffer
 	code = execute(context.Background(), args, &out, &errOut)
 	return out.String(), errOut.String(), code
+}
+
+// KubeconfigFile writes env's kubeconfig into a file of the test's, for --kubeconfig.
+func KubeconfigFile(t *testing.T, env *envtest.Environment) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, env.KubeConfig, 0o600); err != nil {
+		t.Fatalf("writing the envtest kubeconfig: %v", err)
+	}
+	return path
 }

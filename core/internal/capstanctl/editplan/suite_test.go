@@ -38,8 +38,7 @@ type result struct {
 // run executes capstanctl in-process against the envtest API server.
 func run(t *testing.T, args ...string) result {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, os.WriteFile(path, env.KubeConfig, 0o600))
+	path := ctltest.KubeconfigFile(t, env)
 	stdout, stderr, code := ctltest.Run(t, cmd.Execute, append(args, "--kubeconfig", path)...)
 	return result{stdout: stdout, stderr: stderr, code: code}
 }

@@ -51,9 +51,7 @@ func run(t *testing.T, args ...string) result {
 
 func kubeconfigFile(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, os.WriteFile(path, env.KubeConfig, 0o600))
-	return path
+	return ctltest.KubeconfigFile(t, env)
 }
 
 // installed reads every object of the components back, keyed by kind/namespace/name.

@@ -3,8 +3,6 @@ package rollout_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -56,8 +54,7 @@ func TestProgress_SaysWhatTheRolloutWaitsFor(t *testing.T) {
 // startStatus runs `rollout status` in the background and returns its output and exit code channel.
 func startStatus(t *testing.T, args ...string) (*ctltest.SyncBuffer, *ctltest.SyncBuffer, chan int) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, os.WriteFile(path, env.KubeConfig, 0o600))
+	path := ctltest.KubeconfigFile(t, env)
 	var stdout, stderr ctltest.SyncBuffer
 	done := make(chan int, 1)
 	args = append([]string{"rollout", "status"}, append(args, "--poll-interval", "100ms", "--timeout", "60s", "--kubeconfig", path)...)

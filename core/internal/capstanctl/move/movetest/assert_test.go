@@ -2,8 +2,6 @@ package movetest
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,9 +41,7 @@ func moveArgs(t *testing.T, ns string, extra ...string) []string {
 
 func kubeconfigFile(t *testing.T, env *envtest.Environment) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, os.WriteFile(path, env.KubeConfig, 0o600))
-	return path
+	return ctltest.KubeconfigFile(t, env)
 }
 
 // snapshot reads objs again from c, keyed by kind/namespace/name.
