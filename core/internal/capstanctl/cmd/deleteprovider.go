@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/discovery"
 
 	"capstan.dev/core/internal/capstanctl/clusterctl"
 	"capstan.dev/core/internal/capstanctl/deleteprovider"
@@ -62,17 +61,9 @@ func runDeleteProviders(c *cobra.Command, g *globalOptions, o *deleteProviderOpt
 	if len(labels) == 0 {
 		return fmt.Errorf("name the providers to delete with --provider or --core/--bootstrap/--control-plane/--infrastructure")
 	}
-	cfg, err := g.cluster.RESTConfig()
+	_, cl, dc, err := connectWithDiscovery(g)
 	if err != nil {
 		return err
-	}
-	cl, err := g.cluster.New()
-	if err != nil {
-		return err
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("connecting to the management cluster at %s: %w", cfg.Host, err)
 	}
 	ctx := c.Context()
 	installed, err := inventory.Read(ctx, cl)

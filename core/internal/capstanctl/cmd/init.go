@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/discovery"
 
 	"capstan.dev/core/internal/capstanctl/components"
 	"capstan.dev/core/internal/capstanctl/install"
@@ -150,17 +149,9 @@ func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := g.cluster.RESTConfig()
+	cfg, cl, dc, err := connectWithDiscovery(g)
 	if err != nil {
 		return err
-	}
-	cl, err := g.cluster.New()
-	if err != nil {
-		return err
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("connecting to the management cluster at %s: %w", cfg.Host, err)
 	}
 	if err := install.CheckServer(dc); err != nil {
 		return err
@@ -176,28 +167,18 @@ func runInit(c *cobra.Command, g *globalOptions, o *initOptions) error {
 	}
 	fmt.Fprintf(out, "Installing providers %s into the management cluster at %s (%s)\n", strings.Join(names, ", "), cfg.Host, how)
 
-	a := &install.Applier{Client: cl, Out: out, PollInterval: o.interval}
 	plan, err := withInventory(components.NewPlan(objs, components.PlanOptions{WithoutWorkloads: o.dev}), ps, o.imageTag)
 	if err != nil {
 		return err
 	}
+	if !o.dev {
+		return applyAndWait(c, cl, o, plan)
+	}
+	a := &install.Applier{Client: cl, Out: out, PollInterval: o.interval}
 	if _, err := a.Apply(c.Context(), plan); err != nil {
 		return err
 	}
-
-	if o.dev {
-		return runDevManagers(c, g, cfg, o, ps, managers)
-	}
-	if !o.wait {
-		fmt.Fprintln(out, "Managers deployed; follow them with 'kubectl get deployments -A -l cluster.x-k8s.io/provider' or rerun with --wait")
-		return nil
-	}
-	fmt.Fprintf(out, "Waiting up to %s for the managers to be available\n", o.timeout)
-	if err := a.WaitDeployments(c.Context(), plan.Rest, o.timeout); err != nil {
-		return err
-	}
-	fmt.Fprintln(out, "Managers available")
-	return nil
+	return runDevManagers(c, g, cfg, o, ps, managers)
 }
 
 // embeddedObjects loads the embedded providers' objects as init applies them: for --dev, the

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"capstan.dev/core/internal/capstanctl/components"
@@ -13,19 +14,28 @@ import (
 	"capstan.dev/core/internal/capstanctl/providercomponents"
 )
 
-// connectForInit opens the management cluster and refuses one that cannot run Capstan's providers.
-func connectForInit(g *globalOptions) (client.Client, string, error) {
+// connectWithDiscovery opens the management cluster: its REST configuration, a client and a discovery client.
+func connectWithDiscovery(g *globalOptions) (*rest.Config, client.Client, discovery.DiscoveryInterface, error) {
 	cfg, err := g.cluster.RESTConfig()
 	if err != nil {
-		return nil, "", err
+		return nil, nil, nil, err
 	}
 	cl, err := g.cluster.New()
 	if err != nil {
-		return nil, "", err
+		return nil, nil, nil, err
 	}
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
-		return nil, "", fmt.Errorf("connecting to the management cluster at %s: %w", cfg.Host, err)
+		return nil, nil, nil, fmt.Errorf("connecting to the management cluster at %s: %w", cfg.Host, err)
+	}
+	return cfg, cl, dc, nil
+}
+
+// connectForInit opens the management cluster and refuses one that cannot run Capstan's providers.
+func connectForInit(g *globalOptions) (client.Client, string, error) {
+	cfg, cl, dc, err := connectWithDiscovery(g)
+	if err != nil {
+		return nil, "", err
 	}
 	if err := install.CheckServer(dc); err != nil {
 		return nil, "", err

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/discovery"
 
 	"capstan.dev/contracts/contract"
 	"capstan.dev/core/internal/capstanctl/inventory"
@@ -180,17 +179,9 @@ func runUpgradeApply(c *cobra.Command, g *globalOptions, o *upgradeOptions) erro
 	if err != nil {
 		return err
 	}
-	restCfg, err := g.cluster.RESTConfig()
+	_, cl, dc, err := connectWithDiscovery(g)
 	if err != nil {
 		return err
-	}
-	cl, err := g.cluster.New()
-	if err != nil {
-		return err
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(restCfg)
-	if err != nil {
-		return fmt.Errorf("connecting to the management cluster at %s: %w", restCfg.Host, err)
 	}
 	ctx, out := c.Context(), c.OutOrStdout()
 	entries, err := inventory.Read(ctx, cl)
