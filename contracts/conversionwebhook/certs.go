@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -147,4 +149,22 @@ func SelfSigned(hosts []string, validity time.Duration) (cert tls.Certificate, c
 		return tls.Certificate{}, nil, err
 	}
 	return s.tls, s.caPEM, nil
+}
+
+// WriteSelfSigned writes a serving certificate for hosts, as SelfSigned makes it, into dir
+// (created if missing) as controller-runtime's webhook server reads one: tls.crt and tls.key in
+// PEM. For a manager that refuses to start without a webhook certificate nothing calls, e.g.
+// upstream's managers beside Capstan's in tests and benchmarks.
+func WriteSelfSigned(dir string, hosts []string, validity time.Duration) error {
+	s, err := issue(hosts, validity, time.Now())
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), s.certPEM, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "tls.key"), s.keyPEM, 0o600)
 }

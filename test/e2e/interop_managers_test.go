@@ -4,13 +4,10 @@ package e2e
 
 import (
 	"context"
-	"crypto/x509"
-	"encoding/pem"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -82,15 +79,6 @@ func stopProcess(cmd *exec.Cmd, exited chan error) {
 // webhook server reads it (tls.crt, tls.key).
 func (s *suite) webhookCertDir() string {
 	dir := s.t.TempDir()
-	cert, _, err := conversionwebhook.SelfSigned([]string{"127.0.0.1"}, 24*time.Hour)
-	require.NoError(s.t, err)
-	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
-	require.NoError(s.t, err)
-	var crt []byte
-	for _, der := range cert.Certificate {
-		crt = append(crt, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
-	}
-	require.NoError(s.t, os.WriteFile(filepath.Join(dir, "tls.crt"), crt, 0o600))
-	require.NoError(s.t, os.WriteFile(filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key}), 0o600))
+	require.NoError(s.t, conversionwebhook.WriteSelfSigned(dir, []string{"127.0.0.1"}, 24*time.Hour))
 	return dir
 }

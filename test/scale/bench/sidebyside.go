@@ -2,8 +2,6 @@ package bench
 
 import (
 	"context"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
@@ -86,7 +84,7 @@ func webhookServing(dir string) (certDir, port string, cleanup func(), err error
 		}
 		cleanup = func() { _ = os.RemoveAll(dir) }
 	}
-	if err := writeSelfSigned(dir); err != nil {
+	if err := conversionwebhook.WriteSelfSigned(dir, []string{"localhost", "127.0.0.1"}, 7*24*time.Hour); err != nil {
 		cleanup()
 		return "", "", nil, fmt.Errorf("the peer's webhook certificate: %w", err)
 	}
@@ -97,30 +95,6 @@ func webhookServing(dir string) (certDir, port string, cleanup func(), err error
 	}
 	_, port, err = net.SplitHostPort(addr)
 	return dir, port, cleanup, err
-}
-
-// writeSelfSigned writes a self-signed certificate for localhost as dir/tls.crt and
-// its key as dir/tls.key, in PEM.
-func writeSelfSigned(dir string) error {
-	cert, _, err := conversionwebhook.SelfSigned([]string{"localhost", "127.0.0.1"}, 7*24*time.Hour)
-	if err != nil {
-		return err
-	}
-	var certPEM []byte
-	for _, der := range cert.Certificate {
-		certPEM = append(certPEM, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), certPEM, 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600)
 }
 
 // logf writes a progress line of a side-by-side run to cfg.Log.
