@@ -19,16 +19,15 @@ import (
 	"slices"
 	"strings"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"capstan.dev/core/internal/capstanctl/clusterctl"
+	"capstan.dev/core/internal/capstanctl/components"
 	"capstan.dev/core/internal/capstanctl/inventory"
 )
 
@@ -115,16 +114,11 @@ func CheckNoObjects(ctx context.Context, cl client.Client, p inventory.Entry, ob
 		if u.GetKind() != "CustomResourceDefinition" {
 			continue
 		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, crd); err != nil {
-			return fmt.Errorf("reading CustomResourceDefinition %s: %w", u.GetName(), err)
+		crd, err := components.CRD(u)
+		if err != nil {
+			return err
 		}
-		storage := ""
-		for _, v := range crd.Spec.Versions {
-			if v.Storage {
-				storage = v.Name
-			}
-		}
+		storage := components.StorageVersion(crd)
 		list := &metav1.PartialObjectMetadataList{}
 		list.SetGroupVersionKind(schema.GroupVersionKind{Group: crd.Spec.Group, Version: storage, Kind: crd.Spec.Names.ListKind})
 		if err := cl.List(ctx, list); err != nil {

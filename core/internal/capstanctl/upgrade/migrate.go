@@ -9,21 +9,12 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"capstan.dev/core/internal/capstanctl/components"
 	"capstan.dev/core/internal/capstanctl/providercomponents"
 )
-
-// toCRD converts an unstructured CustomResourceDefinition.
-func toCRD(u *unstructured.Unstructured) (*apiextensionsv1.CustomResourceDefinition, error) {
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, crd); err != nil {
-		return nil, fmt.Errorf("reading CustomResourceDefinition %s: %w", u.GetName(), err)
-	}
-	return crd, nil
-}
 
 // readCRD reads the cluster's CRD name; nil when there is none.
 func (u *Upgrader) readCRD(ctx context.Context, name string) (*apiextensionsv1.CustomResourceDefinition, error) {
@@ -35,16 +26,7 @@ func (u *Upgrader) readCRD(ctx context.Context, name string) (*apiextensionsv1.C
 	case err != nil:
 		return nil, fmt.Errorf("reading CustomResourceDefinition %s: %w", name, err)
 	}
-	return toCRD(obj)
-}
-
-func storageVersion(crd *apiextensionsv1.CustomResourceDefinition) string {
-	for _, v := range crd.Spec.Versions {
-		if v.Storage {
-			return v.Name
-		}
-	}
-	return ""
+	return components.CRD(obj)
 }
 
 // checkStoredVersions refuses new CRDs that stop serving a version the cluster's objects are
@@ -55,7 +37,7 @@ func (u *Upgrader) checkStoredVersions(ctx context.Context, comps providercompon
 		if o.GetKind() != "CustomResourceDefinition" {
 			continue
 		}
-		next, err := toCRD(o)
+		next, err := components.CRD(o)
 		if err != nil {
 			return err
 		}
@@ -63,7 +45,7 @@ func (u *Upgrader) checkStoredVersions(ctx context.Context, comps providercompon
 		if err != nil || current == nil {
 			return err
 		}
-		storage := storageVersion(next)
+		storage := components.StorageVersion(next)
 		var served, lost []string
 		for _, v := range next.Spec.Versions {
 			if v.Served {
@@ -98,7 +80,7 @@ func (u *Upgrader) migrateStoredVersions(ctx context.Context, crds []*unstructur
 		if crd == nil {
 			return fmt.Errorf("CustomResourceDefinition %s was applied and is gone", o.GetName())
 		}
-		storage := storageVersion(crd)
+		storage := components.StorageVersion(crd)
 		if slices.Equal(crd.Status.StoredVersions, []string{storage}) {
 			continue
 		}
