@@ -107,6 +107,41 @@ func SnapshotKeys(path, prefix string) ([]string, error) {
 	return out, err
 }
 
+// SnapshotValue returns the latest value of key in the snapshot file at path, and false when the
+// key is absent or deleted at the snapshot's revision; it checks nothing but the database, so
+// call VerifySnapshot first.
+func SnapshotValue(path, key string) ([]byte, bool, error) {
+	db, err := bolt.Open(path, 0o400, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: opening %s as a bbolt database: %v", ErrSnapshotCorrupt, path, err)
+	}
+	defer func() { _ = db.Close() }()
+	var value []byte
+	found := false
+	err = db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("key"))
+		if b == nil {
+			return fmt.Errorf("%w: %s has no key bucket: it is not an etcd v3 database", ErrSnapshotCorrupt, path)
+		}
+		// Keys are revisions in order, so the last entry of key is its state at the snapshot.
+		return b.ForEach(func(k, v []byte) error {
+			kv := &mvccpb.KeyValue{}
+			if err := proto.Unmarshal(v, kv); err != nil {
+				return fmt.Errorf("%w: %s: the value at revision %x does not decode: %v", ErrSnapshotCorrupt, path, k, err)
+			}
+			if string(kv.Key) == key {
+				found = !(len(k) == 18 && k[17] == 't')
+				value = bytes.Clone(kv.Value)
+			}
+			return nil
+		})
+	})
+	if err != nil || !found {
+		return nil, false, err
+	}
+	return value, true, nil
+}
+
 // checkSnapshotHash compares the sha256 of the data with the one etcd appended.
 func checkSnapshotHash(path string) (SnapshotInfo, error) {
 	f, err := os.Open(path)

@@ -52,6 +52,8 @@ func TestRealEtcd_SnapshotVerifiesAndACorruptByteFails(t *testing.T) {
 	}
 	_, err = raw.Delete(ctx, "/registry/configmaps/default/cm-00")
 	require.NoError(t, err)
+	_, err = raw.Put(ctx, "/registry/configmaps/default/cm-07", "value 7, updated")
+	require.NoError(t, err)
 	last, err := raw.Put(ctx, "/registry/other", "x")
 	require.NoError(t, err)
 
@@ -72,6 +74,16 @@ func TestRealEtcd_SnapshotVerifiesAndACorruptByteFails(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, keys, 49)
 	require.Equal(t, "/registry/configmaps/default/cm-01", keys[0], "the deleted cm-00 is not live")
+	value, found, err := SnapshotValue(path, "/registry/configmaps/default/cm-07")
+	require.NoError(t, err)
+	require.True(t, found)
+	require.Equal(t, "value 7, updated", string(value), "the latest of the key's revisions")
+	_, found, err = SnapshotValue(path, "/registry/configmaps/default/cm-00")
+	require.NoError(t, err)
+	require.False(t, found, "a deleted key")
+	_, found, err = SnapshotValue(path, "/registry/absent")
+	require.NoError(t, err)
+	require.False(t, found)
 
 	// One byte changed in the data: the appended sha256 no longer matches.
 	data, err := os.ReadFile(path)

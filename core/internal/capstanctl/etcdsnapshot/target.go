@@ -44,6 +44,8 @@ var externalEtcdField = []string{"spec", "kubeadmConfigSpec", "clusterConfigurat
 // Target is a cluster whose etcd can be snapshotted: checked, with what reaching it needs.
 type Target struct {
 	Cluster *clusterv1.Cluster
+	// ControlPlane is the Cluster's KubeadmControlPlane, as read.
+	ControlPlane *unstructured.Unstructured
 	// Nodes are the Node names of the control plane Machines that have one and are not being
 	// deleted, sorted by Machine name: the etcd members to try.
 	Nodes []string
@@ -86,7 +88,7 @@ func Resolve(ctx context.Context, c client.Reader, namespace, name string) (*Tar
 	if err != nil {
 		return nil, err
 	}
-	return &Target{Cluster: cluster, Nodes: nodes}, nil
+	return &Target{Cluster: cluster, ControlPlane: kcp, Nodes: nodes}, nil
 }
 
 // controlPlaneNodes lists the Node names of the Cluster's control plane Machines that have one
