@@ -64,6 +64,10 @@ func TestE2E(t *testing.T) {
 		s.t = t
 		s.timed("KubeadmControlPlane 1→3 with new extraArgs", s.controlPlaneScaleUp)
 	})
+	t.Run("EtcdRestore", func(t *testing.T) {
+		s.t = t
+		s.timed("capstanctl etcd restore of three members", s.etcdRestore)
+	})
 	t.Run("SelfHosting", func(t *testing.T) {
 		s.t = t
 		s.timed("self-hosting: init in the workload cluster, move into it, scale there, move back", s.selfHosting)

@@ -38,7 +38,7 @@ import (
 
 // armDelay is how far ahead the nodes are told to switch: long enough to arm every node
 // before the first stops its etcd, after which the API server cannot be reached to arm more.
-const armDelay = 15 * time.Second
+const armDelay = 10 * time.Second
 
 // Result is what a restore did.
 type Result struct {

@@ -36,5 +36,5 @@ limitations under the License.
 // The file is written under a temporary name in the destination's directory and renamed only
 // after etcd's appended sha256 and the bbolt database check (etcd.VerifySnapshot), so a file
 // under the final name is always a whole, verified snapshot. The revision printed is read back
-// from the file. Restore is not implemented yet.
+// from the file. Package etcdrestore restores such a file.
 package etcdsnapshot
