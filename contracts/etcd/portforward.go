@@ -39,6 +39,26 @@ const Port = 2379
 // PodName is the static Pod kubeadm runs etcd in on node nodeName.
 func PodName(nodeName string) string { return "etcd-" + nodeName }
 
+// DialPod connects to the etcd member on node through the workload API server of config: a
+// port-forward to Pod kube-system/etcd-<node>:2379, with a client certificate signed by the etcd
+// CA (caCertPEM, caKeyPEM) valid from now. The path the KubeadmControlPlane controller and
+// capstanctl reach etcd by: no SSH, no node access.
+func DialPod(ctx context.Context, config *rest.Config, caCertPEM, caKeyPEM []byte, node string, now time.Time) (Client, error) {
+	// kubeadm's etcd serving certificate always holds localhost; the node name is not always
+	// the host name it holds.
+	tlsCfg, err := ClientTLSConfig(caCertPEM, caKeyPEM, "localhost", now)
+	if err != nil {
+		return nil, fmt.Errorf("the etcd CA: %w", err)
+	}
+	dial, err := PortForwardDialer(config, "kube-system", PodName(node), Port)
+	if err != nil {
+		return nil, err
+	}
+	// The dialler ignores the address, but etcd's resolver makes the endpoint's host the TLS
+	// server name of every connection: it must be a name the serving certificate holds.
+	return New(ctx, fmt.Sprintf("localhost:%d", Port), tlsCfg, dial)
+}
+
 // PortForwardDialer returns a DialFunc whose every connection is a new port-forward stream,
 // through the API server of config, to port of Pod namespace/pod; the address dialled is
 // ignored. It tries the WebSocket tunnel first and falls back to SPDY, as kubectl does.

@@ -243,19 +243,7 @@ func (r *Reconciler) realEtcdClient(ctx context.Context, cluster *clusterv1.Clus
 	if err := r.APIReader.Get(ctx, secKey, sec); err != nil {
 		return nil, fmt.Errorf("reading Secret %s: %w", secKey, err)
 	}
-	// kubeadm's etcd serving certificate always holds localhost; the node name is not always
-	// the host name it holds.
-	tlsCfg, err := etcd.ClientTLSConfig(sec.Data[secret.TLSCrtDataName], sec.Data[secret.TLSKeyDataName], "localhost", r.Now())
-	if err != nil {
-		return nil, fmt.Errorf("Secret %s: %w", secKey, err)
-	}
-	dial, err := etcd.PortForwardDialer(cfg, metav1.NamespaceSystem, etcd.PodName(nodeName), etcd.Port)
-	if err != nil {
-		return nil, err
-	}
-	// The dialler ignores the address, but etcd's resolver makes the endpoint's host the TLS
-	// server name of every connection: it must be a name the serving certificate holds.
-	return etcd.New(ctx, fmt.Sprintf("localhost:%d", etcd.Port), tlsCfg, dial)
+	return etcd.DialPod(ctx, cfg, sec.Data[secret.TLSCrtDataName], sec.Data[secret.TLSKeyDataName], nodeName, r.Now())
 }
 
 // membersMessage lists member names for messages.

@@ -25,6 +25,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"capstan.dev/contracts/etcd"
 	"capstan.dev/core/internal/capstanctl/etcdrestore"
 	"capstan.dev/core/internal/capstanctl/etcdsnapshot"
 )
@@ -93,12 +94,12 @@ func etcdSnapshot(ctx context.Context, c *cobra.Command, g *globalOptions, names
 	if err != nil {
 		return err
 	}
-	member, err := etcdsnapshot.Choose(ctx, target.Nodes, etcdsnapshot.PortForward(cfg, caCert, caKey))
+	member, err := etcd.ChooseFollower(ctx, target.Nodes, etcdsnapshot.PortForward(cfg, caCert, caKey))
 	if err != nil {
 		return err
 	}
 	defer member.Client.Close()
-	info, err := etcdsnapshot.Save(ctx, member.Client, to)
+	info, err := etcd.SaveSnapshot(ctx, member.Client, to)
 	if err != nil {
 		return fmt.Errorf("snapshot of etcd member %s: %w", member.Node, err)
 	}

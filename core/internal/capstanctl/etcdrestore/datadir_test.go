@@ -5,7 +5,7 @@ Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
 You may obtain a copy of the License at
 
-	http://www.apache.org/licenses/LICENSE-2.0
+    http://www.apache.org/licenses/LICENSE-2.0
 
 Unless required by applicable law or agreed to in writing, software
 distributed under the License is distributed on an "AS IS" BASIS,
@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package etcdrestore
 
 import (
@@ -27,21 +28,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"capstan.dev/contracts/etcd"
-	"capstan.dev/core/internal/capstanctl/ctltest"
+	"capstan.dev/contracts/testing/etcdtest"
 )
 
 // TestSnapshotClusterUID reads the UID of kube-system from a snapshot as the API server stores
 // it (protobuf), and refuses a snapshot without it, or with a value it cannot decode.
 func TestSnapshotClusterUID(t *testing.T) {
-	key, ns := ctltest.KubeSystemNamespace(t, "0d4d0c1e-5b1a-4c7f-9e7e-1f2a3b4c5d6e")
-	uid, err := snapshotClusterUID(ctltest.EtcdSnapshot(t, map[string][]byte{key: ns, "/registry/other": []byte("x")}))
+	key, ns := etcdtest.KubeSystemNamespace(t, "0d4d0c1e-5b1a-4c7f-9e7e-1f2a3b4c5d6e")
+	uid, err := snapshotClusterUID(etcdtest.WriteSnapshot(t, map[string][]byte{key: ns, "/registry/other": []byte("x")}))
 	require.NoError(t, err)
 	require.EqualValues(t, "0d4d0c1e-5b1a-4c7f-9e7e-1f2a3b4c5d6e", uid)
 
-	_, err = snapshotClusterUID(ctltest.EtcdSnapshot(t, map[string][]byte{"/registry/other": []byte("x")}))
+	_, err = snapshotClusterUID(etcdtest.WriteSnapshot(t, map[string][]byte{"/registry/other": []byte("x")}))
 	require.ErrorContains(t, err, "holds no /registry/namespaces/kube-system: it is not a snapshot of a Kubernetes cluster's etcd")
 
-	_, err = snapshotClusterUID(ctltest.EtcdSnapshot(t, map[string][]byte{key: []byte("k8s:enc:aescbc:v1:key1:...")}))
+	_, err = snapshotClusterUID(etcdtest.WriteSnapshot(t, map[string][]byte{key: []byte("k8s:enc:aescbc:v1:key1:...")}))
 	require.ErrorContains(t, err, "is neither protobuf nor JSON (encrypted at rest?)")
 }
 
@@ -50,8 +51,8 @@ func TestSnapshotClusterUID(t *testing.T) {
 // revision raised by revisionBump, and a WAL; packed for the node with every path under member/.
 // A second restore into the same directory is refused (etcdutl never overwrites data).
 func TestRestoreDataDir(t *testing.T) {
-	key, ns := ctltest.KubeSystemNamespace(t, "uid-1")
-	snap := ctltest.EtcdSnapshot(t, map[string][]byte{key: ns, "/registry/configmaps/default/kept": []byte("v")})
+	key, ns := etcdtest.KubeSystemNamespace(t, "uid-1")
+	snap := etcdtest.WriteSnapshot(t, map[string][]byte{key: ns, "/registry/configmaps/default/kept": []byte("v")})
 	members := []etcd.Member{
 		{Name: "cp-b", PeerURLs: []string{"https://10.0.0.3:2380"}},
 		{Name: "cp-a", PeerURLs: []string{"https://10.0.0.2:2380"}},

@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package etcdrestore implements `capstanctl etcd restore`: a KubeadmControlPlane's stacked etcd
 // put back to a snapshot of the same cluster, from the management cluster.
 //

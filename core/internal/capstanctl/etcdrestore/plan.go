@@ -5,7 +5,7 @@ Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
 You may obtain a copy of the License at
 
-	http://www.apache.org/licenses/LICENSE-2.0
+    http://www.apache.org/licenses/LICENSE-2.0
 
 Unless required by applicable law or agreed to in writing, software
 distributed under the License is distributed on an "AS IS" BASIS,
@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package etcdrestore
 
 import (
@@ -62,7 +63,7 @@ type Plan struct {
 
 	workload  *rest.Config
 	clientset kubernetes.Interface
-	connect   etcdsnapshot.ConnectFunc
+	connect   etcd.ConnectFunc
 }
 
 // Prepare checks everything a restore needs, cheapest first, and changes nothing: the snapshot
@@ -184,8 +185,8 @@ func kubeProxyImage(ctx context.Context, cs kubernetes.Interface, cluster string
 // healthyMembers lists the etcd members through a healthy one and checks each is a control
 // plane Machine's Node and healthy itself: every member is restored, so every one must be
 // reachable now.
-func healthyMembers(ctx context.Context, nodes []string, connect etcdsnapshot.ConnectFunc, cluster string) ([]etcd.Member, error) {
-	first, err := etcdsnapshot.Choose(ctx, nodes, connect)
+func healthyMembers(ctx context.Context, nodes []string, connect etcd.ConnectFunc, cluster string) ([]etcd.Member, error) {
+	first, err := etcd.ChooseFollower(ctx, nodes, connect)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", cluster, err)
 	}
@@ -206,7 +207,7 @@ func healthyMembers(ctx context.Context, nodes []string, connect etcdsnapshot.Co
 			continue
 		}
 		delete(isNode, m.Name)
-		healthy, err := etcdsnapshot.Choose(ctx, []string{m.Name}, connect)
+		healthy, err := etcd.ChooseFollower(ctx, []string{m.Name}, connect)
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue

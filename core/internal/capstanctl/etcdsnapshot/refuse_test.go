@@ -75,7 +75,7 @@ func TestEtcdSnapshot_RefusesWhatItCannotSnapshot(t *testing.T) {
 		initialize(t, kcp)
 		r := run(t, "etcd", "snapshot", "ready", "-n", ns, "--to", existing)
 		require.Equal(t, 1, r.code, r.stdout)
-		require.Contains(t, r.stderr, existing+" already exists: choose another --to")
+		require.Contains(t, r.stderr, "--to: "+existing+" already exists: choose another destination")
 		data, err := os.ReadFile(existing)
 		require.NoError(t, err)
 		require.Equal(t, "keep me", string(data))

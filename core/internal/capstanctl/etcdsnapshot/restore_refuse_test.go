@@ -5,7 +5,7 @@ Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
 You may obtain a copy of the License at
 
-	http://www.apache.org/licenses/LICENSE-2.0
+    http://www.apache.org/licenses/LICENSE-2.0
 
 Unless required by applicable law or agreed to in writing, software
 distributed under the License is distributed on an "AS IS" BASIS,
@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package etcdsnapshot_test
 
 import (
@@ -31,6 +32,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/secret"
+	"capstan.dev/contracts/testing/etcdtest"
 	"capstan.dev/core/internal/capstanctl/ctltest"
 	"capstan.dev/core/internal/capstanctl/etcdsnapshot"
 )
@@ -55,8 +57,8 @@ func TestEtcdRestore_RefusesAndChangesNothing(t *testing.T) {
 
 	liveNS := &corev1.Namespace{}
 	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Name: metav1.NamespaceSystem}, liveNS))
-	key, other := ctltest.KubeSystemNamespace(t, "11111111-2222-3333-4444-555555555555")
-	otherCluster := ctltest.EtcdSnapshot(t, map[string][]byte{key: other})
+	key, other := etcdtest.KubeSystemNamespace(t, "11111111-2222-3333-4444-555555555555")
+	otherCluster := etcdtest.WriteSnapshot(t, map[string][]byte{key: other})
 	corrupt := filepath.Join(t.TempDir(), "corrupt.db")
 	require.NoError(t, os.WriteFile(corrupt, []byte("not a snapshot"), 0o600))
 

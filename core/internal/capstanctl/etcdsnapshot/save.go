@@ -18,70 +18,32 @@ package etcdsnapshot
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
+
+	"k8s.io/client-go/rest"
 
 	"capstan.dev/contracts/etcd"
 )
 
+// PortForward is the etcd.ConnectFunc of the KubeadmControlPlane controller's path: a
+// port-forward through the workload API server of cfg to kube-system/etcd-<node>, with a client
+// certificate signed by the etcd CA (caCert, caKey).
+func PortForward(cfg *rest.Config, caCert, caKey []byte) etcd.ConnectFunc {
+	return func(ctx context.Context, node string) (etcd.Client, error) {
+		return etcd.DialPod(ctx, cfg, caCert, caKey, node, time.Now())
+	}
+}
+
 // DefaultPath is the file a snapshot of cluster taken at now goes to when --to is not given:
 // <cluster>-<UTC timestamp>.db in the current directory.
-func DefaultPath(cluster string, now time.Time) string {
-	return fmt.Sprintf("%s-%s.db", cluster, now.UTC().Format("20060102T150405Z"))
-}
+func DefaultPath(cluster string, now time.Time) string { return etcd.SnapshotFileName(cluster, now) }
 
-// CheckDestination refuses a path that exists, or whose directory does not: a snapshot
-// never overwrites a file, and fails before anything is dialled.
+// CheckDestination refuses a --to that exists, or whose directory does not: a snapshot never
+// overwrites a file, and fails before anything is dialled.
 func CheckDestination(path string) error {
-	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("%s already exists: choose another --to, or move the old file away", path)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("checking the destination %s: %w", path, err)
-	}
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return fmt.Errorf("the directory %s of --to does not exist: create it first", dir)
+	if err := etcd.CheckSnapshotDestination(path); err != nil {
+		return fmt.Errorf("--to: %w", err)
 	}
 	return nil
-}
-
-// Save streams a snapshot through c into a temporary file beside path, verifies it, and renames
-// it to path; on any failure the temporary file is removed and path is not created.
-func Save(ctx context.Context, c etcd.Client, path string) (etcd.SnapshotInfo, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".part-*")
-	if err != nil {
-		return etcd.SnapshotInfo{}, fmt.Errorf("creating a temporary file beside %s: %w", path, err)
-	}
-	done := false
-	defer func() {
-		if !done {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := c.Snapshot(ctx, tmp); err != nil {
-		return etcd.SnapshotInfo{}, err
-	}
-	if err := tmp.Sync(); err != nil {
-		return etcd.SnapshotInfo{}, fmt.Errorf("writing %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return etcd.SnapshotInfo{}, fmt.Errorf("writing %s: %w", tmp.Name(), err)
-	}
-	info, err := etcd.VerifySnapshot(tmp.Name())
-	if err != nil {
-		return info, fmt.Errorf("the snapshot received does not verify, nothing was written to %s: %w", path, err)
-	}
-	if err := CheckDestination(path); err != nil { // created meanwhile: keep it
-		return info, err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return info, fmt.Errorf("renaming the verified snapshot to %s: %w", path, err)
-	}
-	done = true
-	return info, nil
 }
