@@ -3,11 +3,18 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"capstan.dev/contracts/etcd"
 )
@@ -33,4 +40,63 @@ func (s *suite) etcdSnapshot() {
 	keys, err := etcd.SnapshotKeys(path, key)
 	require.NoError(s.t, err)
 	require.Contains(s.t, keys, key, "the ConfigMap created before the snapshot is in it")
+	s.scheduledEtcdSnapshot(key)
+}
+
+// scheduledEtcdSnapshot schedules snapshots on the KubeadmControlPlane (every hour, into a
+// directory of this host, where the local bootstrap-kubeadm manager runs): the first is taken at
+// once, verifies, holds key, and EtcdSnapshotSucceeded names it; without the annotations the
+// condition goes and no snapshot follows.
+func (s *suite) scheduledEtcdSnapshot(key string) {
+	root := s.t.TempDir()
+	annotate := func(a map[string]any) {
+		body, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": a}})
+		require.NoError(s.t, err)
+		kcp := &unstructured.Unstructured{}
+		kcp.SetGroupVersionKind(controlPlaneGVK)
+		kcp.SetNamespace(s.ns)
+		kcp.SetName(s.kcpKey().Name)
+		require.NoError(s.t, s.mgmt.Patch(s.ctx, kcp, client.RawPatch("application/merge-patch+json", body)))
+	}
+	annotate(map[string]any{"controlplane.cluster.x-k8s.io/etcd-snapshot-interval": "1h",
+		"controlplane.cluster.x-k8s.io/etcd-snapshot-keep": "2", "controlplane.cluster.x-k8s.io/etcd-snapshot-directory": root})
+	dir := filepath.Join(root, s.ns, s.name)
+	var taken string
+	s.waitFor(2*time.Minute, "a scheduled snapshot named by EtcdSnapshotSucceeded", func() (bool, string, error) {
+		msg, status := s.kcpCondition("EtcdSnapshotSucceeded")
+		entries, _ := os.ReadDir(dir)
+		if status != "True" || len(entries) != 1 {
+			return false, fmt.Sprintf("%s %s; %d files in %s", status, msg, len(entries), dir), nil
+		}
+		taken = filepath.Join(dir, entries[0].Name())
+		return strings.Contains(msg, taken), msg, nil
+	})
+	_, err := etcd.VerifySnapshot(taken)
+	require.NoError(s.t, err)
+	keys, err := etcd.SnapshotKeys(taken, key)
+	require.NoError(s.t, err)
+	require.Contains(s.t, keys, key)
+
+	annotate(map[string]any{"controlplane.cluster.x-k8s.io/etcd-snapshot-interval": nil,
+		"controlplane.cluster.x-k8s.io/etcd-snapshot-keep": nil, "controlplane.cluster.x-k8s.io/etcd-snapshot-directory": nil})
+	s.waitFor(time.Minute, "EtcdSnapshotSucceeded removed with the schedule", func() (bool, string, error) {
+		msg, status := s.kcpCondition("EtcdSnapshotSucceeded")
+		return status == "", status + " " + msg, nil
+	})
+}
+
+// kcpCondition reads a condition of the KubeadmControlPlane: its message and status ("" when absent).
+func (s *suite) kcpCondition(conditionType string) (message, status string) {
+	kcp := &unstructured.Unstructured{}
+	kcp.SetGroupVersionKind(controlPlaneGVK)
+	if err := s.mgmt.Get(s.ctx, s.kcpKey(), kcp); err != nil {
+		return err.Error(), ""
+	}
+	conds, _, _ := unstructured.NestedSlice(kcp.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, _ := c.(map[string]any); m["type"] == conditionType {
+			return fmt.Sprint(m["message"]), fmt.Sprint(m["status"])
+		}
+	}
+	return "", ""
 }

@@ -94,6 +94,29 @@ const (
 	KubeadmControlPlaneInspectionFailedReason = clusterv1.InspectionFailedReason
 )
 
+// KubeadmControlPlane's scheduled etcd snapshots (EtcdSnapshotIntervalAnnotation); the condition
+// is absent without a schedule.
+const (
+	// KubeadmControlPlaneEtcdSnapshotSucceededCondition is True while the newest scheduled
+	// snapshot is on time, and says which file it is and when the next is due.
+	KubeadmControlPlaneEtcdSnapshotSucceededCondition = "EtcdSnapshotSucceeded"
+
+	// KubeadmControlPlaneEtcdSnapshotSucceededReason is used when the newest snapshot is on time.
+	KubeadmControlPlaneEtcdSnapshotSucceededReason = "SnapshotSucceeded"
+
+	// KubeadmControlPlaneEtcdSnapshotFailedReason is used when a due snapshot could not be taken
+	// or saved; it is retried every minute.
+	KubeadmControlPlaneEtcdSnapshotFailedReason = "SnapshotFailed"
+
+	// KubeadmControlPlaneEtcdSnapshotWaitingReason is used while the first snapshot waits for
+	// the control plane to be initialized and its etcd reachable.
+	KubeadmControlPlaneEtcdSnapshotWaitingReason = "WaitingForEtcd"
+
+	// KubeadmControlPlaneEtcdSnapshotInvalidScheduleReason is used when the schedule's
+	// annotations are not valid, or the control plane's etcd is external.
+	KubeadmControlPlaneEtcdSnapshotInvalidScheduleReason = "InvalidSchedule"
+)
+
 // KubeadmControlPlane's replica conditions; reasons are the core ones (clusterv1.*Reason).
 const (
 	// KubeadmControlPlaneMachinesReadyCondition aggregates the Ready conditions of the Machines.

@@ -35,6 +35,19 @@ const (
 	// SkipKubeProxyAnnotation on a KubeadmControlPlane stops the controller from managing kube-proxy.
 	SkipKubeProxyAnnotation = "controlplane.cluster.x-k8s.io/skip-kube-proxy"
 
+	// EtcdSnapshotIntervalAnnotation on a KubeadmControlPlane with stacked etcd schedules
+	// snapshots of its etcd: one every interval (a Go duration of at least 1m, e.g. "6h"),
+	// saved by the controller into EtcdSnapshotDirectoryAnnotation's directory.
+	EtcdSnapshotIntervalAnnotation = "controlplane.cluster.x-k8s.io/etcd-snapshot-interval"
+
+	// EtcdSnapshotKeepAnnotation is how many scheduled snapshots are kept, the newest (default 7).
+	EtcdSnapshotKeepAnnotation = "controlplane.cluster.x-k8s.io/etcd-snapshot-keep"
+
+	// EtcdSnapshotDirectoryAnnotation is the absolute path of a directory of the controller's
+	// filesystem (the management host for a local manager, a mounted volume in a Pod) that the
+	// scheduled snapshots go to, under <namespace>/<cluster>/.
+	EtcdSnapshotDirectoryAnnotation = "controlplane.cluster.x-k8s.io/etcd-snapshot-directory"
+
 	// RemediationInProgressAnnotation is set on the KubeadmControlPlane between deleting an
 	// unhealthy Machine and creating its replacement, so that remediation stays one at a time even
 	// across controller restarts.

@@ -191,6 +191,8 @@ type scope struct {
 	// etcdConn is the reconcile's etcd client (closed when it ends), through etcdVia's member.
 	etcdConn etcd.Client
 	etcdVia  string
+	// snapshots is what the scheduled etcd snapshot step found (nil: it did not run).
+	snapshots *snapshotResult
 	// preTerminateWait says why the deleting Machine whose pre-terminate hook is handled next
 	// still has its etcd member (or its hook).
 	preTerminateWait string

@@ -52,6 +52,9 @@ type fakeEtcd struct {
 	// while they led.
 	leader         uint64
 	removedLeaders []string
+	// snapshot is what Snapshot streams; snapshotNodes the nodes snapshotted through, in order.
+	snapshot      []byte
+	snapshotNodes []string
 }
 
 // leaderID is the leading member's ID; the caller holds mu.
@@ -233,9 +236,17 @@ func (c *fakeEtcdClient) RemoveMember(ctx context.Context, id uint64) error {
 	return nil
 }
 
-// Snapshot is never called by the controller.
-func (c *fakeEtcdClient) Snapshot(context.Context, io.Writer) (int64, error) {
-	return 0, errors.New("the fake etcd takes no snapshots")
+// Snapshot streams the fake's snapshot (an error when the test set none).
+func (c *fakeEtcdClient) Snapshot(_ context.Context, w io.Writer) (int64, error) {
+	c.f.mu.Lock()
+	data := c.f.snapshot
+	c.f.snapshotNodes = append(c.f.snapshotNodes, c.node)
+	c.f.mu.Unlock()
+	if data == nil {
+		return 0, errors.New("the fake etcd has no snapshot to stream")
+	}
+	n, err := w.Write(data)
+	return int64(n), err
 }
 
 func (c *fakeEtcdClient) Close() {}

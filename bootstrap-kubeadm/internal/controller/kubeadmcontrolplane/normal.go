@@ -50,7 +50,7 @@ type step func(ctx context.Context, s *scope) (res ctrl.Result, stop bool, err e
 // read in the workload cluster, the Machines, then CoreDNS.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
 	var result ctrl.Result
-	for _, st := range []step{r.waitForCluster, r.syncMachines, r.sweepOrphanedClones, r.reconcileCertificates, r.reconcileKubeconfig, r.reconcileInitialized, r.reconcileHealth,
+	for _, st := range []step{r.waitForCluster, r.syncMachines, r.sweepOrphanedClones, r.reconcileCertificates, r.reconcileKubeconfig, r.reconcileInitialized, r.reconcileHealth, r.reconcileEtcdSnapshots,
 		r.reconcileCertificatesExpiry, r.reconcilePreTerminateHook, r.reconcileRemediation, r.reconcileWorkloadVersion, r.reconcileReplicas, r.reconcileCoreDNS} {
 		res, stop, err := st(ctx, s)
 		result = sooner(result, res)

@@ -19,6 +19,7 @@ package kubeadmcontrolplane
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
@@ -42,6 +43,7 @@ func setStatus(s *scope, reconciled bool) {
 	}
 	setControlPlaneComponentsHealthy(s)
 	setEtcdClusterHealthy(s)
+	setEtcdSnapshotSucceeded(s)
 	setAvailable(s)
 	setRemediating(s)
 	setLastRemediation(s)
@@ -359,4 +361,34 @@ func firstLines(msgs []string) string {
 		return strings.Join(msgs, "; ")
 	}
 	return fmt.Sprintf("%s; and %d more", strings.Join(msgs[:shown], "; "), len(msgs)-shown)
+}
+
+// setEtcdSnapshotSucceeded reports the scheduled snapshots; absent without a schedule, kept as
+// it was when the step did not run. The message changes only with the newest file and the
+// schedule, so a steady control plane writes nothing between snapshots.
+func setEtcdSnapshotSucceeded(s *scope) {
+	t := controlplanev1.KubeadmControlPlaneEtcdSnapshotSucceededCondition
+	if _, scheduled := s.kcp.Annotations[controlplanev1.EtcdSnapshotIntervalAnnotation]; !scheduled {
+		conditions.Delete(s.kcp, t)
+		return
+	}
+	r := s.snapshots
+	last := ""
+	if r != nil && r.newest != nil {
+		last = fmt.Sprintf("; the last one, %s, was taken %s", r.newest.path, r.newest.at.UTC().Format(time.RFC3339))
+	}
+	switch {
+	case r == nil:
+	case r.invalid != "":
+		conditions.Set(s.kcp, conditions.False(t, controlplanev1.KubeadmControlPlaneEtcdSnapshotInvalidScheduleReason, r.invalid))
+	case r.waiting != "":
+		conditions.Set(s.kcp, conditions.False(t, controlplanev1.KubeadmControlPlaneEtcdSnapshotWaitingReason, "The first scheduled snapshot waits: "+r.waiting))
+	case r.failed != "":
+		conditions.Set(s.kcp, conditions.False(t, controlplanev1.KubeadmControlPlaneEtcdSnapshotFailedReason,
+			fmt.Sprintf("The scheduled snapshot failed (retried every minute): %s%s", r.failed, last)))
+	default:
+		conditions.Set(s.kcp, conditions.True(t, controlplanev1.KubeadmControlPlaneEtcdSnapshotSucceededReason,
+			fmt.Sprintf("Snapshot %s taken %s; the next is due %s, the newest %d kept", r.newest.path, r.newest.at.UTC().Format(time.RFC3339),
+				r.next.UTC().Format(time.RFC3339), r.keep)))
+	}
 }
