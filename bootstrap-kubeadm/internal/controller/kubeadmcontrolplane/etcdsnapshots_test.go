@@ -127,10 +127,14 @@ func TestEtcdSnapshots_TakenWhenDueKeptAndNotRepeatedAfterARestart(t *testing.T)
 	require.Len(t, f.etcd().snapshotNodes, 1, "a restarted controller takes no snapshot before the next is due")
 	f.etcd().mu.Unlock()
 
-	f.updateKCP(func(k *controlplanev1.KubeadmControlPlane) { k.Annotations[controlplanev1.EtcdSnapshotIntervalAnnotation] = "30s" })
+	f.updateKCP(func(k *controlplanev1.KubeadmControlPlane) {
+		k.Annotations[controlplanev1.EtcdSnapshotIntervalAnnotation] = "30s"
+	})
 	f.waitCondition(controlplanev1.KubeadmControlPlaneEtcdSnapshotSucceededCondition, metav1.ConditionFalse,
 		`annotation controlplane.cluster.x-k8s.io/etcd-snapshot-interval is "30s"`)
-	f.updateKCP(func(k *controlplanev1.KubeadmControlPlane) { delete(k.Annotations, controlplanev1.EtcdSnapshotIntervalAnnotation) })
+	f.updateKCP(func(k *controlplanev1.KubeadmControlPlane) {
+		delete(k.Annotations, controlplanev1.EtcdSnapshotIntervalAnnotation)
+	})
 	f.waitKCP("EtcdSnapshotSucceeded removed", func(k *controlplanev1.KubeadmControlPlane) error {
 		if c := conditions.Get(k, controlplanev1.KubeadmControlPlaneEtcdSnapshotSucceededCondition); c != nil {
 			return fmt.Errorf("still %+v", c)
