@@ -16,6 +16,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/core/internal/drainrules"
 )
 
 func createDrainRule(t *testing.T, ns, name string, behavior clusterv1.MachineDrainRuleDrainBehavior, order *int32,
@@ -100,7 +101,7 @@ func TestDrainNode_AppliesMachineDrainRulesAsUpstream(t *testing.T) {
 
 	m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: ns, Labels: map[string]string{"role": "worker"}}}
 	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: ns, Labels: map[string]string{"stage": "prod"}}}
-	rules, err := matchingDrainRules(ctx, env.Client, m, cluster)
+	rules, err := drainrules.MatchingRules(ctx, env.Client, m, cluster)
 	require.NoError(t, err)
 	evict := newEvictor(func(context.Context) (*rest.Config, error) { return env.Config, nil })
 	pass := func() string {
@@ -131,7 +132,7 @@ func TestMatchingDrainRules_NamesTheRuleAndFieldOfAnUnparsableSelector(t *testin
 	createDrainRule(t, ns, "bad", clusterv1.MachineDrainRuleDrainBehaviorSkip, nil, nil,
 		selectPods(map[string]string{"not a key!": "x"}))
 	m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: ns}}
-	_, err := matchingDrainRules(context.Background(), env.Client, m, &clusterv1.Cluster{})
+	_, err := drainrules.MatchingRules(context.Background(), env.Client, m, &clusterv1.Cluster{})
 	require.ErrorContains(t, err, "MachineDrainRule bad: spec.pods[0].selector is invalid")
 }
 
