@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/core/internal/coretest"
 	"capstan.dev/core/internal/drainrules"
 )
 
@@ -45,7 +46,7 @@ func TestDrainNode_EvictsAroundRefusedEvictionsAndNamesEachPodAndWhy(t *testing.
 	mk(ns, "guarded", map[string]string{"app": "web"})
 	mk(ns, "multi", map[string]string{"app": "db"})
 	mk(ns, "plain", nil)
-	mk(ns, "daemon", nil, controlledBy("DaemonSet", "ds"))
+	mk(ns, "daemon", nil, coretest.ControlledBy("DaemonSet", "ds"))
 	mk(ns, "static", nil, func(p *corev1.Pod) { p.Annotations = map[string]string{drainrules.MirrorPodAnnotation: "x"} })
 	minAvailable := intstr.FromInt32(1)
 	for name, app := range map[string]string{"web-pdb": "web", "db-pdb-a": "db", "db-pdb-b": "db"} {

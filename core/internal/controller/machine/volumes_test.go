@@ -19,6 +19,7 @@ import (
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/events"
+	"capstan.dev/core/internal/coretest"
 	"capstan.dev/core/internal/drainrules"
 )
 
@@ -83,7 +84,7 @@ func TestMachine_VolumeDetachWaitsForVolumeAttachmentsButNotForThePodsTheDrainLe
 		}
 	}
 	createPodOn(t, node.Name, f.ns, "pinned", map[string]string{clusterv1.PodDrainLabel: "skip"}, withClaim("kept"))
-	createPodOn(t, node.Name, f.ns, "agent", nil, withClaim("agent-data"), controlledBy("DaemonSet", "agents"))
+	createPodOn(t, node.Name, f.ns, "agent", nil, withClaim("agent-data"), coretest.ControlledBy("DaemonSet", "agents"))
 	createPodOn(t, node.Name, f.ns, "app", nil, withClaim("moved"))
 	envtest.UpdateStatus(t, env.Client, node, func() {
 		node.Status.VolumesAttached = []corev1.AttachedVolume{{Name: csiVolumeName(pvName("kept"))}, {Name: csiVolumeName(pvName("agent-data"))}}
