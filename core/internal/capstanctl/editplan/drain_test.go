@@ -70,8 +70,8 @@ func drainRule(t *testing.T, ns, name string, behavior clusterv1.MachineDrainRul
 // workload cluster. The plan names, for each replaced Machine with a Node, the Pods a
 // WaitCompleted rule or label waits for, the Pod a later order group evicts, the Pod the
 // drain label skips and the evictions a PodDisruptionBudget allowing no disruption refuses;
-// not a budget that allows one, nor the DaemonSet and static Pods a drain always leaves, and
-// nothing for a Machine without a Node.
+// not a budget that allows one, nor a Pod not running yet, nor the DaemonSet and static Pods a
+// drain always leaves, and nothing for a Machine without a Node.
 func TestPlan_NamesWhatHoldsTheDrainsOfTheReplacedMachines(t *testing.T) {
 	md := rolledOut(t, rollingUpdate(1, 0))
 	ns := md.Namespace
@@ -93,6 +93,8 @@ func TestPlan_NamesWhatHoldsTheDrainsOfTheReplacedMachines(t *testing.T) {
 	runningPod(t, nodeA, ns, "static", map[string]string{"app": "web"}, func(p *corev1.Pod) {
 		p.Annotations = map[string]string{drainrules.MirrorPodAnnotation: "x"}
 	})
+	// Not running yet: the eviction API evicts it whatever web-pdb says.
+	coretest.PodOn(t, env.Client, nodeA, ns, "pending", map[string]string{"app": "web"})
 	runningPod(t, nodeB, ns, "db", map[string]string{"app": "db"})
 	runningPod(t, nodeB, ns, "cache", map[string]string{clusterv1.PodDrainLabel: "wait-completed"})
 	file := editedFile(t, md, newVersion)
