@@ -131,7 +131,7 @@ func printEditPlan(w io.Writer, res *editplan.Result) error {
 		for i, s := range p.Steps {
 			fmt.Fprintf(&b, "  step %d%s\n", i+1, stepText(i, s))
 		}
-		for _, m := range append(append([]string{}, p.Replaced...), p.Removed...) {
+		for _, m := range p.Deleted() {
 			if holds := p.DrainHolds[m]; len(holds) > 0 {
 				fmt.Fprintf(&b, "  the drain of %s is held by:\n", m)
 				for _, h := range holds {

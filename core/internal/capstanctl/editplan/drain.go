@@ -49,7 +49,7 @@ func newDrainReader(mgmt client.Client, now time.Time) *drainReader {
 // error reading the management cluster fails the plan, as any other read of it does.
 func (r *drainReader) addHolds(ctx context.Context, p *ObjectPlan, namespace string) error {
 	unreachable := map[client.ObjectKey]bool{}
-	for _, name := range append(append([]string{}, p.Replaced...), p.Removed...) {
+	for _, name := range p.Deleted() {
 		m := &clusterv1.Machine{}
 		if err := r.mgmt.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, m); err != nil {
 			if apierrors.IsNotFound(err) {

@@ -15,6 +15,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/core/internal/capstanctl/editplan"
 	"capstan.dev/core/internal/coretest"
 	"capstan.dev/core/internal/drainrules"
 )
@@ -142,4 +143,12 @@ func TestPlan_UnreadableWorkloadClusterIsANoteNotAFailure(t *testing.T) {
 		" is not known: its workload cluster cannot be read: reading Secret "+md.Namespace+"/"+md.Spec.ClusterName+"-kubeconfig")
 	p := planJSON(t, file).Objects[0]
 	require.Empty(t, p.DrainHolds)
+}
+
+// TestObjectPlan_DeletedNamesEachExistingMachineOnce: with OnDelete a scale down removes Machines
+// the plan also counts as replaced; their drains are planned and printed once, and a Machine the
+// plan creates has no drain.
+func TestObjectPlan_DeletedNamesEachExistingMachineOnce(t *testing.T) {
+	p := editplan.ObjectPlan{Replaced: []string{"md-a", "md-b"}, Removed: []string{"md-b", "(a new Machine)", "md-c"}}
+	require.Equal(t, []string{"md-a", "md-b", "md-c"}, p.Deleted())
 }

@@ -71,6 +71,21 @@ type ObjectPlan struct {
 	DrainHolds map[string][]string `json:"drainHolds,omitempty"`
 }
 
+// Deleted names the existing Machines the plan deletes, each once: the replaced ones, then the
+// removed ones (with OnDelete a Machine may be both). A Machine the plan itself creates is
+// left out: it has no name, and no Node to drain, yet.
+func (p *ObjectPlan) Deleted() []string {
+	seen := map[string]bool{newMachineName: true}
+	var out []string
+	for _, m := range append(append([]string{}, p.Replaced...), p.Removed...) {
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // Result is the plan of every document of the files.
 type Result struct {
 	Objects  []ObjectPlan               `json:"objects"`
