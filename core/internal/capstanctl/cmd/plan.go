@@ -33,9 +33,15 @@ the MachineDeployment controller's own functions. A Cluster with spec.topology i
 'capstanctl topology plan' plans it (pass its ClusterClass and templates too when they change),
 and the MachineDeployments it changes are planned as above.
 
-A KubeadmControlPlane is not planned yet (said so in the plan); PodDisruptionBudgets, drain
-rules and etcd quorum are not looked at. An object that does not exist is reported as created
-by 'kubectl apply', replacing nothing.
+For each Machine replaced or removed that has a Node, the plan reads its workload cluster
+(Secret <cluster>-kubeconfig) and names what will hold the drain, as the Machine controller
+decides it: Pods waited for until they complete (label cluster.x-k8s.io/drain=wait-completed or
+a MachineDrainRule), Pods evicted only after a lower drain order, Pods skipped, and Pods whose
+eviction a PodDisruptionBudget refuses now (status.disruptionsAllowed 0, or more than one
+budget). A workload cluster that cannot be read is a note on the plan.
+
+A KubeadmControlPlane is not planned yet (said so in the plan); etcd quorum is not looked at.
+An object that does not exist is reported as created by 'kubectl apply', replacing nothing.
 
 --edit KIND/NAME opens the live object in $KUBE_EDITOR (else $EDITOR, else vi), as 'kubectl
 edit' does, and plans what you saved instead of applying it; nothing is planned when you save
@@ -124,6 +130,14 @@ func printEditPlan(w io.Writer, res *editplan.Result) error {
 		}
 		for i, s := range p.Steps {
 			fmt.Fprintf(&b, "  step %d%s\n", i+1, stepText(i, s))
+		}
+		for _, m := range p.Deleted() {
+			if holds := p.DrainHolds[m]; len(holds) > 0 {
+				fmt.Fprintf(&b, "  the drain of %s is held by:\n", m)
+				for _, h := range holds {
+					fmt.Fprintf(&b, "    %s\n", h)
+				}
+			}
 		}
 		if len(p.InPlace) > 0 {
 			fmt.Fprintf(&b, "  in place (no Machine replaced): %s\n", strings.Join(p.InPlace, ", "))

@@ -7,9 +7,17 @@
 // controller's deletion order (machineset.SortForDeletion). Clusters with spec.topology are
 // planned by topologyplan, as `capstanctl topology plan` does.
 //
-// KubeadmControlPlanes are not planned: their controller lives in the bootstrap-kubeadm module,
-// which the core must not import, so the plan says so rather than guess. Nor are
-// PodDisruptionBudgets, drain rules or etcd quorum looked at yet.
+// For each Machine the plan deletes that has a Node, it reads the workload cluster (through
+// Secret <cluster>-kubeconfig, as the controllers do) and says what will hold the drain, decided
+// by core/internal/drainrules exactly as the Machine controller decides it: Pods waited for
+// (WaitCompleted by the cluster.x-k8s.io/drain label or a MachineDrainRule), Pods evicted in a
+// later order group, Pods skipped, and evictions that the PodDisruptionBudgets selecting a Pod
+// refuse right now. A workload cluster that cannot be read is a note, not a failed plan.
 //
-// It never writes to the management cluster, and it prints nothing: package cmd does.
+// KubeadmControlPlanes are not planned: their controller lives in the bootstrap-kubeadm module,
+// which the core must not import, so the plan says so rather than guess. Nor is etcd quorum
+// looked at yet.
+//
+// It never writes, neither to the management cluster nor to a workload cluster, and it prints
+// nothing: package cmd does.
 package editplan

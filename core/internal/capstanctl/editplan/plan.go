@@ -64,6 +64,26 @@ type ObjectPlan struct {
 	InPlace []string `json:"inPlace,omitempty"`
 	Steps   []Step   `json:"steps,omitempty"`
 	Notes   []string `json:"notes,omitempty"`
+	// DrainHolds says, by the name of a Machine replaced or removed, what will hold the drain
+	// of its Node: Pods waited for, evicted later or skipped (by label or MachineDrainRule)
+	// and evictions PodDisruptionBudgets refuse now. Machines without a Node, or whose drain
+	// nothing holds, are not named.
+	DrainHolds map[string][]string `json:"drainHolds,omitempty"`
+}
+
+// Deleted names the existing Machines the plan deletes, each once: the replaced ones, then the
+// removed ones (with OnDelete a Machine may be both). A Machine the plan itself creates is
+// left out: it has no name, and no Node to drain, yet.
+func (p *ObjectPlan) Deleted() []string {
+	seen := map[string]bool{newMachineName: true}
+	var out []string
+	for _, m := range append(append([]string{}, p.Replaced...), p.Removed...) {
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Result is the plan of every document of the files.
@@ -86,6 +106,7 @@ func (r *Result) Replaces() bool {
 // spec.rollout.after has passed.
 func Plan(ctx context.Context, c client.Client, docs []Document, now time.Time) (*Result, error) {
 	res := &Result{}
+	drains := newDrainReader(c, now)
 	var topologyObjects []*unstructured.Unstructured
 	var topologyClusters, supporting []string
 	for _, d := range docs {
@@ -97,12 +118,18 @@ func Plan(ctx context.Context, c client.Client, docs []Document, now time.Time) 
 		switch {
 		case gvk == clusterv1.GroupVersion.WithKind("MachineDeployment"):
 			p, err := planMachineDeployment(ctx, c, d, now)
+			if err == nil {
+				err = drains.addHolds(ctx, p, u.GetNamespace())
+			}
 			if err != nil {
 				return nil, err
 			}
 			res.Objects = append(res.Objects, *p)
 		case gvk == clusterv1.GroupVersion.WithKind("MachineSet"):
 			p, err := planMachineSet(ctx, c, d)
+			if err == nil {
+				err = drains.addHolds(ctx, p, u.GetNamespace())
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -134,7 +161,7 @@ func Plan(ctx context.Context, c client.Client, docs []Document, now time.Time) 
 			return nil, err
 		}
 		res.Topology = plans
-		if err := planTopologyMachineDeployments(ctx, c, res, now); err != nil {
+		if err := planTopologyMachineDeployments(ctx, c, drains, res, now); err != nil {
 			return nil, err
 		}
 	}
@@ -144,13 +171,16 @@ func Plan(ctx context.Context, c client.Client, docs []Document, now time.Time) 
 // planTopologyMachineDeployments plans the MachineDeployments a topology plan changes as if
 // they were edited by hand: the topology controller applies them, the MachineDeployment
 // controller then rolls them out the same way.
-func planTopologyMachineDeployments(ctx context.Context, c client.Client, res *Result, now time.Time) error {
+func planTopologyMachineDeployments(ctx context.Context, c client.Client, drains *drainReader, res *Result, now time.Time) error {
 	for _, tp := range res.Topology {
 		for _, ch := range tp.Changes {
 			if ch.Action != topologyplan.Change || ch.Object.GroupVersionKind() != clusterv1.GroupVersion.WithKind("MachineDeployment") {
 				continue
 			}
 			p, err := planMachineDeployment(ctx, c, Document{Source: "Cluster " + tp.Cluster + " (topology)", Object: ch.Object}, now)
+			if err == nil {
+				err = drains.addHolds(ctx, p, ch.Object.GetNamespace())
+			}
 			if err != nil {
 				return err
 			}

@@ -72,9 +72,12 @@ func (s *simSet) becomeAvailable() bool {
 	return changed
 }
 
+// newMachineName stands for a Machine the simulation creates: it has no name yet.
+const newMachineName = "(a new Machine)"
+
 func nameOf(m simMachine) string {
 	if m.name == "" {
-		return "(a new Machine)"
+		return newMachineName
 	}
 	return m.name
 }

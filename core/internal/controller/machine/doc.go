@@ -6,7 +6,8 @@
 // deletion drains the Node, waits for its volumes to detach and removes the Node after
 // the infrastructure is gone. The drain follows the MachineDrainRules of the Machine's
 // namespace and the Pods' cluster.x-k8s.io/drain label (Skip, WaitCompleted, eviction
-// groups by order), as upstream; a refused eviction is reported and the other Pods are
+// groups by order), as upstream, decided by package drainrules (which `capstanctl plan` shares
+// to predict drains); a refused eviction is reported and the other Pods are
 // evicted all the same. A Node is neither drained nor deleted while the Cluster or its
 // control plane is being deleted or no control-plane Machine is left. It never reads a
 // provider type and never deletes anything that is not the Machine's own.

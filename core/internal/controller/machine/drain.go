@@ -12,7 +12,6 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -20,20 +19,11 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/remote"
+	"capstan.dev/core/internal/drainrules"
 )
-
-// skipWaitForDeleteTimeout is how long a pod on an unreachable Node may have been
-// terminating before the drain stops waiting for it: the kubelet that would
-// confirm its end is gone, so it never disappears (upstream's
-// SkipWaitForDeleteTimeoutSeconds = 1 in that case).
-const skipWaitForDeleteTimeout = time.Second
 
 // evictionPassTimeout bounds the time one drain pass spends evicting (upstream's 10s).
 const evictionPassTimeout = 10 * time.Second
-
-// mirrorPodAnnotation marks the API-server copies of static pods, which cannot be
-// evicted (the kubelet owns them).
-const mirrorPodAnnotation = "kubernetes.io/config.mirror"
 
 // drainAndDetach cordons and drains the Machine's Node by eviction (so
 // PodDisruptionBudgets are respected), then waits for volumes to detach. done is
@@ -93,7 +83,7 @@ func (r *Reconciler) drain(ctx context.Context, s *scope, c client.Client, node 
 		}
 		return ctrl.Result{}, true, nil
 	}
-	rules, err := matchingDrainRules(ctx, r.Client, m, s.cluster)
+	rules, err := drainrules.MatchingRules(ctx, r.Client, m, s.cluster)
 	if err != nil {
 		s.deleting = deletingStatus{clusterv1.MachineDeletingDrainingNodeReason, fmt.Sprintf("Cannot drain Node %s: %v", node.Name, err)}
 		return ctrl.Result{RequeueAfter: r.drainRequeue()}, false, nil
@@ -122,24 +112,24 @@ func (r *Reconciler) drain(ctx context.Context, s *scope, c client.Client, node 
 // string once no Pod is left to wait for, otherwise what is left and why. A Pod whose
 // eviction fails does not stop the pass: the others are still evicted, and the progress
 // names each Pod that could not be evicted with the reason. On an unreachable Node Pods
-// terminating for longer than skipWaitForDeleteTimeout are not waited for.
-func drainNode(ctx context.Context, c client.Client, evict evictFunc, node *corev1.Node, rules []drainRule, now time.Time) (string, error) {
+// terminating for longer than drainrules.SkipWaitForDeleteTimeout are not waited for.
+func drainNode(ctx context.Context, c client.Client, evict evictFunc, node *corev1.Node, rules []drainrules.Rule, now time.Time) (string, error) {
 	if err := cordon(ctx, c, node); err != nil {
 		return "", err
 	}
-	pods, err := podsOnNode(ctx, c, node, rules, now)
+	pods, err := drainrules.PodsOnNode(ctx, c, node, rules, now)
 	if err != nil {
 		return "", err
 	}
-	plan := planDrain(pods)
-	return drainProgress(plan, evictPods(ctx, c, evict, node, plan.evictNow)), nil
+	plan := drainrules.PlanPass(pods)
+	return drainProgress(plan, evictPods(ctx, c, evict, node, plan.EvictNow)), nil
 }
 
 // evictionResult is what the evictions of one drain pass did.
 type evictionResult struct {
 	evicted int
 	// failed groups the Pods whose eviction failed by the reason.
-	failed map[string][]podDrain
+	failed map[string][]drainrules.PodDrain
 }
 
 // evictPods evicts each Pod in turn; a failure is recorded with its reason and the next Pod
@@ -148,9 +138,9 @@ type evictionResult struct {
 //
 // The evictions of one pass take at most evictionPassTimeout, as upstream's: the Pods not
 // reached by then are named and evicted by the next pass.
-func evictPods(ctx context.Context, c client.Client, evict evictFunc, node *corev1.Node, pods []podDrain) evictionResult {
+func evictPods(ctx context.Context, c client.Client, evict evictFunc, node *corev1.Node, pods []drainrules.PodDrain) evictionResult {
 	log := ctrl.LoggerFrom(ctx)
-	res := evictionResult{failed: map[string][]podDrain{}}
+	res := evictionResult{failed: map[string][]drainrules.PodDrain{}}
 	passCtx, cancel := context.WithTimeout(ctx, evictionPassTimeout)
 	defer cancel()
 	for _, d := range pods {
@@ -159,14 +149,14 @@ func evictPods(ctx context.Context, c client.Client, evict evictFunc, node *core
 			res.failed[reason] = append(res.failed[reason], d)
 			continue
 		}
-		key := client.ObjectKeyFromObject(d.pod)
+		key := client.ObjectKeyFromObject(d.Pod)
 		log.Info("Evicting pod", "Node", node.Name, "Pod", key)
-		err := evict(passCtx, d.pod)
+		err := evict(passCtx, d.Pod)
 		if err == nil || apierrors.IsNotFound(err) {
 			res.evicted++
 			continue
 		}
-		reason := evictionFailure(ctx, c, d.pod, err)
+		reason := evictionFailure(ctx, c, d.Pod, err)
 		log.Info("Eviction failed: evicting the other pods", "Node", node.Name, "Pod", key, "reason", reason)
 		res.failed[reason] = append(res.failed[reason], d)
 	}
@@ -183,7 +173,7 @@ func evictionFailure(ctx context.Context, c client.Client, pod *corev1.Pod, err 
 	case apierrors.IsInternalError(err):
 		// The eviction API refuses a Pod that more than one budget selects with a 500:
 		// name them, so the user knows which to merge.
-		if pdbs := selectingPDBs(ctx, c, pod); len(pdbs) > 1 {
+		if pdbs := selectingPDBNames(ctx, c, pod); len(pdbs) > 1 {
 			return statusWithCauses(err) + " (PodDisruptionBudgets " + strings.Join(pdbs, ", ") + ")"
 		}
 	}
@@ -212,27 +202,27 @@ const maxEvictionFailures = 5
 
 // drainProgress says what one drain pass did and what it waits for; empty when the
 // drain is complete.
-func drainProgress(plan drainPlan, res evictionResult) string {
+func drainProgress(plan drainrules.Plan, res evictionResult) string {
 	var parts []string
 	if res.evicted > 0 {
 		parts = append(parts, fmt.Sprintf("evicted %d pods", res.evicted))
 	}
 	parts = append(parts, describeEvictionFailures(res.failed)...)
-	if len(plan.terminating) > 0 {
-		parts = append(parts, fmt.Sprintf("waiting for %d pods to terminate: %s", len(plan.terminating), describePods(plan.terminating, false)))
+	if len(plan.Terminating) > 0 {
+		parts = append(parts, fmt.Sprintf("waiting for %d pods to terminate: %s", len(plan.Terminating), drainrules.DescribePods(plan.Terminating, false)))
 	}
-	if len(plan.waitCompleted) > 0 {
-		parts = append(parts, fmt.Sprintf("waiting for %d pods to complete, without evicting them: %s", len(plan.waitCompleted), describePods(plan.waitCompleted, false)))
+	if len(plan.WaitCompleted) > 0 {
+		parts = append(parts, fmt.Sprintf("waiting for %d pods to complete, without evicting them: %s", len(plan.WaitCompleted), drainrules.DescribePods(plan.WaitCompleted, false)))
 	}
-	if len(plan.later) > 0 {
-		parts = append(parts, fmt.Sprintf("after those are gone, evicting %d pods of a higher drain order: %s", len(plan.later), describePods(plan.later, true)))
+	if len(plan.Later) > 0 {
+		parts = append(parts, fmt.Sprintf("after those are gone, evicting %d pods of a higher drain order: %s", len(plan.Later), drainrules.DescribePods(plan.Later, true)))
 	}
 	return strings.Join(parts, "; ")
 }
 
 // describeEvictionFailures names, for each reason (sorted, at most maxEvictionFailures), the
 // Pods whose eviction failed for it; the rest are counted.
-func describeEvictionFailures(failed map[string][]podDrain) []string {
+func describeEvictionFailures(failed map[string][]drainrules.PodDrain) []string {
 	reasons := make([]string, 0, len(failed))
 	for reason := range failed {
 		reasons = append(reasons, reason)
@@ -248,7 +238,7 @@ func describeEvictionFailures(failed map[string][]podDrain) []string {
 			parts = append(parts, fmt.Sprintf("%d more eviction errors for %d pods", len(reasons)-i, pods))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("cannot evict %s: %s", describePods(failed[reason], false), reason))
+		parts = append(parts, fmt.Sprintf("cannot evict %s: %s", drainrules.DescribePods(failed[reason], false), reason))
 	}
 	return parts
 }
@@ -266,86 +256,17 @@ func cordon(ctx context.Context, c client.Client, node *corev1.Node) error {
 	return nil
 }
 
-// podsOnNode lists the Node's Pods that have not finished, each with what the drain does
-// with it. The Pods a drain leaves (see leftByDrain) are Skip; so are Pods terminating on an
-// unreachable Node for longer than skipWaitForDeleteTimeout.
-func podsOnNode(ctx context.Context, c client.Client, node *corev1.Node, rules []drainRule, now time.Time) ([]podDrain, error) {
-	pods := &corev1.PodList{}
-	if err := c.List(ctx, pods, client.MatchingFields{"spec.nodeName": node.Name}); err != nil {
-		return nil, fmt.Errorf("listing pods on Node %s: %w", node.Name, err)
-	}
-	var namespaceLabels map[string]labels.Set
-	if rulesNeedNamespaces(rules) {
-		namespaces := &corev1.NamespaceList{}
-		if err := c.List(ctx, namespaces); err != nil {
-			return nil, fmt.Errorf("listing Namespaces for the namespaceSelectors of MachineDrainRules: %w", err)
-		}
-		namespaceLabels = make(map[string]labels.Set, len(namespaces.Items))
-		for _, ns := range namespaces.Items {
-			namespaceLabels[ns.Name] = ns.Labels
-		}
-	}
-	unreachable := isNodeUnreachable(node)
-	var out []podDrain
-	for i := range pods.Items {
-		pod := &pods.Items[i]
-		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
-			continue // nothing to move, nothing to wait for: its volumes are released
-		}
-		why := leftByDrain(pod)
-		if why == "" && unreachable && !pod.DeletionTimestamp.IsZero() && now.Sub(pod.DeletionTimestamp.Time) > skipWaitForDeleteTimeout {
-			why = "terminating on an unreachable Node"
-		}
-		if why != "" {
-			out = append(out, podDrain{pod: pod, behavior: clusterv1.MachineDrainRuleDrainBehaviorSkip, decidedBy: why})
-			continue
-		}
-		out = append(out, decidePodDrain(pod, rules, namespaceLabels))
-	}
-	return out, nil
-}
-
-// isNodeUnreachable reports whether the Node's Ready condition is Unknown: the node
-// lifecycle controller sets that once the kubelet stopped reporting for its grace
-// period, so this already means "for longer than a threshold" (upstream's
-// noderefutil.IsNodeUnreachable).
-func isNodeUnreachable(node *corev1.Node) bool {
-	for _, c := range node.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionUnknown
-		}
-	}
-	return false
-}
-
-// leftByDrain says why a drain leaves a running Pod on the Node whatever the rules say:
-// mirror Pods of static Pods (the kubelet owns them) and DaemonSet Pods (their controller
-// would put them right back). Empty for any other Pod.
-func leftByDrain(pod *corev1.Pod) string {
-	if _, ok := pod.Annotations[mirrorPodAnnotation]; ok {
-		return "static Pod"
-	}
-	if ref := metav1.GetControllerOf(pod); ref != nil && ref.Kind == "DaemonSet" {
-		return "DaemonSet Pod"
-	}
-	return ""
-}
-
-// selectingPDBs names the PodDisruptionBudgets that select the pod; nothing when they
+// selectingPDBNames names the PodDisruptionBudgets that select the pod; nothing when they
 // cannot be listed (the caller's message stands without them).
-func selectingPDBs(ctx context.Context, c client.Client, pod *corev1.Pod) []string {
+func selectingPDBNames(ctx context.Context, c client.Client, pod *corev1.Pod) []string {
 	pdbs := &policyv1.PodDisruptionBudgetList{}
 	if err := c.List(ctx, pdbs, client.InNamespace(pod.Namespace)); err != nil {
 		return nil
 	}
 	var names []string
-	for _, pdb := range pdbs.Items {
-		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
-		if err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {
-			names = append(names, pdb.Name)
-		}
+	for _, pdb := range drainrules.SelectingPDBs(pdbs.Items, pod) {
+		names = append(names, pdb.Name)
 	}
-	sort.Strings(names)
 	return names
 }
 

@@ -16,6 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/core/internal/coretest"
+	"capstan.dev/core/internal/drainrules"
 )
 
 // drainNode against the real API server: one pass evicts what it may and names, for each Pod it
@@ -44,8 +46,8 @@ func TestDrainNode_EvictsAroundRefusedEvictionsAndNamesEachPodAndWhy(t *testing.
 	mk(ns, "guarded", map[string]string{"app": "web"})
 	mk(ns, "multi", map[string]string{"app": "db"})
 	mk(ns, "plain", nil)
-	mk(ns, "daemon", nil, controlledBy("DaemonSet", "ds"))
-	mk(ns, "static", nil, func(p *corev1.Pod) { p.Annotations = map[string]string{mirrorPodAnnotation: "x"} })
+	mk(ns, "daemon", nil, coretest.ControlledBy("DaemonSet", "ds"))
+	mk(ns, "static", nil, func(p *corev1.Pod) { p.Annotations = map[string]string{drainrules.MirrorPodAnnotation: "x"} })
 	minAvailable := intstr.FromInt32(1)
 	for name, app := range map[string]string{"web-pdb": "web", "db-pdb-a": "db", "db-pdb-b": "db"} {
 		require.NoError(t, env.Client.Create(ctx, &policyv1.PodDisruptionBudget{
@@ -91,11 +93,11 @@ func terminate(t *testing.T, ns string) {
 // TestDescribeEvictionFailures_NamesAtMostFiveReasonsAndCountsTheRest: a Node with many failing
 // Pods gives a message of bounded length.
 func TestDescribeEvictionFailures_NamesAtMostFiveReasonsAndCountsTheRest(t *testing.T) {
-	failed := map[string][]podDrain{}
+	failed := map[string][]drainrules.PodDrain{}
 	for i := range 7 {
 		for j := range i + 1 {
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("p%d-%d", i, j)}}
-			failed[fmt.Sprintf("reason %d", i)] = append(failed[fmt.Sprintf("reason %d", i)], podDrain{pod: pod})
+			failed[fmt.Sprintf("reason %d", i)] = append(failed[fmt.Sprintf("reason %d", i)], drainrules.PodDrain{Pod: pod})
 		}
 	}
 	got := describeEvictionFailures(failed)

@@ -16,6 +16,8 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/core/internal/coretest"
+	"capstan.dev/core/internal/drainrules"
 )
 
 func createDrainRule(t *testing.T, ns, name string, behavior clusterv1.MachineDrainRuleDrainBehavior, order *int32,
@@ -30,23 +32,7 @@ func createDrainRule(t *testing.T, ns, name string, behavior clusterv1.MachineDr
 
 func createPodOn(t *testing.T, node, ns, name string, podLabels map[string]string, mutate ...func(*corev1.Pod)) *corev1.Pod {
 	t.Helper()
-	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: podLabels},
-		Spec: corev1.PodSpec{NodeName: node, TerminationGracePeriodSeconds: ptr.To[int64](0),
-			Containers: []corev1.Container{{Name: "c", Image: "example.invalid/app:1"}}},
-	}
-	for _, mut := range mutate {
-		mut(p)
-	}
-	require.NoError(t, env.Client.Create(context.Background(), p))
-	return p
-}
-
-// controlledBy makes a Pod's controller the given kind (e.g. a DaemonSet).
-func controlledBy(kind, name string) func(*corev1.Pod) {
-	return func(p *corev1.Pod) {
-		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: kind, Name: name, UID: "d1", Controller: ptr.To(true)}}
-	}
+	return coretest.PodOn(t, env.Client, node, ns, name, podLabels, mutate...)
 }
 
 func podsLeft(t *testing.T, namespaces ...string) []string {
@@ -100,7 +86,7 @@ func TestDrainNode_AppliesMachineDrainRulesAsUpstream(t *testing.T) {
 
 	m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: ns, Labels: map[string]string{"role": "worker"}}}
 	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: ns, Labels: map[string]string{"stage": "prod"}}}
-	rules, err := matchingDrainRules(ctx, env.Client, m, cluster)
+	rules, err := drainrules.MatchingRules(ctx, env.Client, m, cluster)
 	require.NoError(t, err)
 	evict := newEvictor(func(context.Context) (*rest.Config, error) { return env.Config, nil })
 	pass := func() string {
@@ -131,7 +117,7 @@ func TestMatchingDrainRules_NamesTheRuleAndFieldOfAnUnparsableSelector(t *testin
 	createDrainRule(t, ns, "bad", clusterv1.MachineDrainRuleDrainBehaviorSkip, nil, nil,
 		selectPods(map[string]string{"not a key!": "x"}))
 	m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: ns}}
-	_, err := matchingDrainRules(context.Background(), env.Client, m, &clusterv1.Cluster{})
+	_, err := drainrules.MatchingRules(context.Background(), env.Client, m, &clusterv1.Cluster{})
 	require.ErrorContains(t, err, "MachineDrainRule bad: spec.pods[0].selector is invalid")
 }
 

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/core/internal/drainrules"
 )
 
 // waitForVolumeDetach waits, after the drain, until the volumes attached to the Node are
@@ -24,14 +25,14 @@ import (
 // An unreachable Node is not waited for either: its kubelet, which unmounts the volumes, is gone.
 func (r *Reconciler) waitForVolumeDetach(ctx context.Context, s *scope, c client.Client, node *corev1.Node, now time.Time) (ctrl.Result, bool, error) {
 	m := s.machine
-	if _, skip := m.Annotations[clusterv1.ExcludeWaitForNodeVolumeDetachAnnotation]; skip || isNodeUnreachable(node) {
+	if _, skip := m.Annotations[clusterv1.ExcludeWaitForNodeVolumeDetachAnnotation]; skip || drainrules.IsNodeUnreachable(node) {
 		return ctrl.Result{}, true, nil
 	}
 	if timeoutPassed(m.Status.Deletion.WaitForNodeVolumeDetachStartTime, m.Spec.Deletion.NodeVolumeDetachTimeoutSeconds, now) {
 		ctrl.LoggerFrom(ctx).Info("Volume detach timed out: continuing the deletion", "Node", node.Name)
 		return ctrl.Result{}, true, nil
 	}
-	rules, err := matchingDrainRules(ctx, r.Client, m, s.cluster)
+	rules, err := drainrules.MatchingRules(ctx, r.Client, m, s.cluster)
 	if err != nil {
 		s.deleting = deletingStatus{clusterv1.MachineDeletingWaitingForVolumeDetachReason,
 			fmt.Sprintf("Cannot tell which volumes of Node %s to wait for: %v", node.Name, err)}
@@ -45,7 +46,7 @@ func (r *Reconciler) waitForVolumeDetach(ctx context.Context, s *scope, c client
 		m.Status.Deletion.WaitForNodeVolumeDetachStartTime = metav1.NewTime(now)
 	}
 	s.deleting = deletingStatus{clusterv1.MachineDeletingWaitingForVolumeDetachReason,
-		fmt.Sprintf("Waiting for %d volumes to detach from Node %s: %s", len(waiting), node.Name, boundedList(waiting))}
+		fmt.Sprintf("Waiting for %d volumes to detach from Node %s: %s", len(waiting), node.Name, drainrules.BoundedList(waiting))}
 	return ctrl.Result{RequeueAfter: r.drainRequeue()}, false, nil
 }
 
@@ -54,7 +55,7 @@ func (r *Reconciler) waitForVolumeDetach(ctx context.Context, s *scope, c client
 // "PersistentVolume name" for one without a claim, and the raw name for what matches no
 // PersistentVolume (an in-tree or inline volume). Pods, VolumeAttachments and PersistentVolumes
 // are read only when something is attached.
-func volumesToWaitFor(ctx context.Context, c client.Client, node *corev1.Node, rules []drainRule, now time.Time) ([]string, error) {
+func volumesToWaitFor(ctx context.Context, c client.Client, node *corev1.Node, rules []drainrules.Rule, now time.Time) ([]string, error) {
 	attachedPVs, inline, err := volumeAttachmentsOf(ctx, c, node.Name)
 	if err != nil {
 		return nil, err
@@ -66,7 +67,7 @@ func volumesToWaitFor(ctx context.Context, c client.Client, node *corev1.Node, r
 	if attachedPVs.Len() == 0 && nodeVolumes.Len() == 0 && len(inline) == 0 {
 		return nil, nil
 	}
-	pods, err := podsOnNode(ctx, c, node, rules, now)
+	pods, err := drainrules.PodsOnNode(ctx, c, node, rules, now)
 	if err != nil {
 		return nil, err
 	}
@@ -139,18 +140,18 @@ func attachedVolumes(pvs []corev1.PersistentVolume, nodeVolumes, attachedPVs, ig
 // on the Node: Skip (DaemonSet and static Pods, rules and the drain label) and WaitCompleted ones
 // still running because the drain timed out or was excluded. A generic ephemeral volume's claim
 // is named after its Pod and volume.
-func claimsOfPodsLeft(pods []podDrain) sets.Set[string] {
+func claimsOfPodsLeft(pods []drainrules.PodDrain) sets.Set[string] {
 	out := sets.New[string]()
 	for _, d := range pods {
-		if d.behavior != clusterv1.MachineDrainRuleDrainBehaviorSkip && d.behavior != clusterv1.MachineDrainRuleDrainBehaviorWaitCompleted {
+		if d.Behavior != clusterv1.MachineDrainRuleDrainBehaviorSkip && d.Behavior != clusterv1.MachineDrainRuleDrainBehaviorWaitCompleted {
 			continue
 		}
-		for _, v := range d.pod.Spec.Volumes {
+		for _, v := range d.Pod.Spec.Volumes {
 			switch {
 			case v.PersistentVolumeClaim != nil:
-				out.Insert(d.pod.Namespace + "/" + v.PersistentVolumeClaim.ClaimName)
+				out.Insert(d.Pod.Namespace + "/" + v.PersistentVolumeClaim.ClaimName)
 			case v.Ephemeral != nil:
-				out.Insert(d.pod.Namespace + "/" + d.pod.Name + "-" + v.Name)
+				out.Insert(d.Pod.Namespace + "/" + d.Pod.Name + "-" + v.Name)
 			}
 		}
 	}

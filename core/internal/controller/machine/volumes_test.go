@@ -19,6 +19,8 @@ import (
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/events"
+	"capstan.dev/core/internal/coretest"
+	"capstan.dev/core/internal/drainrules"
 )
 
 const testCSIDriver = "disk.csi.example"
@@ -82,7 +84,7 @@ func TestMachine_VolumeDetachWaitsForVolumeAttachmentsButNotForThePodsTheDrainLe
 		}
 	}
 	createPodOn(t, node.Name, f.ns, "pinned", map[string]string{clusterv1.PodDrainLabel: "skip"}, withClaim("kept"))
-	createPodOn(t, node.Name, f.ns, "agent", nil, withClaim("agent-data"), controlledBy("DaemonSet", "agents"))
+	createPodOn(t, node.Name, f.ns, "agent", nil, withClaim("agent-data"), coretest.ControlledBy("DaemonSet", "agents"))
 	createPodOn(t, node.Name, f.ns, "app", nil, withClaim("moved"))
 	envtest.UpdateStatus(t, env.Client, node, func() {
 		node.Status.VolumesAttached = []corev1.AttachedVolume{{Name: csiVolumeName(pvName("kept"))}, {Name: csiVolumeName(pvName("agent-data"))}}
@@ -131,15 +133,15 @@ func TestAttachedVolumes_NamesWhatIsWaitedFor(t *testing.T) {
 		}
 		return p
 	}
-	pod := func(name string, behavior clusterv1.MachineDrainRuleDrainBehavior, volumes ...corev1.Volume) podDrain {
-		return podDrain{behavior: behavior, pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name},
+	pod := func(name string, behavior clusterv1.MachineDrainRuleDrainBehavior, volumes ...corev1.Volume) drainrules.PodDrain {
+		return drainrules.PodDrain{Behavior: behavior, Pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name},
 			Spec: corev1.PodSpec{Volumes: volumes}}}
 	}
 	claim := func(name string) corev1.Volume {
 		return corev1.Volume{Name: "v", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}}
 	}
 	ephemeral := corev1.Volume{Name: "scratch", VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{}}}
-	ignored := claimsOfPodsLeft([]podDrain{
+	ignored := claimsOfPodsLeft([]drainrules.PodDrain{
 		pod("skipped", clusterv1.MachineDrainRuleDrainBehaviorSkip, claim("skipped-data"), ephemeral),
 		pod("batch", clusterv1.MachineDrainRuleDrainBehaviorWaitCompleted, claim("batch-data")),
 		pod("web", clusterv1.MachineDrainRuleDrainBehaviorDrain, claim("web-data")),
