@@ -25,7 +25,7 @@ var managerNames = []string{"core", "bootstrap-kubeadm", "infrastructure-docker"
 // chaosAgent kills what the managers depend on while a spec runs: a random manager with
 // SIGKILL every 5–25 s (restarted a few seconds later, as a kubelet would restart a
 // crashed pod), and, at most once each and at a random kill, the management kube-apiserver
-// (SIGKILL, then `mgmt up`) and dockerd (SIGTERM, then hack/docker-up.sh). Every event is
+// (SIGKILL, then `mgmt up`) and dockerd (SIGTERM, then its own command line again). Every event is
 // recorded with its time, so a failure can be read against what was killed when.
 type chaosAgent struct {
 	t    *testing.T
@@ -189,7 +189,9 @@ func (a *chaosAgent) restartAPIServer() {
 }
 
 // restartDockerd stops the Docker daemon as a service manager would (SIGTERM, waiting for
-// it to exit) and starts it with the project's script.
+// it to exit) and starts it again with the command line it ran with, as a service manager
+// would: hack/docker-up.sh's default flags would lose a daemon's own (another --data-root
+// holds other containers; a cold-cache CI measurement lost its cluster that way).
 func (a *chaosAgent) restartDockerd() {
 	// Without --live-restore a daemon restart restarts every node container, and a
 	// multi-control-plane cluster does not survive new addresses (docs/status.md).
@@ -203,17 +205,56 @@ func (a *chaosAgent) restartDockerd() {
 		a.record("no dockerd PID (%v): not restarted", err)
 		return
 	}
+	argv, err := commandLine(pid)
+	if err != nil {
+		a.record("reading dockerd's command line (%v): not restarted", err)
+		return
+	}
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	a.record("dockerd stopping (SIGTERM pid %d)", pid)
 	if !waitGone(pid, 60*time.Second) {
 		a.record("dockerd did not exit within 60s")
 		return
 	}
-	if out, err := a.run("bash", filepath.Join(a.repo, "hack", "docker-up.sh")); err != nil {
-		a.record("docker-up failed: %v: %s", err, out)
+	if err := startDetached(argv, "/var/log/capstan-dockerd.log"); err != nil {
+		a.record("starting %q failed: %v", strings.Join(argv, " "), err)
 		return
 	}
-	a.record("dockerd started again")
+	if out, err := a.run("bash", filepath.Join(a.repo, "hack", "docker-up.sh")); err != nil { // waits for the engine
+		a.record("the engine did not answer after the restart: %v: %s", err, out)
+		return
+	}
+	a.record("dockerd started again: %s", strings.Join(argv, " "))
+}
+
+// commandLine is the argv process pid runs with.
+func commandLine(pid int) ([]string, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return nil, err
+	}
+	argv := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, fmt.Errorf("process %d has an empty command line", pid)
+	}
+	return argv, nil
+}
+
+// startDetached starts argv in a session of its own (it outlives the test, as docker-up.sh's
+// setsid does), its output appended to logPath.
+func startDetached(argv []string, logPath string) error {
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
 }
 
 func (a *chaosAgent) run(argv ...string) (string, error) {
