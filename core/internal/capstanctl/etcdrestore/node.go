@@ -21,6 +21,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -28,8 +29,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/remotecommand"
 	"k8s.io/utils/ptr"
 )
@@ -174,7 +177,7 @@ func (p *Plan) exec(ctx context.Context, node string, stdin io.Reader, command .
 	req := p.clientset.CoreV1().RESTClient().Post().Resource("pods").Namespace(metav1.NamespaceSystem).
 		Name(podName(node)).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{Container: restoreContainer, Command: command, Stdin: stdin != nil, Stdout: true, Stderr: true}, scheme.ParameterCodec)
-	ex, err := remotecommand.NewWebSocketExecutor(p.workload, "GET", req.URL().String())
+	ex, err := executor(p.workload, req.URL())
 	if err != nil {
 		return err
 	}
@@ -183,6 +186,22 @@ func (p *Plan) exec(ctx context.Context, node string, stdin io.Reader, command .
 		return fmt.Errorf("running %q in restore Pod kube-system/%s: %w (%s)", strings.Join(command, " "), podName(node), err, strings.TrimSpace(stderr.String()))
 	}
 	return nil
+}
+
+// executor runs exec over WebSocket and falls back to SPDY when the API server cannot upgrade
+// to it (workload clusters older than Kubernetes 1.31), as kubectl does.
+func executor(cfg *rest.Config, u *url.URL) (remotecommand.Executor, error) {
+	ws, err := remotecommand.NewWebSocketExecutor(cfg, "GET", u.String())
+	if err != nil {
+		return nil, err
+	}
+	spdy, err := remotecommand.NewSPDYExecutor(cfg, "POST", u)
+	if err != nil {
+		return nil, err
+	}
+	return remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
+		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+	})
 }
 
 // upload unpacks the gzip tar data into the node's work directory.
