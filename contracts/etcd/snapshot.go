@@ -111,29 +111,14 @@ func SnapshotKeys(path, prefix string) ([]string, error) {
 // key is absent or deleted at the snapshot's revision; it checks nothing but the database, so
 // call VerifySnapshot first.
 func SnapshotValue(path, key string) ([]byte, bool, error) {
-	db, err := bolt.Open(path, 0o400, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
-	if err != nil {
-		return nil, false, fmt.Errorf("%w: opening %s as a bbolt database: %v", ErrSnapshotCorrupt, path, err)
-	}
-	defer func() { _ = db.Close() }()
 	var value []byte
 	found := false
-	err = db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte("key"))
-		if b == nil {
-			return fmt.Errorf("%w: %s has no key bucket: it is not an etcd v3 database", ErrSnapshotCorrupt, path)
-		}
-		// Keys are revisions in order, so the last entry of key is its state at the snapshot.
-		return b.ForEach(func(k, v []byte) error {
-			kv := &mvccpb.KeyValue{}
-			if err := proto.Unmarshal(v, kv); err != nil {
-				return fmt.Errorf("%w: %s: the value at revision %x does not decode: %v", ErrSnapshotCorrupt, path, k, err)
-			}
+	err := viewSnapshot(path, func(tx *bolt.Tx) error {
+		// Revisions come in order, so the last entry of key is its state at the snapshot.
+		return forEachRevision(tx, path, func(_ int64, kv *mvccpb.KeyValue, tombstone bool) {
 			if string(kv.Key) == key {
-				found = !(len(k) == 18 && k[17] == 't')
-				value = bytes.Clone(kv.Value)
+				found, value = !tombstone, bytes.Clone(kv.Value)
 			}
-			return nil
 		})
 	})
 	if err != nil || !found {
@@ -174,17 +159,10 @@ func checkSnapshotHash(path string) (SnapshotInfo, error) {
 	return info, nil
 }
 
-// readSnapshotKeys opens the database read-only, checks its pages, and walks the key bucket
-// (keys are revisions in order, 8-byte main revision first, a trailing 't' marking a deletion;
-// values are mvccpb.KeyValue). Each live key goes to visit; the newest revision and the live
-// key count to done.
+// readSnapshotKeys opens the database read-only, checks its pages, and walks the key bucket.
+// Each live key goes to visit; the newest revision and the live key count to done.
 func readSnapshotKeys(path string, visit func(string), done func(rev int64, keys int)) error {
-	db, err := bolt.Open(path, 0o400, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
-	if err != nil {
-		return fmt.Errorf("%w: opening %s as a bbolt database: %v", ErrSnapshotCorrupt, path, err)
-	}
-	defer func() { _ = db.Close() }()
-	return db.View(func(tx *bolt.Tx) error {
+	return viewSnapshot(path, func(tx *bolt.Tx) error {
 		var problems []error
 		for err := range tx.Check() {
 			problems = append(problems, err)
@@ -192,24 +170,11 @@ func readSnapshotKeys(path string, visit func(string), done func(rev int64, keys
 		if len(problems) > 0 {
 			return fmt.Errorf("%w: %s: its database does not check: %w", ErrSnapshotCorrupt, path, errors.Join(problems...))
 		}
-		b := tx.Bucket([]byte("key"))
-		if b == nil {
-			return fmt.Errorf("%w: %s has no key bucket: it is not an etcd v3 database", ErrSnapshotCorrupt, path)
-		}
 		var rev int64
 		live := map[string]bool{}
-		err := b.ForEach(func(k, v []byte) error {
-			if len(k) < 8 {
-				return fmt.Errorf("%w: %s: key bucket entry %x is not a revision", ErrSnapshotCorrupt, path, k)
-			}
-			rev = max(rev, int64(binary.BigEndian.Uint64(k[:8])))
-			kv := &mvccpb.KeyValue{}
-			if err := proto.Unmarshal(v, kv); err != nil {
-				return fmt.Errorf("%w: %s: the value at revision %x does not decode: %v", ErrSnapshotCorrupt, path, k, err)
-			}
-			tombstone := len(k) == 18 && k[17] == 't'
+		err := forEachRevision(tx, path, func(r int64, kv *mvccpb.KeyValue, tombstone bool) {
+			rev = max(rev, r)
 			live[string(kv.Key)] = !tombstone
-			return nil
 		})
 		if err != nil {
 			return err
@@ -227,6 +192,37 @@ func readSnapshotKeys(path string, visit func(string), done func(rev int64, keys
 			}
 		}
 		done(rev, n)
+		return nil
+	})
+}
+
+// viewSnapshot opens the snapshot's database read-only and runs f in a read transaction.
+func viewSnapshot(path string, f func(tx *bolt.Tx) error) error {
+	db, err := bolt.Open(path, 0o400, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	if err != nil {
+		return fmt.Errorf("%w: opening %s as a bbolt database: %v", ErrSnapshotCorrupt, path, err)
+	}
+	defer func() { _ = db.Close() }()
+	return db.View(f)
+}
+
+// forEachRevision walks the key bucket in revision order (keys are revisions, 8-byte main
+// revision first, a trailing 't' marking a deletion; values are mvccpb.KeyValue) and gives visit
+// each entry's main revision, its decoded key-value, and whether it is a deletion.
+func forEachRevision(tx *bolt.Tx, path string, visit func(rev int64, kv *mvccpb.KeyValue, tombstone bool)) error {
+	b := tx.Bucket([]byte("key"))
+	if b == nil {
+		return fmt.Errorf("%w: %s has no key bucket: it is not an etcd v3 database", ErrSnapshotCorrupt, path)
+	}
+	return b.ForEach(func(k, v []byte) error {
+		if len(k) < 8 {
+			return fmt.Errorf("%w: %s: key bucket entry %x is not a revision", ErrSnapshotCorrupt, path, k)
+		}
+		kv := &mvccpb.KeyValue{}
+		if err := proto.Unmarshal(v, kv); err != nil {
+			return fmt.Errorf("%w: %s: the value at revision %x does not decode: %v", ErrSnapshotCorrupt, path, k, err)
+		}
+		visit(int64(binary.BigEndian.Uint64(k[:8])), kv, len(k) == 18 && k[17] == 't')
 		return nil
 	})
 }
