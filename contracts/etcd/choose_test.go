@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -116,4 +117,12 @@ func TestSave_RenamesOnlyAVerifiedSnapshot(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "only the good snapshot: no file under the final name, no temporary file left")
+}
+
+func TestIsPartialSnapshot_TheTemporaryFileOfSaveSnapshotOnly(t *testing.T) {
+	name := SnapshotFileName("c1", time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC))
+	require.True(t, IsPartialSnapshot("c1", "."+name+".part-123456"))
+	require.False(t, IsPartialSnapshot("c1", name), "the snapshot itself")
+	require.False(t, IsPartialSnapshot("c2", "."+name+".part-123456"), "another cluster's")
+	require.False(t, IsPartialSnapshot("c1", ".notes.part-1"))
 }

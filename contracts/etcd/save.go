@@ -23,6 +23,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -42,6 +43,21 @@ func SnapshotTime(cluster, name string) (time.Time, bool) {
 	}
 	t, err := time.Parse(snapshotTimeLayout, name[len(prefix):len(name)-len(suffix)])
 	return t, err == nil
+}
+
+// partialSuffix marks the temporary file SaveSnapshot writes beside the destination before it is
+// verified and renamed: "." + the final name + partialSuffix + a random part.
+const partialSuffix = ".part-"
+
+// IsPartialSnapshot reports whether name is a temporary file SaveSnapshot left for a snapshot
+// of cluster (a writer killed before the rename): it can be removed.
+func IsPartialSnapshot(cluster, name string) bool {
+	i := strings.LastIndex(name, partialSuffix)
+	if !strings.HasPrefix(name, ".") || i < 0 {
+		return false
+	}
+	_, ok := SnapshotTime(cluster, name[1:i])
+	return ok
 }
 
 // CheckSnapshotDestination refuses a path that exists, or whose directory does not: a snapshot
@@ -64,7 +80,7 @@ func CheckSnapshotDestination(path string) error {
 // temporary file is removed and path is not created. So a file under the final name is always
 // a whole, verified snapshot.
 func SaveSnapshot(ctx context.Context, c Client, path string) (SnapshotInfo, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".part-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+partialSuffix+"*")
 	if err != nil {
 		return SnapshotInfo{}, fmt.Errorf("creating a temporary file beside %s: %w", path, err)
 	}

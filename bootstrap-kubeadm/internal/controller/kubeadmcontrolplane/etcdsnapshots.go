@@ -25,7 +25,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -113,7 +112,7 @@ func listSnapshots(dir, cluster string) ([]snapshotFile, error) {
 	}
 	var out []snapshotFile
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "."+cluster+"-") && strings.Contains(e.Name(), ".db.part-") {
+		if etcd.IsPartialSnapshot(cluster, e.Name()) {
 			_ = os.Remove(filepath.Join(dir, e.Name()))
 			continue
 		}
