@@ -27,7 +27,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -147,7 +146,7 @@ func (p *Plan) waitRunning(ctx context.Context, name string) error {
 	var why string
 	err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		pod, err := p.clientset.CoreV1().Pods(metav1.NamespaceSystem).Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) || err != nil {
+		if err != nil {
 			why = fmt.Sprint(err)
 			return false, nil
 		}

@@ -83,7 +83,7 @@ func Prepare(ctx context.Context, mgmt client.Reader, o Options) (*Plan, error) 
 	if err := checkPause(target.Cluster); err != nil {
 		return nil, err
 	}
-	if err := checkSteady(ctx, mgmt, target); err != nil {
+	if err := checkSteady(target); err != nil {
 		return nil, err
 	}
 	cfg, caCert, caKey, err := etcdsnapshot.Credentials(ctx, mgmt, target.Cluster)
@@ -124,7 +124,7 @@ func checkPause(c *clusterv1.Cluster) error {
 // ready, as many as spec.replicas, none being deleted, and no rollout, scaling or remediation
 // under way. A restore in the middle of one would bring back members and Machines the
 // controller is replacing.
-func checkSteady(ctx context.Context, mgmt client.Reader, t *etcdsnapshot.Target) error {
+func checkSteady(t *etcdsnapshot.Target) error {
 	kcp := t.ControlPlane
 	key := kcp.GetNamespace() + "/" + kcp.GetName()
 	replicas, found, _ := unstructured.NestedInt64(kcp.Object, "spec", "replicas")
@@ -147,15 +147,8 @@ func checkSteady(ctx context.Context, mgmt client.Reader, t *etcdsnapshot.Target
 			}
 		}
 	}
-	machines := &clusterv1.MachineList{}
-	if err := mgmt.List(ctx, machines, client.InNamespace(t.Cluster.Namespace),
-		client.MatchingLabels{clusterv1.ClusterNameLabel: t.Cluster.Name}, client.HasLabels{clusterv1.MachineControlPlaneLabel}); err != nil {
-		return fmt.Errorf("listing the control plane Machines of cluster %s/%s: %w", t.Cluster.Namespace, t.Cluster.Name, err)
-	}
-	for _, m := range machines.Items {
-		if !m.DeletionTimestamp.IsZero() {
-			busy = append(busy, "Machine "+m.Name+" is being deleted")
-		}
+	for _, name := range t.Deleting {
+		busy = append(busy, "Machine "+name+" is being deleted")
 	}
 	if len(busy) > 0 {
 		return fmt.Errorf("KubeadmControlPlane %s is not steady (%s): a restore now would bring back members and Machines it is replacing; wait until its rollout, scaling or remediation is over ('capstanctl rollout status kubeadmcontrolplane/%s -n %s')",

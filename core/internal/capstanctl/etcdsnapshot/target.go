@@ -49,6 +49,8 @@ type Target struct {
 	// Nodes are the Node names of the control plane Machines that have one and are not being
 	// deleted, sorted by Machine name: the etcd members to try.
 	Nodes []string
+	// Deleting are the names of the control plane Machines being deleted, sorted.
+	Deleting []string
 }
 
 // Resolve reads the Cluster namespace/name and refuses one whose etcd this command cannot
@@ -84,32 +86,34 @@ func Resolve(ctx context.Context, c client.Reader, namespace, name string) (*Tar
 		return nil, fmt.Errorf("KubeadmControlPlane %s is not initialized (status.initialization.controlPlaneInitialized is not true): its etcd has nothing to snapshot yet; wait for 'capstanctl describe cluster %s -n %s' to show the control plane up",
 			kcpKey, name, namespace)
 	}
-	nodes, err := controlPlaneNodes(ctx, c, cluster)
+	nodes, deletingMachines, err := controlPlaneNodes(ctx, c, cluster)
 	if err != nil {
 		return nil, err
 	}
-	return &Target{Cluster: cluster, ControlPlane: kcp, Nodes: nodes}, nil
+	return &Target{Cluster: cluster, ControlPlane: kcp, Nodes: nodes, Deleting: deletingMachines}, nil
 }
 
 // controlPlaneNodes lists the Node names of the Cluster's control plane Machines that have one
 // and are not being deleted, by Machine name.
-func controlPlaneNodes(ctx context.Context, c client.Reader, cluster *clusterv1.Cluster) ([]string, error) {
+func controlPlaneNodes(ctx context.Context, c client.Reader, cluster *clusterv1.Cluster) (nodes, deletingMachines []string, err error) {
 	machines := &clusterv1.MachineList{}
 	if err := c.List(ctx, machines, client.InNamespace(cluster.Namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: cluster.Name},
 		client.HasLabels{clusterv1.MachineControlPlaneLabel}); err != nil {
-		return nil, clusterclient.Explain(err, fmt.Sprintf("the control plane Machines of cluster %s/%s", cluster.Namespace, cluster.Name))
+		return nil, nil, clusterclient.Explain(err, fmt.Sprintf("the control plane Machines of cluster %s/%s", cluster.Namespace, cluster.Name))
 	}
 	sort.Slice(machines.Items, func(i, j int) bool { return machines.Items[i].Name < machines.Items[j].Name })
-	var nodes []string
 	for _, m := range machines.Items {
-		if m.Status.NodeRef.Name != "" && m.DeletionTimestamp.IsZero() {
+		switch {
+		case !m.DeletionTimestamp.IsZero():
+			deletingMachines = append(deletingMachines, m.Name)
+		case m.Status.NodeRef.Name != "":
 			nodes = append(nodes, m.Status.NodeRef.Name)
 		}
 	}
 	if len(nodes) == 0 {
-		return nil, fmt.Errorf("cluster %s/%s has no control plane Machine with a Node that is not being deleted: no etcd member to snapshot", cluster.Namespace, cluster.Name)
+		return nil, nil, fmt.Errorf("cluster %s/%s has no control plane Machine with a Node that is not being deleted: no etcd member to snapshot", cluster.Namespace, cluster.Name)
 	}
-	return nodes, nil
+	return nodes, deletingMachines, nil
 }
 
 // Credentials reads what reaching the workload cluster's etcd needs: the REST config of
