@@ -52,6 +52,11 @@ func TestEtcdRestore_RefusesAndChangesNothing(t *testing.T) {
 	envtest.UpdateStatus(t, env.Client, rollingKCP, func() {
 		require.NoError(t, unstructured.SetNestedField(rollingKCP.Object, int64(0), "status", "upToDateReplicas"))
 	})
+	deleting := steadyKCPCluster(t, ns, "deleting")
+	gone := ctltest.Machine(t, env, deleting, "deleting-cp-1", map[string]string{clusterv1.ClusterNameLabel: "deleting", clusterv1.MachineControlPlaneLabel: ""})
+	envtest.Update(t, env.Client, gone, func() { gone.Finalizers = []string{"test.capstan.dev/hold"} })
+	require.NoError(t, env.Client.Delete(ctx, gone))
+	t.Cleanup(func() { envtest.Update(t, env.Client, gone, func() { gone.Finalizers = nil }) })
 	paused := steadyKCPCluster(t, ns, "paused")
 	envtest.Update(t, env.Client, paused, func() { paused.Spec.Paused = ptr.To(true) })
 
@@ -71,6 +76,7 @@ func TestEtcdRestore_RefusesAndChangesNothing(t *testing.T) {
 		{"SnapshotOfAnotherCluster", "steady", otherCluster, otherCluster + " is a snapshot of another cluster: its kube-system Namespace has UID 11111111-2222-3333-4444-555555555555, cluster " +
 			ns + "/steady's has " + string(liveNS.UID)},
 		{"ControlPlaneRollingOut", "rolling", otherCluster, "KubeadmControlPlane " + ns + "/rolling-cp is not steady (status.upToDateReplicas is 0, spec.replicas 1)"},
+		{"ControlPlaneMachineDeleting", "deleting", otherCluster, "KubeadmControlPlane " + ns + "/deleting-cp is not steady (Machine deleting-cp-1 is being deleted)"},
 		{"PausedByTheUser", "paused", otherCluster, "cluster " + ns + "/paused is paused (spec.paused): a restore pauses the Cluster while etcd is replaced and resumes it afterwards; resume it first"},
 	}
 	for _, tt := range tests {
