@@ -57,10 +57,15 @@ func (s *suite) patchControlPlane(flags componentFlags, replicas *int) {
 	if replicas != nil {
 		spec["replicas"] = *replicas
 	}
-	body, err := json.Marshal(map[string]any{"spec": spec})
+	s.mergePatchControlPlane(map[string]any{"spec": spec})
+}
+
+// mergePatchControlPlane applies patch to the suite's KubeadmControlPlane as a JSON merge patch.
+func (s *suite) mergePatchControlPlane(patch map[string]any) {
+	body, err := json.Marshal(patch)
 	require.NoError(s.t, err)
 	kcp := &unstructured.Unstructured{}
-	kcp.SetGroupVersionKind(schema.GroupVersionKind{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmControlPlane"})
+	kcp.SetGroupVersionKind(controlPlaneGVK)
 	kcp.SetNamespace(s.ns)
 	kcp.SetName(s.kcpKey().Name)
 	s.eventually(time.Minute, "patching the KubeadmControlPlane", func() error {

@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conditions"
 	"capstan.dev/test/framework"
 )
 
@@ -329,19 +330,15 @@ func (s *suite) controlPlaneNodeStopped() {
 // workload cluster three Ready etcd Pods and EtcdClusterHealthy is True.
 func (s *suite) waitForThreeEtcdMembers() {
 	kcp := &unstructured.Unstructured{}
-	kcp.SetGroupVersionKind(schema.GroupVersionKind{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmControlPlane"})
+	kcp.SetGroupVersionKind(controlPlaneGVK)
 	s.waitFor(15*time.Minute, "three control plane Machines with Ready Nodes and three etcd members", func() (bool, string, error) {
 		if err := s.mgmt.Get(s.ctx, s.kcpKey(), kcp); err != nil {
 			return false, "", err
 		}
 		ready, _, _ := unstructured.NestedInt64(kcp.Object, "status", "readyReplicas")
 		etcdHealthy := ""
-		conds, _, _ := unstructured.NestedSlice(kcp.Object, "status", "conditions")
-		for _, c := range conds {
-			m, _ := c.(map[string]any)
-			if m["type"] == "EtcdClusterHealthy" {
-				etcdHealthy = fmt.Sprintf("%v %v", m["status"], m["message"])
-			}
+		if c, _ := conditions.UnstructuredGet(kcp, "EtcdClusterHealthy"); c != nil {
+			etcdHealthy = fmt.Sprintf("%v %v", c.Status, c.Message)
 		}
 		pods := &corev1.PodList{}
 		if err := s.workload.List(s.ctx, pods, client.InNamespace(metav1.NamespaceSystem), client.MatchingLabels{"component": "etcd"}); err != nil {

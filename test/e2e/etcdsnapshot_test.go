@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,8 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/etcd"
 )
 
@@ -50,13 +49,7 @@ func (s *suite) etcdSnapshot() {
 func (s *suite) scheduledEtcdSnapshot(key string) {
 	root := s.t.TempDir()
 	annotate := func(a map[string]any) {
-		body, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": a}})
-		require.NoError(s.t, err)
-		kcp := &unstructured.Unstructured{}
-		kcp.SetGroupVersionKind(controlPlaneGVK)
-		kcp.SetNamespace(s.ns)
-		kcp.SetName(s.kcpKey().Name)
-		require.NoError(s.t, s.mgmt.Patch(s.ctx, kcp, client.RawPatch("application/merge-patch+json", body)))
+		s.mergePatchControlPlane(map[string]any{"metadata": map[string]any{"annotations": a}})
 	}
 	annotate(map[string]any{"controlplane.cluster.x-k8s.io/etcd-snapshot-interval": "1h",
 		"controlplane.cluster.x-k8s.io/etcd-snapshot-keep": "2", "controlplane.cluster.x-k8s.io/etcd-snapshot-directory": root})
@@ -92,11 +85,9 @@ func (s *suite) kcpCondition(conditionType string) (message, status string) {
 	if err := s.mgmt.Get(s.ctx, s.kcpKey(), kcp); err != nil {
 		return err.Error(), ""
 	}
-	conds, _, _ := unstructured.NestedSlice(kcp.Object, "status", "conditions")
-	for _, c := range conds {
-		if m, _ := c.(map[string]any); m["type"] == conditionType {
-			return fmt.Sprint(m["message"]), fmt.Sprint(m["status"])
-		}
+	c, err := conditions.UnstructuredGet(kcp, conditionType)
+	if err != nil || c == nil {
+		return fmt.Sprint(err), ""
 	}
-	return "", ""
+	return c.Message, string(c.Status)
 }
