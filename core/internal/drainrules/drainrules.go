@@ -128,9 +128,9 @@ func compileSelector(rule, path string, s *clusterv1.LabelSelector) (labels.Sele
 	return sel, nil
 }
 
-// NeedNamespaces reports whether any rule selects Pods by their Namespace's labels, the only
+// needNamespaces reports whether any rule selects Pods by their Namespace's labels, the only
 // case in which the workload cluster's Namespaces must be read.
-func NeedNamespaces(rules []Rule) bool {
+func needNamespaces(rules []Rule) bool {
 	for _, r := range rules {
 		for _, p := range r.pods {
 			if !p.namespace.Empty() {
@@ -141,11 +141,11 @@ func NeedNamespaces(rules []Rule) bool {
 	return false
 }
 
-// Decide applies, in upstream's order, the Pod's cluster.x-k8s.io/drain label ("skip" or
+// decide applies, in upstream's order, the Pod's cluster.x-k8s.io/drain label ("skip" or
 // "wait-completed", case-insensitive; another value is ignored) and then the first rule that
 // selects the Pod; without either the Pod is drained in order 0. WaitCompleted is always in
 // order 0.
-func Decide(pod *corev1.Pod, rules []Rule, namespaceLabels map[string]labels.Set) PodDrain {
+func decide(pod *corev1.Pod, rules []Rule, namespaceLabels map[string]labels.Set) PodDrain {
 	if v, ok := pod.Labels[clusterv1.PodDrainLabel]; ok {
 		switch {
 		case strings.EqualFold(v, "skip"):
@@ -155,7 +155,7 @@ func Decide(pod *corev1.Pod, rules []Rule, namespaceLabels map[string]labels.Set
 		}
 	}
 	for _, r := range rules {
-		if !r.SelectsPod(pod, namespaceLabels[pod.Namespace]) {
+		if !r.selectsPod(pod, namespaceLabels[pod.Namespace]) {
 			continue
 		}
 		d := PodDrain{Pod: pod, Behavior: r.Behavior, DecidedBy: "MachineDrainRule " + r.Name}
@@ -167,9 +167,9 @@ func Decide(pod *corev1.Pod, rules []Rule, namespaceLabels map[string]labels.Set
 	return PodDrain{Pod: pod, Behavior: clusterv1.MachineDrainRuleDrainBehaviorDrain}
 }
 
-// SelectsPod reports whether the rule's spec.pods select the Pod (in a Namespace with
+// selectsPod reports whether the rule's spec.pods select the Pod (in a Namespace with
 // namespaceLabels); no spec.pods selects every Pod.
-func (r Rule) SelectsPod(pod *corev1.Pod, namespaceLabels labels.Set) bool {
+func (r Rule) selectsPod(pod *corev1.Pod, namespaceLabels labels.Set) bool {
 	if len(r.pods) == 0 {
 		return true
 	}
@@ -182,7 +182,7 @@ func (r Rule) SelectsPod(pod *corev1.Pod, namespaceLabels labels.Set) bool {
 }
 
 // PodsOnNode lists the Node's Pods that have not finished, each with what the drain does with
-// it. The Pods a drain leaves (see LeftByDrain) are Skip; so are Pods terminating on an
+// it. The Pods a drain leaves (see leftByDrain) are Skip; so are Pods terminating on an
 // unreachable Node for longer than SkipWaitForDeleteTimeout. The Pods are listed by
 // spec.nodeName, so c should read the API server, not a cache without that index.
 func PodsOnNode(ctx context.Context, c client.Reader, node *corev1.Node, rules []Rule, now time.Time) ([]PodDrain, error) {
@@ -191,7 +191,7 @@ func PodsOnNode(ctx context.Context, c client.Reader, node *corev1.Node, rules [
 		return nil, fmt.Errorf("listing pods on Node %s: %w", node.Name, err)
 	}
 	var namespaceLabels map[string]labels.Set
-	if NeedNamespaces(rules) {
+	if needNamespaces(rules) {
 		namespaces := &corev1.NamespaceList{}
 		if err := c.List(ctx, namespaces); err != nil {
 			return nil, fmt.Errorf("listing Namespaces for the namespaceSelectors of MachineDrainRules: %w", err)
@@ -208,7 +208,7 @@ func PodsOnNode(ctx context.Context, c client.Reader, node *corev1.Node, rules [
 		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 			continue // nothing to move, nothing to wait for: its volumes are released
 		}
-		why := LeftByDrain(pod)
+		why := leftByDrain(pod)
 		if why == "" && unreachable && !pod.DeletionTimestamp.IsZero() && now.Sub(pod.DeletionTimestamp.Time) > SkipWaitForDeleteTimeout {
 			why = "terminating on an unreachable Node"
 		}
@@ -216,7 +216,7 @@ func PodsOnNode(ctx context.Context, c client.Reader, node *corev1.Node, rules [
 			out = append(out, PodDrain{Pod: pod, Behavior: clusterv1.MachineDrainRuleDrainBehaviorSkip, DecidedBy: why, Left: true})
 			continue
 		}
-		out = append(out, Decide(pod, rules, namespaceLabels))
+		out = append(out, decide(pod, rules, namespaceLabels))
 	}
 	return out, nil
 }
@@ -233,10 +233,10 @@ func IsNodeUnreachable(node *corev1.Node) bool {
 	return false
 }
 
-// LeftByDrain says why a drain leaves a running Pod on the Node whatever the rules say: mirror
+// leftByDrain says why a drain leaves a running Pod on the Node whatever the rules say: mirror
 // Pods of static Pods (the kubelet owns them) and DaemonSet Pods (their controller would put
 // them right back). Empty for any other Pod.
-func LeftByDrain(pod *corev1.Pod) string {
+func leftByDrain(pod *corev1.Pod) string {
 	if _, ok := pod.Annotations[MirrorPodAnnotation]; ok {
 		return "static Pod"
 	}

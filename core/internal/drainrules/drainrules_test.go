@@ -51,7 +51,7 @@ func TestDecide_LabelFirstThenTheFirstRuleThenDrainInOrderZero(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := pod("ns", "p", tc.labels)
 			tc.want.Pod = p
-			require.Equal(t, tc.want, Decide(p, rules, nil))
+			require.Equal(t, tc.want, decide(p, rules, nil))
 		})
 	}
 }
