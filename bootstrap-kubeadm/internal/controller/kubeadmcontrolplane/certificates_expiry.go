@@ -28,10 +28,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
-	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/etcd"
+	"capstan.dev/contracts/kcprollout"
 )
 
 // APIServerCertificateExpiryFunc reads when the serving certificate of the API server on node
@@ -58,7 +57,7 @@ func (r *Reconciler) reconcileCertificatesExpiry(ctx context.Context, s *scope) 
 		if deleting(m) || !hasNode(m) || cfg == nil {
 			continue
 		}
-		if _, _, known := certificatesExpiry(m, cfg); known {
+		if _, _, known := kcprollout.CertificatesExpiry(m, cfg.Annotations); known {
 			continue
 		}
 		expiry, err := r.APIServerCertificateExpiry(ctx, s.cluster, m.Status.NodeRef.Name)
@@ -117,44 +116,4 @@ func servingCertificateExpiry(ctx context.Context, dial etcd.DialFunc) (time.Tim
 		return time.Time{}, errors.New("the API server presented no certificate")
 	}
 	return certs[0].NotAfter, nil
-}
-
-// certificatesExpiry is when m's certificates expire, as upstream reads it: the Machine's
-// certificates-expiry annotation (a user's override), else its KubeadmConfig's, else
-// status.certificatesExpiryDate. ok is false when none is known or the annotation is not RFC3339
-// (then nothing is rolled out for it: an unreadable date must not replace the control plane).
-func certificatesExpiry(m *clusterv1.Machine, cfg *bootstrapv1.KubeadmConfig) (expiry time.Time, source string, ok bool) {
-	if v, found := m.Annotations[clusterv1.MachineCertificatesExpiryDateAnnotation]; found {
-		t, err := time.Parse(time.RFC3339, v)
-		return t, "Machine annotation " + clusterv1.MachineCertificatesExpiryDateAnnotation, err == nil
-	}
-	if cfg != nil {
-		if v, found := cfg.Annotations[clusterv1.MachineCertificatesExpiryDateAnnotation]; found {
-			t, err := time.Parse(time.RFC3339, v)
-			return t, "KubeadmConfig annotation " + clusterv1.MachineCertificatesExpiryDateAnnotation, err == nil
-		}
-	}
-	if d := m.Status.CertificatesExpiryDate; !d.IsZero() {
-		return d.Time, "status.certificatesExpiryDate", true
-	}
-	return time.Time{}, "", false
-}
-
-// certificatesExpiring says why m must be replaced under spec.rollout.before.certificatesExpiryDays:
-// its certificates expire within that many days of now. Empty otherwise.
-func certificatesExpiring(kcp *controlplanev1.KubeadmControlPlane, m *clusterv1.Machine, cfg *bootstrapv1.KubeadmConfig, now time.Time) string {
-	days := kcp.Spec.Rollout.Before.CertificatesExpiryDays
-	if days <= 0 {
-		return ""
-	}
-	expiry, source, ok := certificatesExpiry(m, cfg)
-	if !ok {
-		return ""
-	}
-	threshold := now.Add(time.Duration(days) * 24 * time.Hour)
-	if expiry.After(threshold) {
-		return ""
-	}
-	return fmt.Sprintf("certificates expire at %s (%s), within spec.rollout.before.certificatesExpiryDays %d",
-		expiry.UTC().Format(time.RFC3339), source, days)
 }

@@ -35,6 +35,7 @@ import (
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
 	"capstan.dev/contracts/image"
+	"capstan.dev/contracts/kcprollout"
 )
 
 const (
@@ -127,7 +128,7 @@ func (r *Reconciler) reconcileCoreDNS(ctx context.Context, s *scope) (ctrl.Resul
 	if _, skip := s.kcp.Annotations[controlplanev1.SkipCoreDNSAnnotation]; skip || !initialized(s) {
 		return ctrl.Result{}, false, nil
 	}
-	if !s.machinesRead || plan(s.kcp, s.machines, s.isOutdated) != none {
+	if !s.machinesRead || plan(s.kcp, s.machines, s.isOutdated) != kcprollout.None {
 		return ctrl.Result{}, false, nil // Machines are still being added, replaced or removed
 	}
 	for _, m := range s.machines { // plan covers the versions: a Machine of another one is outdated

@@ -31,6 +31,7 @@ import (
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/etcd"
+	"capstan.dev/contracts/kcprollout"
 	"capstan.dev/contracts/secret"
 )
 
@@ -82,9 +83,6 @@ type etcdPlan struct {
 	missing []*clusterv1.Machine
 }
 
-// quorum is the number of members a cluster of n needs to agree.
-func quorum(n int) int { return n/2 + 1 }
-
 // planEtcdMembers decides the member reconciliation, as upstream does since #3971: the expected
 // members are the nodeRef names of the KubeadmControlPlane's Machines (a NodeRef on a Machine it
 // controls proves the Node is a control plane node, whatever its labels say). While a Machine
@@ -133,9 +131,9 @@ func planEtcdMembers(machines []*clusterv1.Machine, members []etcd.Member) etcdP
 		p.blocked = fmt.Sprintf("waiting for %s to have a nodeRef before removing any member", machineNames(p.wait))
 	case len(members) <= 1:
 		p.blocked = "it is the last member"
-	case backed < quorum(len(members)-1):
+	case backed < kcprollout.Quorum(len(members)-1):
 		p.blocked = fmt.Sprintf("only %d of %d members belong to a Machine, fewer than the %d the remaining cluster needs for quorum: restore the Machines' etcd members or the cluster from a backup",
-			backed, len(members), quorum(len(members)-1))
+			backed, len(members), kcprollout.Quorum(len(members)-1))
 	default:
 		p.remove = &p.unexpected[0]
 	}

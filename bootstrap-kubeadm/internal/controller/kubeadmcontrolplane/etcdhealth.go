@@ -26,6 +26,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"capstan.dev/contracts/etcd"
+	"capstan.dev/contracts/kcprollout"
 )
 
 // checkMembersHealth judges every member the way upstream's EtcdMemberHealthy does, each through
@@ -144,10 +145,10 @@ func etcdRemovalBlocked(e *etcdResult, removed etcd.Member, what string, healthy
 			unhealthy = append(unhealthy, memberKey(mem)+": its Machine is being deleted or remediated")
 		}
 	}
-	if left > 0 && healthyLeft >= quorum(left) {
+	if left > 0 && healthyLeft >= kcprollout.Quorum(left) {
 		return ""
 	}
 	slices.Sort(unhealthy)
 	return fmt.Sprintf("%s would leave %d etcd member(s), %d of them healthy (unhealthy: %s): below the quorum of %d; fix the unhealthy members first",
-		what, left, healthyLeft, orDefault(strings.Join(unhealthy, "; "), "none"), quorum(max(left, 1)))
+		what, left, healthyLeft, orDefault(strings.Join(unhealthy, "; "), "none"), kcprollout.Quorum(max(left, 1)))
 }

@@ -18,6 +18,7 @@ package kubeadmcontrolplane
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -37,6 +38,7 @@ import (
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/external"
+	"capstan.dev/contracts/kcprollout"
 )
 
 // selectorFor selects the control plane Machines of kcp: the control-plane label and the
@@ -69,29 +71,6 @@ func deleting(m *clusterv1.Machine) bool { return !m.DeletionTimestamp.IsZero() 
 
 // hasNode reports whether m's Node has joined the workload cluster.
 func hasNode(m *clusterv1.Machine) bool { return m.Status.NodeRef.Name != "" }
-
-// failureDomainForScaleUp returns the failure domain for a new Machine: among the Cluster's
-// failure domains open to the control plane, the one with the fewest up-to-date Machines (by name
-// on a tie), or "" when the Cluster has none. Upstream counts up-to-date Machines only, so a
-// rollout refills the domains evenly.
-func failureDomainForScaleUp(c *clusterv1.Cluster, upToDate []*clusterv1.Machine) string {
-	names := controlPlaneFailureDomains(c)
-	if len(names) == 0 {
-		return ""
-	}
-	sort.Strings(names)
-	count := map[string]int{}
-	for _, m := range upToDate {
-		count[m.Spec.FailureDomain]++
-	}
-	best := names[0]
-	for _, n := range names[1:] {
-		if count[n] < count[best] {
-			best = n
-		}
-	}
-	return best
-}
 
 // createMachine creates one control plane Machine: the InfraMachine cloned from the template,
 // then its KubeadmConfig (init for the first Machine, control plane join for the others), then the
@@ -199,21 +178,12 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, failureDomain 
 }
 
 // kubeadmConfigSpec is the KubeadmConfig of a new Machine: spec.kubeadmConfigSpec with only the
-// part its role needs, as upstream does. The first Machine keeps initConfiguration and loses
-// joinConfiguration; the others lose initConfiguration and join as control plane nodes
-// (joinConfiguration.controlPlane set). clusterConfiguration stays in both: the bootstrap provider
-// reads it for joins too (certificatesDir, external etcd).
+// part its role needs (kcprollout.RoleConfig, which capstanctl plan compares with too).
 func kubeadmConfigSpec(kcp *controlplanev1.KubeadmControlPlane, init bool) bootstrapv1.KubeadmConfigSpec {
-	spec := kcp.Spec.KubeadmConfigSpec.DeepCopy()
-	if init {
-		spec.JoinConfiguration = bootstrapv1.JoinConfiguration{}
-		return *spec
-	}
-	spec.InitConfiguration = bootstrapv1.InitConfiguration{}
-	if spec.JoinConfiguration.ControlPlane == nil {
-		spec.JoinConfiguration.ControlPlane = &bootstrapv1.JoinControlPlane{}
-	}
-	return *spec
+	raw, _ := json.Marshal(kcprollout.RoleConfig(jsonTree(kcp.Spec.KubeadmConfigSpec), init)) // a JSON tree: cannot fail
+	var spec bootstrapv1.KubeadmConfigSpec
+	_ = json.Unmarshal(raw, &spec) // the tree came from this type
+	return spec
 }
 
 // machineNames lists Machine names for messages: "Machine a", "Machines a, b, c", or the first

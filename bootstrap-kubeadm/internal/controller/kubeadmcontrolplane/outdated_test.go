@@ -18,12 +18,10 @@ package kubeadmcontrolplane
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 
 	bootstrapv1 "capstan.dev/bootstrap-kubeadm/api/bootstrap/v1beta2"
@@ -134,55 +132,6 @@ func TestKubeadmConfigDiffers(t *testing.T) {
 		})
 	}
 	require.Empty(t, kubeadmConfigDiffers(testKCP(), nil), "a KubeadmConfig that cannot be read never starts a rollout")
-}
-
-func TestInfraTemplateDiffers(t *testing.T) {
-	infra := func(annotations map[string]string) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{}
-		u.SetKind("DevMachine")
-		u.SetName("cp-abcde")
-		u.SetAnnotations(annotations)
-		return u
-	}
-	kcp := testKCP()
-	cloned := func(name, gk string) map[string]string {
-		return map[string]string{clusterv1.TemplateClonedFromNameAnnotation: name, clusterv1.TemplateClonedFromGroupKindAnnotation: gk}
-	}
-	require.Empty(t, infraTemplateDiffers(kcp, infra(cloned("cp", "DevMachineTemplate.infrastructure.cluster.x-k8s.io"))))
-	require.Equal(t, "DevMachine cp-abcde was cloned from DevMachineTemplate.infrastructure.cluster.x-k8s.io cp-old, spec.machineTemplate.spec.infrastructureRef is DevMachineTemplate.infrastructure.cluster.x-k8s.io cp",
-		infraTemplateDiffers(kcp, infra(cloned("cp-old", "DevMachineTemplate.infrastructure.cluster.x-k8s.io"))))
-	require.NotEmpty(t, infraTemplateDiffers(kcp, infra(cloned("cp", "OtherMachineTemplate.infrastructure.cluster.x-k8s.io"))))
-	require.Empty(t, infraTemplateDiffers(kcp, infra(nil)), "an InfraMachine without the cloned-from annotations is not judged")
-	require.Empty(t, infraTemplateDiffers(kcp, nil), "an InfraMachine that cannot be read never starts a rollout")
-}
-
-func TestCertificatesExpiring(t *testing.T) {
-	now := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
-	kcp := testKCP()
-	kcp.Spec.Rollout.Before.CertificatesExpiryDays = 30
-	machine := func(annotation string) *clusterv1.Machine {
-		m := &clusterv1.Machine{}
-		if annotation != "" {
-			m.Annotations = map[string]string{clusterv1.MachineCertificatesExpiryDateAnnotation: annotation}
-		}
-		return m
-	}
-	require.Equal(t, "certificates expire at 2026-12-20T08:00:00Z (Machine annotation machine.cluster.x-k8s.io/certificates-expiry), within spec.rollout.before.certificatesExpiryDays 30",
-		certificatesExpiring(kcp, machine("2026-12-20T08:00:00Z"), nil, now))
-	require.Empty(t, certificatesExpiring(kcp, machine("2027-06-01T00:00:00Z"), nil, now))
-	require.Empty(t, certificatesExpiring(kcp, machine("next week"), nil, now), "an unreadable date replaces nothing")
-	require.Empty(t, certificatesExpiring(kcp, machine(""), nil, now), "no known expiry")
-
-	cfg := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{clusterv1.MachineCertificatesExpiryDateAnnotation: "2026-12-10T00:00:00Z"}}}
-	require.Contains(t, certificatesExpiring(kcp, machine(""), cfg, now), "(KubeadmConfig annotation")
-	require.Empty(t, certificatesExpiring(kcp, machine("2027-06-01T00:00:00Z"), cfg, now), "the Machine's annotation wins")
-
-	m := machine("")
-	m.Status.CertificatesExpiryDate = metav1.NewTime(now.Add(24 * time.Hour))
-	require.Contains(t, certificatesExpiring(kcp, m, nil, now), "(status.certificatesExpiryDate)")
-
-	kcp.Spec.Rollout.Before.CertificatesExpiryDays = 0
-	require.Empty(t, certificatesExpiring(kcp, machine("2026-12-04T08:00:00Z"), nil, now), "not configured")
 }
 
 func TestWithTemplateMetadata(t *testing.T) {

@@ -34,6 +34,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/etcd"
+	"capstan.dev/contracts/kcprollout"
 )
 
 // RemediationFieldManager owns the OwnerRemediated condition the KubeadmControlPlane writes on a
@@ -67,7 +68,7 @@ func remediationCandidate(machines []*clusterv1.Machine) *clusterv1.Machine {
 	if len(marked) == 0 {
 		return nil
 	}
-	return oldest(marked)
+	return kcprollout.Oldest(marked)
 }
 
 // remediationBlocked says why the candidate may not be deleted now; empty when it may. A

@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,15 +31,7 @@ import (
 	controlplanev1 "capstan.dev/bootstrap-kubeadm/api/controlplane/v1beta2"
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/etcd"
-)
-
-// action is what the Machines step does in one reconcile.
-type action int
-
-const (
-	none action = iota
-	scaleUp
-	scaleDown
+	"capstan.dev/contracts/kcprollout"
 )
 
 // desiredReplicas is spec.replicas, 1 when unset (the API defaults it).
@@ -57,40 +48,24 @@ func maxSurge(kcp *controlplanev1.KubeadmControlPlane) int {
 }
 
 // plan decides, from the Machines (deleting ones included: they still run an etcd member), whether
-// to add or remove one. While a Machine is outdated, a rollout runs with desired+maxSurge Machines
-// at most: below that it adds an up-to-date Machine, at it it removes one (an outdated one first).
-func plan(kcp *controlplanev1.KubeadmControlPlane, machines []*clusterv1.Machine, outdated func(*clusterv1.Machine) bool) action {
-	current, desired := len(machines), desiredReplicas(kcp)
-	for _, m := range machines {
-		if outdated(m) {
-			if current < desired+maxSurge(kcp) {
-				return scaleUp
-			}
-			return scaleDown
-		}
-	}
-	switch {
-	case current < desired:
-		return scaleUp
-	case current > desired:
-		return scaleDown
-	}
-	return none
+// to add or remove one (kcprollout.Decide).
+func plan(kcp *controlplanev1.KubeadmControlPlane, machines []*clusterv1.Machine, outdated func(*clusterv1.Machine) bool) kcprollout.Action {
+	return kcprollout.Decide(len(machines), desiredReplicas(kcp), maxSurge(kcp), slices.ContainsFunc(machines, outdated))
 }
 
 // reconcileReplicas adds or removes at most one Machine. The decision to act is always taken on a
 // live list: a cache that lags can cost one API read, never a duplicate Machine.
 func (r *Reconciler) reconcileReplicas(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
-	if plan(s.kcp, s.machines, s.isOutdated) == none {
+	if plan(s.kcp, s.machines, s.isOutdated) == kcprollout.None {
 		return ctrl.Result{}, false, nil
 	}
 	if err := r.readMachines(ctx, s, r.APIReader); err != nil {
 		return ctrl.Result{}, false, err
 	}
 	switch plan(s.kcp, s.machines, s.isOutdated) {
-	case scaleUp:
+	case kcprollout.ScaleUp:
 		return ctrl.Result{}, false, r.scaleUp(ctx, s)
-	case scaleDown:
+	case kcprollout.ScaleDown:
 		return ctrl.Result{}, false, r.scaleDown(ctx, s)
 	}
 	return ctrl.Result{}, false, nil
@@ -129,7 +104,7 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope) error {
 	}
 	ctrl.LoggerFrom(ctx).Info("Scaling up the control plane", "from", len(s.machines), "desired", desiredReplicas(kcp))
 	rollout := s.rollingOut()
-	m, err := r.createMachine(ctx, s, failureDomainForScaleUp(c, upToDate), init)
+	m, err := r.createMachine(ctx, s, kcprollout.FailureDomainForScaleUp(kcprollout.ControlPlaneFailureDomains(c), upToDate), init)
 	r.recordScaleUp(s, m, init, rollout, err)
 	if err != nil {
 		s.scaleUpBlocked = "Creating a Machine failed: " + err.Error()
@@ -147,7 +122,7 @@ func (r *Reconciler) scaleDown(ctx context.Context, s *scope) error {
 	log := ctrl.LoggerFrom(ctx)
 	kcp := s.kcp
 	now := metav1.NewTime(s.now)
-	chosen := selectMachineForScaleDown(s.machines, s.isOutdated, controlPlaneFailureDomains(s.cluster))
+	chosen := kcprollout.SelectForScaleDown(s.machines, s.isOutdated, kcprollout.ControlPlaneFailureDomains(s.cluster))
 	if deleting(chosen) {
 		log.V(4).Info("The Machine chosen for scale down is already being deleted", "Machine", klog.KObj(chosen))
 		if s.preTerminateWait != "" {
@@ -256,94 +231,4 @@ func prefixed(prefix, s string) string {
 		return ""
 	}
 	return prefix + s
-}
-
-// controlPlaneFailureDomains are the names of the Cluster's failure domains open to the control plane.
-func controlPlaneFailureDomains(c *clusterv1.Cluster) []string {
-	var out []string
-	for _, fd := range c.Status.FailureDomains {
-		if ptr.Deref(fd.ControlPlane, false) {
-			out = append(out, fd.Name)
-		}
-	}
-	return out
-}
-
-// selectMachineForScaleDown chooses the Machine to remove, as upstream does. The candidates are
-// the first non-empty group of: outdated Machines with the delete-machine annotation, Machines
-// with it, outdated Machines, all Machines. Among them, a candidate outside the known failure
-// domains goes first (the oldest one's domain); otherwise the domain with the most Machines
-// (all of them counted) that holds a candidate. The oldest candidate in that domain is chosen.
-func selectMachineForScaleDown(machines []*clusterv1.Machine, outdated func(*clusterv1.Machine) bool, failureDomains []string) *clusterv1.Machine {
-	annotated := func(m *clusterv1.Machine) bool { _, ok := m.Annotations[clusterv1.DeleteMachineAnnotation]; return ok }
-	var candidates []*clusterv1.Machine
-	for _, keep := range []func(*clusterv1.Machine) bool{
-		func(m *clusterv1.Machine) bool { return annotated(m) && outdated(m) },
-		annotated,
-		outdated,
-		func(*clusterv1.Machine) bool { return true },
-	} {
-		for _, m := range machines {
-			if keep(m) {
-				candidates = append(candidates, m)
-			}
-		}
-		if len(candidates) > 0 {
-			break
-		}
-	}
-	if len(candidates) == 0 {
-		return nil
-	}
-
-	known := map[string]bool{}
-	for _, fd := range failureDomains {
-		known[fd] = true
-	}
-	var unknown []*clusterv1.Machine
-	for _, m := range candidates {
-		if !known[m.Spec.FailureDomain] {
-			unknown = append(unknown, m)
-		}
-	}
-	var domain string
-	if len(unknown) > 0 {
-		domain = oldest(unknown).Spec.FailureDomain
-	} else {
-		count := map[string]int{}
-		for _, m := range machines {
-			count[m.Spec.FailureDomain]++
-		}
-		var withCandidates []string
-		for _, m := range candidates {
-			if !slices.Contains(withCandidates, m.Spec.FailureDomain) {
-				withCandidates = append(withCandidates, m.Spec.FailureDomain)
-			}
-		}
-		sort.Slice(withCandidates, func(i, j int) bool {
-			a, b := withCandidates[i], withCandidates[j]
-			if count[a] != count[b] {
-				return count[a] > count[b]
-			}
-			return a < b
-		})
-		domain = withCandidates[0]
-	}
-	var inDomain []*clusterv1.Machine
-	for _, m := range candidates {
-		if m.Spec.FailureDomain == domain {
-			inDomain = append(inDomain, m)
-		}
-	}
-	return oldest(inDomain)
-}
-
-// oldest is the Machine created first, by name on a tie.
-func oldest(machines []*clusterv1.Machine) *clusterv1.Machine {
-	return slices.MinFunc(machines, func(a, b *clusterv1.Machine) int {
-		if c := a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
 }

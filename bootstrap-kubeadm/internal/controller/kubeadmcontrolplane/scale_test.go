@@ -31,53 +31,8 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/kcprollout"
 )
-
-func TestSelectMachineForScaleDown(t *testing.T) {
-	base := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
-	machine := func(name, fd string, ageHours int, opts ...string) *clusterv1.Machine {
-		m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(base.Add(-time.Duration(ageHours) * time.Hour))},
-			Spec: clusterv1.MachineSpec{FailureDomain: fd, Version: "v1.37.2"}}
-		for _, o := range opts {
-			switch o {
-			case "annotated":
-				m.Annotations = map[string]string{clusterv1.DeleteMachineAnnotation: ""}
-			case "outdated":
-				m.Spec.Version = "v1.37.1"
-			}
-		}
-		return m
-	}
-	isOutdated := func(m *clusterv1.Machine) bool { return m.Spec.Version != "v1.37.2" }
-	fds := []string{"a", "b", "c"}
-	for _, tc := range []struct {
-		name     string
-		machines []*clusterv1.Machine
-		fds      []string
-		want     string
-	}{
-		{"oldest in the failure domain with the most Machines",
-			[]*clusterv1.Machine{machine("m1", "a", 9), machine("m2", "b", 3), machine("m3", "b", 2), machine("m4", "c", 1)}, fds, "m2"},
-		{"the delete-machine annotation goes first, whatever its domain and age",
-			[]*clusterv1.Machine{machine("m1", "a", 9), machine("m2", "b", 3), machine("m3", "b", 2), machine("m4", "c", 1, "annotated")}, fds, "m4"},
-		{"then outdated Machines",
-			[]*clusterv1.Machine{machine("m1", "a", 9), machine("m2", "b", 3), machine("m3", "b", 2), machine("m4", "c", 1, "outdated")}, fds, "m4"},
-		{"an outdated annotated Machine before an annotated one",
-			[]*clusterv1.Machine{machine("m1", "a", 9, "annotated"), machine("m2", "b", 3, "annotated", "outdated"), machine("m3", "c", 2)}, fds, "m2"},
-		{"among outdated Machines, the domain with the most Machines",
-			[]*clusterv1.Machine{machine("m1", "a", 9, "outdated"), machine("m2", "b", 3, "outdated"), machine("m3", "b", 2), machine("m4", "c", 1)}, fds, "m2"},
-		{"a Machine outside the known failure domains first",
-			[]*clusterv1.Machine{machine("m1", "a", 9), machine("m2", "a", 3), machine("m3", "gone", 2), machine("m4", "c", 1)}, fds, "m3"},
-		{"no failure domains: the oldest",
-			[]*clusterv1.Machine{machine("m1", "", 1), machine("m2", "", 3), machine("m3", "", 2)}, nil, "m2"},
-		{"same age: by name",
-			[]*clusterv1.Machine{machine("m2", "", 1), machine("m1", "", 1)}, nil, "m1"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, selectMachineForScaleDown(tc.machines, isOutdated, tc.fds).Name)
-		})
-	}
-}
 
 func TestPlan_RollsOutWithinMaxSurge(t *testing.T) {
 	now := metav1.NewTime(time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC))
@@ -93,23 +48,23 @@ func TestPlan_RollsOutWithinMaxSurge(t *testing.T) {
 		}
 		return out
 	}
-	planAt := func(k *controlplanev1.KubeadmControlPlane, machines []*clusterv1.Machine, now metav1.Time) action {
+	planAt := func(k *controlplanev1.KubeadmControlPlane, machines []*clusterv1.Machine, now metav1.Time) kcprollout.Action {
 		return plan(k, machines, func(m *clusterv1.Machine) bool { return outdatedReason(k, m, machineParts{}, now) != "" })
 	}
-	require.Equal(t, scaleUp, planAt(kcp(1, 1), ms("v1"), now), "surge first")
-	require.Equal(t, scaleDown, planAt(kcp(1, 1), ms("v1", "v2"), now), "then remove the outdated one")
-	require.Equal(t, none, planAt(kcp(1, 1), ms("v2"), now))
-	require.Equal(t, scaleDown, planAt(kcp(3, 0), ms("v1", "v2", "v2"), now), "maxSurge 0 removes first")
-	require.Equal(t, scaleUp, planAt(kcp(3, 0), ms("v2", "v2"), now))
-	require.Equal(t, scaleDown, planAt(kcp(1, 1), ms("v2", "v2"), now))
+	require.Equal(t, kcprollout.ScaleUp, planAt(kcp(1, 1), ms("v1"), now), "surge first")
+	require.Equal(t, kcprollout.ScaleDown, planAt(kcp(1, 1), ms("v1", "v2"), now), "then remove the outdated one")
+	require.Equal(t, kcprollout.None, planAt(kcp(1, 1), ms("v2"), now))
+	require.Equal(t, kcprollout.ScaleDown, planAt(kcp(3, 0), ms("v1", "v2", "v2"), now), "maxSurge 0 removes first")
+	require.Equal(t, kcprollout.ScaleUp, planAt(kcp(3, 0), ms("v2", "v2"), now))
+	require.Equal(t, kcprollout.ScaleDown, planAt(kcp(1, 1), ms("v2", "v2"), now))
 
 	after := kcp(1, 1)
 	after.Spec.Rollout.After = metav1.NewTime(now.Add(time.Hour))
-	require.Equal(t, none, planAt(after, ms("v2"), now), "rollout.after in the future")
+	require.Equal(t, kcprollout.None, planAt(after, ms("v2"), now), "rollout.after in the future")
 	after.Spec.Rollout.After = metav1.NewTime(now.Add(-time.Hour))
 	old := ms("v2")
 	old[0].CreationTimestamp = metav1.NewTime(now.Add(-2 * time.Hour))
-	require.Equal(t, scaleUp, planAt(after, old, now), "created before rollout.after")
+	require.Equal(t, kcprollout.ScaleUp, planAt(after, old, now), "created before rollout.after")
 }
 
 // scaleDownFixture builds a ready 3-Machine control plane and returns its Machines by name.
