@@ -43,10 +43,15 @@ func (s *suite) controlPlaneConfiguration() {
 // controllerManager to flags (the other clusterConfiguration fields are kept), and replicas
 // when not nil, in one write.
 func (s *suite) patchControlPlane(flags componentFlags, replicas *int) {
-	args := func(component string) []map[string]string {
-		var out []map[string]string
+	s.mergePatchControlPlane(controlPlanePatch(flags, replicas))
+}
+
+// controlPlanePatch is patchControlPlane's JSON merge patch.
+func controlPlanePatch(flags componentFlags, replicas *int) map[string]any {
+	args := func(component string) []any {
+		var out []any
 		for _, k := range slices.Sorted(maps.Keys(flags[component])) {
-			out = append(out, map[string]string{"name": k, "value": flags[component][k]})
+			out = append(out, map[string]any{"name": k, "value": flags[component][k]})
 		}
 		return out
 	}
@@ -55,9 +60,9 @@ func (s *suite) patchControlPlane(flags componentFlags, replicas *int) {
 		"controllerManager": map[string]any{"extraArgs": args("kube-controller-manager")},
 	}}}
 	if replicas != nil {
-		spec["replicas"] = *replicas
+		spec["replicas"] = int64(*replicas)
 	}
-	s.mergePatchControlPlane(map[string]any{"spec": spec})
+	return map[string]any{"spec": spec}
 }
 
 // mergePatchControlPlane applies patch to the suite's KubeadmControlPlane as a JSON merge patch.

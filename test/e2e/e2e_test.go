@@ -286,17 +286,34 @@ func (s *suite) machineHealthCheck() {
 }
 
 // controlPlaneScaleUp scales the KubeadmControlPlane to 3 and changes its apiServer and
-// controllerManager extraArgs in the same write: the Machine of the old configuration is
-// replaced while two more join, and every kube-apiserver and kube-controller-manager of the
-// three Machines runs with the new flags; three etcd members.
+// controllerManager extraArgs in the same write, after `capstanctl plan` said what that write
+// does: the Machine of the old configuration is replaced while two more join, and every
+// kube-apiserver and kube-controller-manager of the three Machines runs with the new flags;
+// three etcd members.
 func (s *suite) controlPlaneScaleUp() {
 	want := componentFlags{
 		"kube-apiserver":          {"event-ttl": "3h"},
 		"kube-controller-manager": {"node-monitor-grace-period": "45s"},
 	}
+	// Planned first: the one Machine replaced, two added, one at a time, and etcd at three
+	// members (quorum 2) at the end; then the plan is held against what the controller did.
+	before := s.controlPlaneMachineNames()
+	require.Len(s.t, before, 1)
+	p := s.planControlPlanePatch(controlPlanePatch(want, ptr.To(3)))
+	require.Equal(s.t, "replace", p.Outcome, p.Notes)
+	require.Equal(s.t, before, p.Replaced)
+	require.Equal(s.t, 2, p.Added)
+	require.Len(s.t, p.Steps, 4, "three Machines created (the third a surge), then the old one deleted")
+	last := p.Steps[len(p.Steps)-1]
+	require.Equal(s.t, before, last.Delete)
+	require.Equal(s.t, [2]int{3, 2}, [2]int{last.EtcdMembers, last.EtcdQuorum})
+
 	s.patchControlPlane(want, ptr.To(3))
 	s.waitForControlPlaneFlags(3, want, 15*time.Minute)
 	s.waitForThreeEtcdMembers()
+	after := s.controlPlaneMachineNames()
+	require.Len(s.t, after, 3)
+	require.NotContains(s.t, after, before[0], "the Machine the plan replaced is gone")
 }
 
 // controlPlaneNodeStopped stops one of the three control plane containers: the load balancer's

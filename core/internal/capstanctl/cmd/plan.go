@@ -129,7 +129,7 @@ func printEditPlan(w io.Writer, res *editplan.Result) error {
 			fmt.Fprintf(&b, "  removes %s\n", strings.Join(p.Removed, ", "))
 		}
 		for i, s := range p.Steps {
-			fmt.Fprintf(&b, "  step %d%s\n", i+1, stepText(i, s))
+			fmt.Fprintf(&b, "  step %d%s\n", i+1, stepText(i, s, p.Kind))
 		}
 		for _, m := range p.Deleted() {
 			if holds := p.DrainHolds[m]; len(holds) > 0 {
@@ -160,8 +160,9 @@ func printEditPlan(w io.Writer, res *editplan.Result) error {
 }
 
 // stepText is ": delete m-a, create 1" or, after the first step, the same once the
-// previous step's Machines are available.
-func stepText(i int, s editplan.Step) string {
+// previous step's Machines are available; a KubeadmControlPlane's steps wait for the previous
+// Machine to join or go, and add the etcd members.
+func stepText(i int, s editplan.Step, kind string) string {
 	var parts []string // the old Machines go first: the new ones take the room they leave
 	if len(s.Delete) > 0 {
 		parts = append(parts, "delete "+strings.Join(s.Delete, ", "))
@@ -173,8 +174,15 @@ func stepText(i int, s editplan.Step) string {
 		}
 		parts = append(parts, c)
 	}
-	if i == 0 {
-		return ": " + strings.Join(parts, ", ")
+	etcd := ""
+	if s.EtcdMembers > 0 {
+		etcd = fmt.Sprintf(" (then etcd: %d members, quorum %d)", s.EtcdMembers, s.EtcdQuorum)
 	}
-	return ", once the new Machines are available: " + strings.Join(parts, ", ")
+	if i == 0 {
+		return ": " + strings.Join(parts, ", ") + etcd
+	}
+	if kind == "KubeadmControlPlane" {
+		return ", once the previous Machine has joined or gone: " + strings.Join(parts, ", ") + etcd
+	}
+	return ", once the new Machines are available: " + strings.Join(parts, ", ") + etcd
 }

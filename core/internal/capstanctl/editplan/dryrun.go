@@ -16,7 +16,9 @@ import (
 // the plan is about the edit and not about what the file leaves out. current is nil when the
 // object does not exist: nothing is dry-run then.
 func dryRunUpdate[T client.Object](ctx context.Context, c client.Client, d Document, current, edited T) (bool, error) {
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(d.Object.Object, edited, true); err != nil {
+	if u, ok := any(edited).(runtime.Unstructured); ok { // a kind of another module: no Go type here
+		u.SetUnstructuredContent(runtime.DeepCopyJSON(d.Object.Object))
+	} else if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(d.Object.Object, edited, true); err != nil {
 		return false, fmt.Errorf("%s: %s %s: %w", d.Source, d.Object.GetKind(), objectName(d.Object), err)
 	}
 	err := c.Get(ctx, client.ObjectKeyFromObject(edited), current)

@@ -13,6 +13,10 @@ import (
 	"capstan.dev/core/internal/capstanctl/topologyplan"
 )
 
+// kubeadmControlPlaneGroup is the API group of the KubeadmControlPlane, planned by kind: its Go
+// types belong to the bootstrap-kubeadm module.
+const kubeadmControlPlaneGroup = "controlplane.cluster.x-k8s.io"
+
 // Document is one object of the -f files and where it came from ("md.yaml, object 2").
 type Document struct {
 	Source string
@@ -31,8 +35,6 @@ const (
 	Scale Outcome = "scale"
 	// Create: the object does not exist yet; applying it creates it.
 	Create Outcome = "create"
-	// NotPlanned: capstanctl cannot plan this kind yet.
-	NotPlanned Outcome = "not-planned"
 )
 
 // Step is one step of a rollout or scaling: what happens once the Machines the previous step
@@ -44,6 +46,10 @@ type Step struct {
 	Surge int `json:"surge,omitempty"`
 	// Delete are the Machines deleted, in order.
 	Delete []string `json:"delete,omitempty"`
+	// EtcdMembers is how many etcd members a KubeadmControlPlane with stacked etcd has after
+	// the step, and EtcdQuorum how many of them must agree.
+	EtcdMembers int `json:"etcdMembers,omitempty"`
+	EtcdQuorum  int `json:"etcdQuorum,omitempty"`
 }
 
 // ObjectPlan is the plan of one edited object.
@@ -134,9 +140,15 @@ func Plan(ctx context.Context, c client.Client, docs []Document, now time.Time) 
 				return nil, err
 			}
 			res.Objects = append(res.Objects, *p)
-		case gvk.Group == "controlplane.cluster.x-k8s.io" && gvk.Kind == "KubeadmControlPlane":
-			res.Objects = append(res.Objects, ObjectPlan{Source: d.Source, Kind: gvk.Kind, Object: objectName(u), Outcome: NotPlanned,
-				Notes: []string{"a KubeadmControlPlane change is not planned yet: which control plane Machines it replaces, and the etcd quorum at each step, are not computed"}})
+		case gvk.Group == kubeadmControlPlaneGroup && gvk.Kind == "KubeadmControlPlane":
+			p, err := planKubeadmControlPlane(ctx, c, d, now)
+			if err == nil {
+				err = drains.addHolds(ctx, p, u.GetNamespace())
+			}
+			if err != nil {
+				return nil, err
+			}
+			res.Objects = append(res.Objects, *p)
 		case gvk == clusterv1.GroupVersion.WithKind("Cluster"):
 			if _, ok, _ := unstructured.NestedMap(u.Object, "spec", "topology"); !ok {
 				return nil, fmt.Errorf("%s: Cluster %s has no spec.topology: capstanctl plan plans topology Clusters only", d.Source, objectName(u))
@@ -148,7 +160,7 @@ func Plan(ctx context.Context, c client.Client, docs []Document, now time.Time) 
 			supporting = append(supporting, d.Source)
 			topologyObjects = append(topologyObjects, u)
 		default:
-			return nil, fmt.Errorf("%s: %s %s (%s) is not planned: capstanctl plan plans %s MachineDeployments, MachineSets and Clusters with spec.topology",
+			return nil, fmt.Errorf("%s: %s %s (%s) is not planned: capstanctl plan plans %s MachineDeployments, MachineSets and Clusters with spec.topology, and KubeadmControlPlanes",
 				d.Source, gvk.Kind, objectName(u), u.GetAPIVersion(), clusterv1.GroupVersion)
 		}
 	}
@@ -168,16 +180,26 @@ func Plan(ctx context.Context, c client.Client, docs []Document, now time.Time) 
 	return res, nil
 }
 
-// planTopologyMachineDeployments plans the MachineDeployments a topology plan changes as if
-// they were edited by hand: the topology controller applies them, the MachineDeployment
-// controller then rolls them out the same way.
+// planTopologyMachineDeployments plans the MachineDeployments and KubeadmControlPlanes a topology
+// plan changes as if they were edited by hand: the topology controller applies them, their
+// controllers then roll them out the same way.
 func planTopologyMachineDeployments(ctx context.Context, c client.Client, drains *drainReader, res *Result, now time.Time) error {
 	for _, tp := range res.Topology {
 		for _, ch := range tp.Changes {
-			if ch.Action != topologyplan.Change || ch.Object.GroupVersionKind() != clusterv1.GroupVersion.WithKind("MachineDeployment") {
+			if ch.Action != topologyplan.Change {
 				continue
 			}
-			p, err := planMachineDeployment(ctx, c, Document{Source: "Cluster " + tp.Cluster + " (topology)", Object: ch.Object}, now)
+			d := Document{Source: "Cluster " + tp.Cluster + " (topology)", Object: ch.Object}
+			var p *ObjectPlan
+			var err error
+			switch gvk := ch.Object.GroupVersionKind(); {
+			case gvk == clusterv1.GroupVersion.WithKind("MachineDeployment"):
+				p, err = planMachineDeployment(ctx, c, d, now)
+			case gvk.Group == kubeadmControlPlaneGroup && gvk.Kind == "KubeadmControlPlane":
+				p, err = planKubeadmControlPlane(ctx, c, d, now)
+			default:
+				continue
+			}
 			if err == nil {
 				err = drains.addHolds(ctx, p, ch.Object.GetNamespace())
 			}

@@ -152,7 +152,8 @@ func TestPlan_UnknownKindAndBadFieldsNameTheDocument(t *testing.T) {
 	kcp := write("kcp.yaml", "apiVersion: controlplane.cluster.x-k8s.io/v1beta2\nkind: KubeadmControlPlane\nmetadata:\n  name: cp\n")
 	r = run(t, "plan", "-f", kcp, "--fail-on-replace")
 	require.Equal(t, 0, r.code, r.stderr)
-	require.Contains(t, r.stdout, "a KubeadmControlPlane change is not planned yet")
+	require.Contains(t, r.stdout, "KubeadmControlPlane default/cp (")
+	require.Contains(t, r.stdout, "not found: `kubectl apply` creates it")
 }
 
 func TestPlan_MachineSetReplicasChangeRemovesInItsDeletionOrder(t *testing.T) {

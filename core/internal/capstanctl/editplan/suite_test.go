@@ -25,9 +25,13 @@ import (
 var env *envtest.Environment
 
 // No controller runs: the tests write the MachineSet and Machines of a MachineDeployment as its
-// controller and the MachineSet controller would (owners, labels, template hash, conditions).
+// controller and the MachineSet controller would (owners, labels, template hash, conditions), and
+// a KubeadmControlPlane's Machines, KubeadmConfigs and InfraMachines as its controller would.
 func TestMain(m *testing.M) {
-	os.Exit(envtest.Run(m, envtest.Options{CRDs: crds.All()}, &env))
+	os.Exit(envtest.Run(m, envtest.Options{
+		CRDs:              crds.All(),
+		CRDDirectoryPaths: []string{filepath.Join("..", "..", "..", "..", "bootstrap-kubeadm", "config", "crd", "bases")},
+	}, &env))
 }
 
 type result struct {
