@@ -14,9 +14,11 @@
 // later order group, Pods skipped, and evictions that the PodDisruptionBudgets selecting a Pod
 // refuse right now. A workload cluster that cannot be read is a note, not a failed plan.
 //
-// KubeadmControlPlanes are not planned: their controller lives in the bootstrap-kubeadm module,
-// which the core must not import, so the plan says so rather than guess. Nor is etcd quorum
-// looked at yet.
+// KubeadmControlPlanes (read as unstructured: their Go types belong to the bootstrap-kubeadm
+// module, which the core must not import) are simulated with the decisions their controller
+// takes, which live in contracts/kcprollout for both: Decide, SelectForScaleDown,
+// FailureDomainForScaleUp, MachineReason and ConfigDiff; the etcd members and quorum follow the
+// Machines with stacked etcd.
 //
 // It never writes, neither to the management cluster nor to a workload cluster, and it prints
 // nothing: package cmd does.
