@@ -177,9 +177,11 @@ func (s *suite) patchReplicas(obj client.Object, key client.ObjectKey, n int32) 
 	require.NoError(s.t, s.mgmt.Patch(s.ctx, obj, patch))
 }
 
-// rollingUpgrade points the MachineDeployment at a new DockerMachineTemplate and watches the
+// rollingUpgrade points the MachineDeployment at a new DockerMachineTemplate while `capstanctl
+// rollout pause` holds it (`rollout status` fails at once), resumes it and watches the
 // replacement: at no observed point are fewer Machines available than desired − maxUnavailable
-// (1 − 0 with the default rollout), and it ends with the Machine replaced.
+// (1 − 0 with the default rollout), it ends with the Machine replaced, and `rollout status`
+// ends with it. Then `rollout restart` replaces the Machine once more.
 func (s *suite) rollingUpgrade() {
 	before, err := s.machines(client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name})
 	require.NoError(s.t, err)
@@ -202,9 +204,20 @@ func (s *suite) rollingUpgrade() {
 	require.NoError(s.t, unstructured.SetNestedField(tmpl.Object, "v2", "spec", "template", "metadata", "labels", "e2e.capstan.dev/template"))
 	require.NoError(s.t, s.mgmt.Create(s.ctx, tmpl))
 
+	// Paused with capstanctl, the edit is held: `rollout status` says so and fails at once.
+	mdRef := "md/" + s.mdKey().Name
+	s.capstanctl("rollout", "pause", mdRef, "-n", s.ns, "--kubeconfig", s.mgmtKubeconfig())
 	patch := client.RawPatch("application/merge-patch+json",
 		fmt.Appendf(nil, `{"spec":{"template":{"spec":{"infrastructureRef":{"name":%q}}}}}`, tmpl.GetName()))
 	require.NoError(s.t, s.mgmt.Patch(s.ctx, &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: s.mdKey().Name}}, patch))
+	require.Error(s.t, s.runCapstanctl("rollout", "status", mdRef, "-n", s.ns, "--kubeconfig", s.mgmtKubeconfig(), "--timeout", "1m"),
+		"rollout status of a paused MachineDeployment fails")
+	s.capstanctl("rollout", "resume", mdRef, "-n", s.ns, "--kubeconfig", s.mgmtKubeconfig())
+	// `rollout status` follows the rollout the loop below watches, and ends with it.
+	status := make(chan error, 1)
+	go func() {
+		status <- s.runCapstanctl("rollout", "status", mdRef, "-n", s.ns, "--kubeconfig", s.mgmtKubeconfig(), "--timeout", "10m")
+	}()
 
 	minAvailable := 1
 	s.waitFor(10*time.Minute, "the worker replaced by one of the new template", func() (bool, string, error) {
@@ -228,6 +241,19 @@ func (s *suite) rollingUpgrade() {
 		}
 		return len(ms) == 1 && replaced == 1 && available == 1, fmt.Sprintf("Machines %v, %d available, %d of the new template", names, available, replaced), nil
 	})
+	require.NoError(s.t, <-status, "capstanctl rollout status ends with the rollout")
+	s.waitForWorkers(1, 1, 5*time.Minute)
+
+	// `rollout restart` replaces the worker again; `rollout status` waits for it.
+	upgraded, err := s.machines(client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name})
+	require.NoError(s.t, err)
+	require.Len(s.t, upgraded, 1)
+	s.capstanctl("rollout", "restart", mdRef, "-n", s.ns, "--kubeconfig", s.mgmtKubeconfig())
+	s.capstanctl("rollout", "status", mdRef, "-n", s.ns, "--kubeconfig", s.mgmtKubeconfig(), "--timeout", "10m")
+	restarted, err := s.machines(client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name})
+	require.NoError(s.t, err)
+	require.Len(s.t, restarted, 1)
+	require.NotEqual(s.t, upgraded[0].Name, restarted[0].Name, "the restart replaced the worker")
 	s.waitForWorkers(1, 1, 5*time.Minute)
 }
 
@@ -309,6 +335,7 @@ func (s *suite) controlPlaneScaleUp() {
 	require.Equal(s.t, [2]int{3, 2}, [2]int{last.EtcdMembers, last.EtcdQuorum})
 
 	s.patchControlPlane(want, ptr.To(3))
+	s.capstanctl("rollout", "status", "kcp/"+s.kcpKey().Name, "-n", s.ns, "--kubeconfig", s.mgmtKubeconfig(), "--timeout", "15m")
 	s.waitForControlPlaneFlags(3, want, 15*time.Minute)
 	s.waitForThreeEtcdMembers()
 	after := s.controlPlaneMachineNames()

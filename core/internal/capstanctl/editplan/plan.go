@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -121,34 +122,18 @@ func Plan(ctx context.Context, c client.Client, docs []Document, now time.Time) 
 			return nil, fmt.Errorf("%s (%s): metadata.name is empty", d.Source, u.GetKind())
 		}
 		gvk := u.GroupVersionKind()
+		if planner := objectPlanner(gvk); planner != nil {
+			p, err := planner(ctx, c, d, now)
+			if err == nil {
+				err = drains.addHolds(ctx, p, u.GetNamespace())
+			}
+			if err != nil {
+				return nil, err
+			}
+			res.Objects = append(res.Objects, *p)
+			continue
+		}
 		switch {
-		case gvk == clusterv1.GroupVersion.WithKind("MachineDeployment"):
-			p, err := planMachineDeployment(ctx, c, d, now)
-			if err == nil {
-				err = drains.addHolds(ctx, p, u.GetNamespace())
-			}
-			if err != nil {
-				return nil, err
-			}
-			res.Objects = append(res.Objects, *p)
-		case gvk == clusterv1.GroupVersion.WithKind("MachineSet"):
-			p, err := planMachineSet(ctx, c, d)
-			if err == nil {
-				err = drains.addHolds(ctx, p, u.GetNamespace())
-			}
-			if err != nil {
-				return nil, err
-			}
-			res.Objects = append(res.Objects, *p)
-		case gvk.Group == kubeadmControlPlaneGroup && gvk.Kind == "KubeadmControlPlane":
-			p, err := planKubeadmControlPlane(ctx, c, d, now)
-			if err == nil {
-				err = drains.addHolds(ctx, p, u.GetNamespace())
-			}
-			if err != nil {
-				return nil, err
-			}
-			res.Objects = append(res.Objects, *p)
 		case gvk == clusterv1.GroupVersion.WithKind("Cluster"):
 			if _, ok, _ := unstructured.NestedMap(u.Object, "spec", "topology"); !ok {
 				return nil, fmt.Errorf("%s: Cluster %s has no spec.topology: capstanctl plan plans topology Clusters only", d.Source, objectName(u))
@@ -190,16 +175,11 @@ func planTopologyMachineDeployments(ctx context.Context, c client.Client, drains
 				continue
 			}
 			d := Document{Source: "Cluster " + tp.Cluster + " (topology)", Object: ch.Object}
-			var p *ObjectPlan
-			var err error
-			switch gvk := ch.Object.GroupVersionKind(); {
-			case gvk == clusterv1.GroupVersion.WithKind("MachineDeployment"):
-				p, err = planMachineDeployment(ctx, c, d, now)
-			case gvk.Group == kubeadmControlPlaneGroup && gvk.Kind == "KubeadmControlPlane":
-				p, err = planKubeadmControlPlane(ctx, c, d, now)
-			default:
+			planner := objectPlanner(ch.Object.GroupVersionKind())
+			if planner == nil {
 				continue
 			}
+			p, err := planner(ctx, c, d, now)
 			if err == nil {
 				err = drains.addHolds(ctx, p, ch.Object.GetNamespace())
 			}
@@ -208,6 +188,24 @@ func planTopologyMachineDeployments(ctx context.Context, c client.Client, drains
 			}
 			res.Objects = append(res.Objects, *p)
 		}
+	}
+	return nil
+}
+
+// planner plans the edit of one object.
+type planner func(ctx context.Context, c client.Client, d Document, now time.Time) (*ObjectPlan, error)
+
+// objectPlanner is the planner of the objects of gvk that own Machines, nil for other kinds.
+func objectPlanner(gvk schema.GroupVersionKind) planner {
+	switch {
+	case gvk == clusterv1.GroupVersion.WithKind("MachineDeployment"):
+		return planMachineDeployment
+	case gvk == clusterv1.GroupVersion.WithKind("MachineSet"):
+		return func(ctx context.Context, c client.Client, d Document, _ time.Time) (*ObjectPlan, error) {
+			return planMachineSet(ctx, c, d)
+		}
+	case gvk.Group == kubeadmControlPlaneGroup && gvk.Kind == "KubeadmControlPlane":
+		return planKubeadmControlPlane
 	}
 	return nil
 }
