@@ -82,23 +82,7 @@ func BuildTable(results []TargetResult, transformations []Transformation, unit s
 	sort.Strings(labels)
 	columns := append(append([]string{"Time"}, labels...), valueCols...)
 
-	names := map[string]string{} // column -> display name
-	var kept []string
-	for _, c := range columns {
-		names[c] = c
-		excluded := false
-		for _, t := range transformations {
-			if t.ID == "organize" {
-				excluded = excluded || t.Options.ExcludeByName[c]
-				if n, ok := t.Options.RenameByName[c]; ok {
-					names[c] = n
-				}
-			}
-		}
-		if !excluded {
-			kept = append(kept, c)
-		}
-	}
+	kept, names := organize(columns, transformations)
 	for _, s := range sortBy {
 		for _, c := range kept {
 			if names[c] != s.DisplayName {
@@ -130,4 +114,25 @@ func BuildTable(results []TargetResult, transformations []Transformation, unit s
 		t.Rows = append(t.Rows, cells)
 	}
 	return t
+}
+
+// organize applies the "organize" transformations: the columns kept, and each one's display name.
+func organize(columns []string, transformations []Transformation) (kept []string, names map[string]string) {
+	names = map[string]string{}
+	for _, c := range columns {
+		names[c] = c
+		excluded := false
+		for _, t := range transformations {
+			if t.ID == "organize" {
+				excluded = excluded || t.Options.ExcludeByName[c]
+				if n, ok := t.Options.RenameByName[c]; ok {
+					names[c] = n
+				}
+			}
+		}
+		if !excluded {
+			kept = append(kept, c)
+		}
+	}
+	return kept, names
 }

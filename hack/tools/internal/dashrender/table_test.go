@@ -32,7 +32,7 @@ func series(value float64, labels ...string) Series {
 	return Series{Labels: l, Points: []Point{{time.Unix(1700000000, 0), value}}}
 }
 
-func organize(exclude []string, rename map[string]string) Transformation {
+func organizeStep(exclude []string, rename map[string]string) Transformation {
 	t := Transformation{ID: "organize"}
 	t.Options.ExcludeByName = map[string]bool{}
 	for _, e := range exclude {
@@ -47,7 +47,7 @@ func TestBuildTable_OneQueryOrganizedAndSorted(t *testing.T) {
 		series(60, "cluster_name", "a", "name", "m-young", "uid", "1"),
 		series(7200, "cluster_name", "b", "name", "m-old", "uid", "2"),
 	}}}
-	got := BuildTable(results, []Transformation{organize([]string{"Time", "uid"}, map[string]string{"Value": "age", "cluster_name": "cluster"})},
+	got := BuildTable(results, []Transformation{organizeStep([]string{"Time", "uid"}, map[string]string{"Value": "age", "cluster_name": "cluster"})},
 		"s", []SortBy{{DisplayName: "age", Desc: true}})
 	require.Equal(t, Table{Columns: []string{"cluster", "name", "age"}, Rows: [][]string{{"b", "m-old", "2 hour"}, {"a", "m-young", "1 min"}}}, got)
 }
@@ -57,7 +57,7 @@ func TestBuildTable_MergeJoinsRowsOfEqualLabelsAcrossQueries(t *testing.T) {
 		{Target: Target{RefID: "A"}, Series: []Series{series(1, "name", "m-1"), series(1, "name", "md-0")}},
 		{Target: Target{RefID: "B"}, Series: []Series{series(1, "name", "md-0")}},
 	}
-	got := BuildTable(results, []Transformation{{ID: "merge"}, organize([]string{"Time"}, map[string]string{"Value #A": "marked"})}, "", nil)
+	got := BuildTable(results, []Transformation{{ID: "merge"}, organizeStep([]string{"Time"}, map[string]string{"Value #A": "marked"})}, "", nil)
 	require.Equal(t, Table{Columns: []string{"name", "marked", "Value #B"}, Rows: [][]string{{"m-1", "1", ""}, {"md-0", "1", "1"}}}, got)
 }
 
