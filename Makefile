@@ -162,6 +162,15 @@ test-metrics: k8s-binaries ## kube-state-metrics with config/metrics' configurat
 	CAPSTAN_KUBE_STATE_METRICS=$$(nice -n 19 hack/kube-state-metrics/build.sh) && export CAPSTAN_KUBE_STATE_METRICS && \
 	  $(GO) test -tags metrics $(GOTEST_FLAGS) ./hack/tools/internal/metricsconfig/
 
+# docs/images/fleet-dashboard.png: config/metrics/dashboard.json's queries evaluated by a real
+# Prometheus scraping kube-state-metrics (the one test-metrics builds) over a synthetic fleet on
+# envtest, drawn by hack/tools/internal/dashrender. Needs prometheus and rsvg-convert (Debian:
+# apt-get install prometheus librsvg2-bin); about two minutes; not part of make test or CI.
+.PHONY: dashboard-picture
+dashboard-picture: k8s-binaries ## Redraw docs/images/fleet-dashboard.png from the dashboard over a synthetic fleet (needs prometheus, rsvg-convert).
+	CAPSTAN_KUBE_STATE_METRICS=$$(nice -n 19 hack/kube-state-metrics/build.sh) && export CAPSTAN_KUBE_STATE_METRICS && \
+	  $(GO) run ./hack/tools/cmd/dashboardpicture
+
 .PHONY: test-tilt
 test-tilt: tilt k8s-binaries ## The root Tiltfile's inner loop with a real Tilt (hack/tools/internal/tiltloop, build tag tilt; builds Tilt first).
 	$(GO) test -tags tilt $(GOTEST_FLAGS) ./hack/tools/internal/tiltloop/
