@@ -120,3 +120,62 @@ func TestCertificatesExpiring(t *testing.T) {
 	days = 0
 	require.Empty(t, CertificatesExpiring(days, machine("2026-12-04T08:00:00Z"), nil, now), "not configured")
 }
+
+func TestDecide(t *testing.T) {
+	for _, tc := range []struct {
+		name                       string
+		current, desired, maxSurge int
+		outdated                   bool
+		want                       Action
+	}{
+		{"surge first", 3, 3, 1, true, ScaleUp},
+		{"then remove an outdated one", 4, 3, 1, true, ScaleDown},
+		{"without surge, remove first", 3, 3, 0, true, ScaleDown},
+		{"then add", 2, 3, 0, false, ScaleUp},
+		{"scale down", 5, 3, 1, false, ScaleDown},
+		{"done", 3, 3, 1, false, None},
+	} {
+		require.Equal(t, tc.want, Decide(tc.current, tc.desired, tc.maxSurge, tc.outdated), tc.name)
+	}
+}
+
+func TestRoleConfig(t *testing.T) {
+	spec := map[string]any{
+		"clusterConfiguration": map[string]any{"certificatesDir": "/pki"},
+		"initConfiguration":    map[string]any{"nodeRegistration": map[string]any{"name": "a"}},
+		"joinConfiguration":    map[string]any{"nodeRegistration": map[string]any{"name": "b"}},
+	}
+	init := RoleConfig(spec, true)
+	require.NotContains(t, init, "joinConfiguration")
+	require.Contains(t, init, "initConfiguration")
+	require.True(t, IsInitConfig(init))
+
+	join := RoleConfig(spec, false)
+	require.NotContains(t, join, "initConfiguration")
+	require.Equal(t, map[string]any{}, join["joinConfiguration"].(map[string]any)["controlPlane"])
+	require.False(t, IsInitConfig(join))
+	require.Equal(t, map[string]any{"certificatesDir": "/pki"}, join["clusterConfiguration"], "clusterConfiguration stays in both")
+	require.NotContains(t, spec["joinConfiguration"], "controlPlane", "the KubeadmControlPlane's spec is not changed")
+}
+
+func TestConfigDiff(t *testing.T) {
+	want := map[string]any{
+		"clusterConfiguration": map[string]any{"apiServer": map[string]any{"extraArgs": []any{"a"}}},
+		"joinConfiguration":    map[string]any{"controlPlane": map[string]any{}},
+	}
+	have := map[string]any{
+		"clusterConfiguration": map[string]any{"apiServer": map[string]any{"extraArgs": []any{"a"}}, "scheduler": map[string]any{}},
+		"joinConfiguration":    map[string]any{"controlPlane": map[string]any{}, "discovery": map[string]any{"bootstrapToken": map[string]any{"token": "x"}}},
+		"format":               "cloud-config",
+	}
+	require.Empty(t, ConfigDiff(want, have), "the join discovery, an empty object and the default format are not differences")
+
+	have["clusterConfiguration"].(map[string]any)["apiServer"] = map[string]any{"extraArgs": []any{"b"}}
+	have["preKubeadmCommands"] = []any{"echo"}
+	paths := ConfigDiff(want, have)
+	require.Equal(t, []string{"clusterConfiguration.apiServer.extraArgs", "preKubeadmCommands"}, paths)
+	require.Equal(t, "KubeadmConfig cp-1 differs in spec.kubeadmConfigSpec.clusterConfiguration.apiServer.extraArgs, spec.kubeadmConfigSpec.preKubeadmCommands",
+		ConfigDiffMessage("cp-1", paths))
+	require.Equal(t, "KubeadmConfig cp-1 differs in spec.kubeadmConfigSpec.a, spec.kubeadmConfigSpec.b, spec.kubeadmConfigSpec.c and 1 more",
+		ConfigDiffMessage("cp-1", []string{"a", "b", "c", "d"}))
+}
