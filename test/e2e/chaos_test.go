@@ -34,7 +34,8 @@ var chaosShape = clusterShape{controlPlane: 3, workers: 2}
 // desired Machines with Ready Nodes, no container or volume extra or leaked, every etcd member
 // healthy, every object's conditions settled, no panic in any manager log and exactly the
 // Secrets the cluster needs. Last, the cluster is deleted under the same kills and nothing of
-// it may be left. Every fault is printed with its time.
+// it may be left, and no minute of the round held an Event storm. Every fault is printed with
+// its time.
 //
 // CAPSTAN_CHAOS_BOUNDED=1 (CI's form, make chaos CHAOS_BOUNDED=1) leaves out the control plane
 // rollout, the longest phase (about 15 of a round's 25 minutes here), and keeps every fault
@@ -52,6 +53,7 @@ func TestChaos(t *testing.T) {
 	t.Logf("chaos seed %d (CAPSTAN_CHAOS_SEED=%d replays the same choices)", seed, seed)
 
 	s := newSuite(t)
+	roundStart := time.Now()
 	agent := newChaosAgent(t, s.repo, restart, seed)
 	logsAtStart := managerLogSizes(s.repo)
 	deleted := false
@@ -91,6 +93,7 @@ func TestChaos(t *testing.T) {
 	deleted = true
 	agent.Stop()
 	require.Empty(t, panicsInManagerLogs(s.repo, logsAtStart), "panics in the manager logs")
+	s.checkNoEventStorm(roundStart)
 }
 
 // createChaosCluster applies the quickstart cluster scaled to the chaos shape and waits for
