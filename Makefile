@@ -224,10 +224,18 @@ managers: ## Build the three manager binaries, capstanctl and the quickstart dri
 # only on a release tag, so RELEASE_VERSION defaults to it there and to v0.0.0-dev elsewhere.
 RELEASE_VERSION ?= $(shell v=$$(git describe --tags --exact-match --match 'v[0-9]*' 2>/dev/null) && echo $$v || echo v0.0.0-dev)
 RELEASE_DIR     ?= out
+# The release's components run the manager images tagged RELEASE_VERSION, so make release builds
+# them with that tag (make images: cached by input hash, nothing pulled) and saves each as a
+# docker save archive beside its provider's components. RELEASE_IMAGES=false writes the
+# repository alone, without a Docker Engine.
+RELEASE_IMAGES  ?= true
 
 .PHONY: release
-release: ## Write the providers as a clusterctl local repository into out/ (<provider>/<RELEASE_VERSION>/ and clusterctl.yaml; clusterctl --config out/clusterctl.yaml).
-	$(GO) run ./core/cmd/release --dir $(RELEASE_DIR) --version $(RELEASE_VERSION)
+release: ## Write the providers as a clusterctl local repository into out/ (<provider>/<RELEASE_VERSION>/ with the images' docker save archives, and clusterctl.yaml; clusterctl --config out/clusterctl.yaml; RELEASE_IMAGES=false: no archives).
+ifeq ($(RELEASE_IMAGES),true)
+	$(MAKE) --no-print-directory images VERSION=$(RELEASE_VERSION)
+endif
+	$(GO) run ./core/cmd/release --dir $(RELEASE_DIR) --version $(RELEASE_VERSION) --images=$(RELEASE_IMAGES)
 
 ##@ Benchmarks
 

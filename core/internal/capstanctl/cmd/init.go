@@ -101,7 +101,7 @@ upgrade apply'; remove them with 'capstanctl delete --provider'.`,
 	f.StringVar(&o.imageTag, "image-tag", "dev", "tag of the capstan/<provider>-manager images the Deployments run; "+
 		"also the version clusterctl's provider inventory records when it is a release version (v0.1.0), else "+devInventoryVersion)
 	f.BoolVar(&o.wait, "wait", false, "wait until every manager Deployment is available")
-	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --wait (or --dev's readiness wait) waits")
+	f.DurationVar(&o.timeout, "timeout", defaultWaitTimeout, "how long --wait (or --dev's readiness wait) waits")
 	f.BoolVar(&o.dev, "dev", false, "run the manager binaries as local processes instead of Deployments")
 	f.StringVar(&o.binDir, "bin-dir", "bin", "with --dev: directory holding the manager binaries core, bootstrap-kubeadm, infrastructure-docker")
 	f.StringVar(&o.stateDir, "state-dir", filepath.Join(".capstan", "dev"), "with --dev: directory for the managers' PID files, state and credentials")

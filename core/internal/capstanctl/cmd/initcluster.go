@@ -2,8 +2,10 @@ package cmd
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -73,8 +75,19 @@ func applyAndWait(c *cobra.Command, cl client.Client, o *initOptions, plan compo
 		fmt.Fprintln(out, "Managers deployed; follow them with 'kubectl get deployments -A -l cluster.x-k8s.io/provider' or rerun with --wait")
 		return nil
 	}
-	fmt.Fprintf(out, "Waiting up to %s for the managers to be available\n", o.timeout)
-	if err := a.WaitDeployments(c.Context(), plan.Rest, o.timeout); err != nil {
+	return waitManagers(c, a, plan.Rest, o.timeout)
+}
+
+// defaultWaitTimeout is how long init --wait and upgrade apply --wait wait by default.
+const defaultWaitTimeout = 5 * time.Minute
+
+// waitManagers waits up to timeout for the Deployments among objs to be available, printing
+// each change; on timeout the error names each Deployment still waiting, its conditions and
+// its pods. init and upgrade apply share it, so both report the same way.
+func waitManagers(c *cobra.Command, a *install.Applier, objs []*unstructured.Unstructured, timeout time.Duration) error {
+	out := c.OutOrStdout()
+	fmt.Fprintf(out, "Waiting up to %s for the managers to be available\n", timeout)
+	if err := a.WaitDeployments(c.Context(), objs, timeout); err != nil {
 		return err
 	}
 	fmt.Fprintln(out, "Managers available")

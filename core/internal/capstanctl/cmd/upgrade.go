@@ -8,8 +8,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"capstan.dev/contracts/contract"
+	"capstan.dev/core/internal/capstanctl/install"
 	"capstan.dev/core/internal/capstanctl/inventory"
 	"capstan.dev/core/internal/capstanctl/repository"
 	"capstan.dev/core/internal/capstanctl/upgrade"
@@ -21,6 +24,8 @@ type upgradeOptions struct {
 	contract string
 	typed    map[string]*[]string
 	interval time.Duration
+	wait     bool
+	timeout  time.Duration
 }
 
 func (o *upgradeOptions) readConfig() (repository.Config, error) {
@@ -124,10 +129,14 @@ of those CRDs and its namespace; the new components are server-side applied (fie
 capstanctl; CRDs updated in place); objects stored at a version other than a CRD's new storage
 version are rewritten unchanged and status.storedVersions set to the storage version; and the
 inventory entry's version is updated last. A provider already at the version is left alone, so
-running apply again changes nothing.`,
+running apply again changes nothing.
+
+With --wait, apply then waits, as init --wait does, until every upgraded provider's Deployments
+have rolled out and are available and, on timeout, names each one still waiting with its
+conditions and its pods' waiting reasons.`,
 		Example: `  capstanctl upgrade apply --config clusterctl.yaml --contract v1beta2
   capstanctl upgrade apply --config clusterctl.yaml --infrastructure capi-example-system/example:v0.2.0
-  capstanctl upgrade apply --config clusterctl.yaml --infrastructure example:v0.2.0`,
+  capstanctl upgrade apply --config clusterctl.yaml --infrastructure example:v0.2.0 --wait --timeout 10m`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runUpgradeApply(c, g, o) },
 	}
@@ -137,6 +146,8 @@ running apply again changes nothing.`,
 	for _, tf := range typeFlags {
 		o.typed[tf.flag] = f.StringSlice(tf.flag, nil, fmt.Sprintf("%s providers to upgrade, as [NAMESPACE/]NAME:VERSION (repeatable, comma-separated)", tf.providerType))
 	}
+	f.BoolVar(&o.wait, "wait", false, "wait until the upgraded providers' Deployments are available")
+	f.DurationVar(&o.timeout, "timeout", defaultWaitTimeout, "how long --wait waits")
 	f.DurationVar(&o.interval, "poll-interval", time.Second, "how often waits re-read the cluster")
 	_ = f.MarkHidden("poll-interval")
 	return c
@@ -175,6 +186,9 @@ func (o *upgradeOptions) applyTargets(c *cobra.Command, entries []inventory.Entr
 
 // runUpgradeApply prepares every target (all checks) before upgrading the first.
 func runUpgradeApply(c *cobra.Command, g *globalOptions, o *upgradeOptions) error {
+	if o.timeout <= 0 {
+		return fmt.Errorf("--timeout must be positive, got %s", o.timeout)
+	}
 	cfg, err := o.readConfig()
 	if err != nil {
 		return err
@@ -205,10 +219,31 @@ func runUpgradeApply(c *cobra.Command, g *globalOptions, o *upgradeOptions) erro
 		}
 		prepared = append(prepared, p)
 	}
+	var applied []*unstructured.Unstructured
 	for _, p := range prepared {
 		if err := u.Apply(ctx, p); err != nil {
 			return err
 		}
+		applied = append(applied, p.Components.Objects...)
+	}
+	return waitUpgraded(c, cl, o, applied)
+}
+
+// waitUpgraded, with --wait, waits for the Deployments among the applied objects; without, it
+// says how to follow them. A rerun finds the providers at their new version and does not wait
+// again, so a timeout says that the upgrade itself is done.
+func waitUpgraded(c *cobra.Command, cl client.Client, o *upgradeOptions, applied []*unstructured.Unstructured) error {
+	if len(applied) == 0 {
+		return nil
+	}
+	out := c.OutOrStdout()
+	if !o.wait {
+		fmt.Fprintln(out, "Managers deployed; follow them with 'kubectl get deployments -A -l cluster.x-k8s.io/provider'")
+		return nil
+	}
+	a := &install.Applier{Client: cl, Out: out, PollInterval: o.interval}
+	if err := waitManagers(c, a, applied, o.timeout); err != nil {
+		return fmt.Errorf("the upgrade is applied and recorded in the inventory, but %w", err)
 	}
 	return nil
 }

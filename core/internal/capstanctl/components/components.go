@@ -254,18 +254,21 @@ func WithTag(ref, tag string) string {
 	return r.String()
 }
 
-// Images returns the container images of the Deployments in objs, in order.
+// Images returns the images of the Deployments' init containers and containers in objs, in
+// order: every image a node needs to run them (and a release archives).
 func Images(objs []*unstructured.Unstructured) []string {
 	var out []string
 	for _, o := range objs {
 		if o.GetKind() != "Deployment" {
 			continue
 		}
-		containers, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
-		for _, c := range containers {
-			if m, ok := c.(map[string]any); ok {
-				if image, ok := m["image"].(string); ok {
-					out = append(out, image)
+		for _, field := range []string{"initContainers", "containers"} {
+			containers, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", field)
+			for _, c := range containers {
+				if m, ok := c.(map[string]any); ok {
+					if image, ok := m["image"].(string); ok {
+						out = append(out, image)
+					}
 				}
 			}
 		}

@@ -119,6 +119,16 @@ func TestSetImageTag_RewritesTheTagOfEveryDeploymentContainer(t *testing.T) {
 	require.Equal(t, []string{"capstan/core-manager:v0.1.0-3-gabc"}, Images(core), "a rejected tag changes nothing")
 }
 
+func TestImages_NamesInitContainersToo(t *testing.T) {
+	d := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+		"initContainers": []any{map[string]any{"name": "init", "image": "example/init:v1"}},
+		"containers":     []any{map[string]any{"name": "manager", "image": "example/manager:v1"}},
+	}}}}}
+	d.SetAPIVersion("apps/v1")
+	d.SetKind("Deployment")
+	require.Equal(t, []string{"example/init:v1", "example/manager:v1"}, Images([]*unstructured.Unstructured{d}))
+}
+
 func TestWithTag(t *testing.T) {
 	for in, want := range map[string]string{
 		"capstan/core-manager:dev":              "capstan/core-manager:t",

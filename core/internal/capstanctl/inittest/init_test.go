@@ -216,56 +216,22 @@ func managerOf(o *unstructured.Unstructured) string {
 	return ""
 }
 
-// setAvailable writes the status the deployment controller writes once d's pod is ready.
-func setAvailable(t *testing.T, d *appsv1.Deployment, available bool) {
-	t.Helper()
-	envtest.UpdateStatus(t, env.Client, d, func() {
-		d.Status.ObservedGeneration = d.Generation
-		d.Status.Replicas, d.Status.UpdatedReplicas = 1, 1
-		cond := appsv1.DeploymentCondition{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse,
-			Reason: "MinimumReplicasUnavailable", Message: "Deployment does not have minimum availability.",
-			LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now()}
-		d.Status.AvailableReplicas, d.Status.ReadyReplicas = 0, 0
-		if available {
-			cond.Status, cond.Reason, cond.Message = corev1.ConditionTrue, "MinimumReplicasAvailable", "Deployment has minimum availability."
-			d.Status.AvailableReplicas, d.Status.ReadyReplicas = 1, 1
-		}
-		d.Status.Conditions = []appsv1.DeploymentCondition{cond}
-	})
-}
-
 func TestInit_WaitPrintsEachChangeAndReturnsOnceTheManagerIsAvailable(t *testing.T) {
 	kc := kubeconfigFile(t)
 	core := components.All[0]
 	r := run(t, "init", "--kubeconfig", kc, "--providers", "core", "--image-tag", "wait1")
 	require.Equal(t, 0, r.code, r.stderr)
 
-	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "absent"))
-	var stdout, stderr ctltest.SyncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- cmd.Execute(context.Background(), []string{"init", "--kubeconfig", kc, "--providers", "core", "--image-tag", "wait1",
-			"--wait", "--timeout", "60s", "--poll-interval", "50ms"}, &stdout, &stderr)
-	}()
-	waitForOutput(t, &stdout, "Waiting up to 1m0s for the managers to be available")
-	setAvailable(t, deployment(t, core), false)
-	waitForOutput(t, &stdout, "Deployment capstan-system/cluster-api-controller-manager: 1/1 updated, 0/1 available (Available False: MinimumReplicasUnavailable)\n")
-	setAvailable(t, deployment(t, core), true)
-	select {
-	case code := <-done:
-		require.Equal(t, 0, code, stderr.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("init --wait did not return once the Deployment was available:\n%s", stdout.String())
-	}
-	require.Contains(t, stdout.String(), "Deployment capstan-system/cluster-api-controller-manager: 1/1 updated, 1/1 available: available\n")
-	require.True(t, strings.HasSuffix(stdout.String(), "Managers available\n"), stdout.String())
-}
-
-func waitForOutput(t *testing.T, out *ctltest.SyncBuffer, want string) {
-	t.Helper()
-	envtest.WaitFor(t, 30*time.Second, "output "+want, func() (bool, error) {
-		return strings.Contains(out.String(), want), nil
-	})
+	w := ctltest.Start(t, cmd.Execute, "init", "--kubeconfig", kc, "--providers", "core", "--image-tag", "wait1",
+		"--wait", "--timeout", "60s", "--poll-interval", "50ms")
+	w.WaitOutput(t, "Waiting up to 1m0s for the managers to be available")
+	ctltest.SetDeploymentAvailable(t, env, deployment(t, core), false)
+	w.WaitOutput(t, "Deployment capstan-system/cluster-api-controller-manager: 1/1 updated, 0/1 available (Available False: MinimumReplicasUnavailable)\n")
+	ctltest.SetDeploymentAvailable(t, env, deployment(t, core), true)
+	require.Equal(t, 0, w.Wait(t, 30*time.Second), w.Stderr.String())
+	stdout := w.Stdout.String()
+	require.Contains(t, stdout, "Deployment capstan-system/cluster-api-controller-manager: 1/1 updated, 1/1 available: available\n")
+	require.True(t, strings.HasSuffix(stdout, "Managers available\n"), stdout)
 }
 
 func TestInit_WaitTimeoutShowsConditionsAndPodWaitingReasonsAndSaysMakeImages(t *testing.T) {
@@ -275,7 +241,7 @@ func TestInit_WaitTimeoutShowsConditionsAndPodWaitingReasonsAndSaysMakeImages(t 
 	r := run(t, "init", "--kubeconfig", kc, "--providers", "docker")
 	require.Equal(t, 0, r.code, r.stderr)
 	d := deployment(t, docker)
-	setAvailable(t, d, false)
+	ctltest.SetDeploymentAvailable(t, env, d, false)
 	image := d.Spec.Template.Spec.Containers[0].Image
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: "infrastructure-docker-controller-manager-x1",

@@ -33,17 +33,29 @@ type result struct {
 	code           int
 }
 
-// run executes capstanctl in-process against the suite's cluster with a configuration file
-// listing testdata/repository's providers; XDG_CONFIG_HOME and HOME point at empty directories.
+// run executes capstanctl in-process against the suite's cluster (see onCluster).
 func run(t *testing.T, args ...string) result {
+	t.Helper()
+	stdout, stderr, code := ctltest.Run(t, cmd.Execute, onCluster(t, args)...)
+	return result{stdout: stdout, stderr: stderr, code: code}
+}
+
+// start runs capstanctl as run does, in the background.
+func start(t *testing.T, args ...string) *ctltest.Running {
+	t.Helper()
+	return ctltest.Start(t, cmd.Execute, onCluster(t, args)...)
+}
+
+// onCluster points XDG_CONFIG_HOME and HOME at empty directories, so that only --config names
+// a configuration file, and adds --kubeconfig for the suite's cluster to args.
+func onCluster(t *testing.T, args []string) []string {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
 	t.Setenv("HOME", filepath.Join(dir, "home"))
 	kc := filepath.Join(dir, "kubeconfig")
 	require.NoError(t, os.WriteFile(kc, env.KubeConfig, 0o600))
-	stdout, stderr, code := ctltest.Run(t, cmd.Execute, append(args, "--kubeconfig", kc)...)
-	return result{stdout: stdout, stderr: stderr, code: code}
+	return append(args, "--kubeconfig", kc)
 }
 
 // config writes a configuration file listing the repository's providers and extra lines.

@@ -11,8 +11,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"capstan.dev/core/internal/capstanctl/ctltest"
 )
 
 const exampleGroup = "infrastructure.example.capstan.dev"
@@ -59,6 +63,7 @@ capstanctl upgrade apply --contract v1beta2
 		require.Contains(t, r.stdout, "You are already up to date!\n")
 	})
 	t.Run("RefusesAfterUpgrading", func(t *testing.T) { refusalsAfterUpgrade(t, cfg) })
+	t.Run("ApplyWaitTimesOutNamingTheDeploymentAndItsCondition", applyWaitTimesOutNamingTheDeploymentAndItsCondition)
 }
 
 // createExampleCluster creates an ExampleCluster at v1alpha1, labelled as the provider's own
@@ -80,8 +85,15 @@ func applyMovesToTheNewestAndMigrates(t *testing.T, cfg string, obj *unstructure
 	require.NoError(t, err)
 	require.Equal(t, []string{"v1alpha1"}, storedVersions(t))
 
-	r := run(t, "upgrade", "apply", "--config", cfg, "--contract", "v1beta2")
-	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	// --wait: the command waits until the new Deployment is available, which the test writes
+	// in the deployment controller's place.
+	w := start(t, "upgrade", "apply", "--config", cfg, "--contract", "v1beta2", "--wait", "--timeout", "60s", "--poll-interval", "50ms")
+	w.WaitOutput(t, "Waiting up to 1m0s for the managers to be available\n")
+	w.WaitOutput(t, "Deployment example-system/example-controller-manager: waiting for the deployment controller to see the latest spec\n")
+	ctltest.SetDeploymentAvailable(t, env, exampleDeployment(), true)
+	code := w.Wait(t, 30*time.Second)
+	stdout := w.Stdout.String()
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, w.Stderr.String())
 	for _, line := range []string{
 		"Upgrading provider infrastructure-example from v0.1.0 to v0.2.0 in namespace example-system\n",
 		"Deployment example-system/example-controller-manager deleted\n",
@@ -89,10 +101,12 @@ func applyMovesToTheNewestAndMigrates(t *testing.T, cfg string, obj *unstructure
 		"Deployment example-system/example-controller-manager created\n",
 		"CustomResourceDefinition " + exampleCRD + ": 1 ExampleCluster objects migrated from [v1alpha1 v1alpha2] to v1alpha2\n",
 		"Provider example-system/infrastructure-example configured\n",
+		"Deployment example-system/example-controller-manager: 1/1 updated, 1/1 available: available\n",
 	} {
-		require.Contains(t, r.stdout, line)
+		require.Contains(t, stdout, line)
 	}
-	require.NotContains(t, r.stdout, "ExampleCluster default/upgraded deleted")
+	require.True(t, strings.HasSuffix(stdout, "Managers available\n"), "the wait comes after the inventory entry:\n%s", stdout)
+	require.NotContains(t, stdout, "ExampleCluster default/upgraded deleted")
 	checkInstalled(t, "example-system", "v0.2.0", "--v=2", "--region=eu-1", "--sync-period=10m")
 	d, err := get(t, "apps/v1", "Deployment", "example-system", "example-controller-manager")
 	require.NoError(t, err)
@@ -162,24 +176,59 @@ func upgradeRefusals(t *testing.T, cfg string) {
 			want: "drop one of them"},
 		{name: "NoVersion", args: []string{"--config", cfg, "--infrastructure", "example"},
 			want: `--infrastructure "example": write [NAMESPACE/]NAME:VERSION`},
+		{name: "NonPositiveTimeout", args: []string{"--config", cfg, "--contract", "v1beta2", "--wait", "--timeout", "0s"},
+			want: "--timeout must be positive, got 0s"},
 	})
 }
 
-func refusalsAfterUpgrade(t *testing.T, cfg string) {
-	// v0.3.0 stores at v1alpha1 again and stops serving v1alpha2, at which the objects are stored.
-	unserved := copyRepository(t, func(dir string) {
+func exampleDeployment() *appsv1.Deployment {
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "example-system", Name: "example-controller-manager"}}
+}
+
+// withV030 copies the repository (copyRepository) with a v0.3.0 of contract v1beta2 made from
+// v0.2.0's components rewritten by r.
+func withV030(t *testing.T, r *strings.Replacer) string {
+	t.Helper()
+	return copyRepository(t, func(dir string) {
 		require.NoError(t, os.CopyFS(filepath.Join(dir, "v0.3.0"), os.DirFS(filepath.Join(dir, "v0.2.0"))))
 		path := filepath.Join(dir, "v0.3.0", "infrastructure-components.yaml")
 		raw, err := os.ReadFile(path)
 		require.NoError(t, err)
-		s := strings.NewReplacer(
-			"    served: true\n    storage: false\n", "    served: true\n    storage: true\n", // v1alpha1
-			"    served: true\n    storage: true\n", "    served: false\n    storage: false\n", // v1alpha2
-		).Replace(string(raw))
-		require.NoError(t, os.WriteFile(path, []byte(s), 0o600))
+		require.NoError(t, os.WriteFile(path, []byte(r.Replace(string(raw))), 0o600))
 		meta := filepath.Join(dir, "v0.3.0", "metadata.yaml")
 		require.NoError(t, os.WriteFile(meta, []byte("apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- {major: 0, minor: 3, contract: v1beta2}\n"), 0o600))
 	})
+}
+
+// applyWaitTimesOutNamingTheDeploymentAndItsCondition upgrades to a v0.3.0 whose Deployment
+// never becomes available: the wait fails at its deadline naming the Deployment and its
+// Available condition, and says the upgrade itself is done.
+func applyWaitTimesOutNamingTheDeploymentAndItsCondition(t *testing.T) {
+	cfg := withV030(t, strings.NewReplacer("example-manager:v0.2.0", "example-manager:v0.3.0"))
+	began := time.Now()
+	w := start(t, "upgrade", "apply", "--config", cfg, "--infrastructure", "example:v0.3.0", "--wait", "--timeout", "5s", "--poll-interval", "50ms")
+	w.WaitOutput(t, "Waiting up to 5s for the managers to be available\n")
+	ctltest.SetDeploymentAvailable(t, env, exampleDeployment(), false)
+	require.Equal(t, 1, w.Wait(t, 30*time.Second), w.Stdout.String())
+	require.Less(t, time.Since(began), 25*time.Second)
+	stderr := w.Stderr.String()
+	t.Logf("upgrade apply --wait on timeout:\n%s", stderr)
+	for _, want := range []string{
+		"the upgrade is applied and recorded in the inventory, but the managers are not available: timed out after 5s:\n",
+		"Deployment example-system/example-controller-manager: 1/1 updated, 0/1 available (Available False: MinimumReplicasUnavailable)",
+		"condition Available=False MinimumReplicasUnavailable: Deployment does not have minimum availability.",
+	} {
+		require.Contains(t, stderr, want)
+	}
+	checkInstalled(t, "example-system", "v0.3.0", "--v=2", "--region=eu-1", "--sync-period=10m")
+}
+
+func refusalsAfterUpgrade(t *testing.T, cfg string) {
+	// v0.3.0 stores at v1alpha1 again and stops serving v1alpha2, at which the objects are stored.
+	unserved := withV030(t, strings.NewReplacer(
+		"    served: true\n    storage: false\n", "    served: true\n    storage: true\n", // v1alpha1
+		"    served: true\n    storage: true\n", "    served: false\n    storage: false\n", // v1alpha2
+	))
 	checkRefusals(t, []refusal{
 		{name: "Downgrade", args: []string{"--config", cfg, "--infrastructure", "example:v0.1.0"},
 			want: "infrastructure-example v0.2.0 is installed, and v0.1.0 is older: upgrade does not downgrade a provider"},

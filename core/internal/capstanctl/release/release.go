@@ -2,13 +2,16 @@
 // clusterctl provider, <dir>/<manifest label>/<version>/ holding its components file (the
 // embedded components, split per provider, images tagged with the version), metadata.yaml and,
 // for the infrastructure provider, the cluster templates capstanctl generates from (upstream's
-// clusterctl reads templates from the infrastructure provider's repository); and
+// clusterctl reads templates from the infrastructure provider's repository) and, when asked,
+// a `docker save` archive of each image its components run (<image name>.tar), read from the
+// local Docker Engine: nothing is pulled, so the images are those make images built; and
 // <dir>/clusterctl.yaml, whose providers point at those files, for `clusterctl --config`.
 // It writes files only under the directory it is given and never talks to a cluster.
 package release
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -44,9 +47,10 @@ type ConfigProvider struct {
 }
 
 // Write writes the repository for version (a semantic version, v0.1.0) into dir, which is
-// created if missing; the URLs in clusterctl.yaml are absolute, as clusterctl requires. It
-// returns the files written.
-func Write(dir, version string) ([]string, error) {
+// created if missing; the URLs in clusterctl.yaml are absolute, as clusterctl requires. With
+// images not nil, each provider's images are saved beside its components; nil writes no
+// archives (and needs no engine). It returns the files written.
+func Write(ctx context.Context, dir, version string, images ImageSaver) ([]string, error) {
 	if _, err := clusterctl.ParseVersion(version); err != nil {
 		return nil, err
 	}
@@ -65,7 +69,7 @@ func Write(dir, version string) ([]string, error) {
 	var written []string
 	cfg := Config{OverridesFolder: filepath.Join(abs, OverridesDir)}
 	for _, p := range clusterctl.Providers {
-		files, err := providerFiles(p, version)
+		files, refs, err := providerFiles(p, version)
 		if err != nil {
 			return written, err
 		}
@@ -77,6 +81,13 @@ func Write(dir, version string) ([]string, error) {
 				return written, err
 			}
 			written = append(written, path)
+		}
+		if images != nil {
+			archives, err := saveArchives(ctx, images, vdir, p.Label, version, refs)
+			written = append(written, archives...)
+			if err != nil {
+				return written, err
+			}
 		}
 		cfg.Providers = append(cfg.Providers, ConfigProvider{Name: p.Name, Type: p.Type, URL: filepath.Join(vdir, p.File)})
 	}
@@ -95,38 +106,38 @@ func Write(dir, version string) ([]string, error) {
 }
 
 // providerFiles returns p's components file and, for the infrastructure provider, the
-// templates, by file name.
-func providerFiles(p clusterctl.Provider, version string) (map[string][]byte, error) {
+// templates, by file name, and the images the components run.
+func providerFiles(p clusterctl.Provider, version string) (map[string][]byte, []string, error) {
 	ms, err := components.Select([]string{p.Module})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	objs, err := ms[0].Objects()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := components.SetImageTag(objs, version); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := canonicalImages(objs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	own, err := clusterctl.Split(p, objs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	data, err := marshalAll(own)
 	if err != nil {
-		return nil, fmt.Errorf("provider %s: %w", p.Label, err)
+		return nil, nil, fmt.Errorf("provider %s: %w", p.Label, err)
 	}
-	files := map[string][]byte{p.File: data}
+	files, images := map[string][]byte{p.File: data}, components.Images(own)
 	if p.Type != clusterctl.InfrastructureProvider {
-		return files, nil
+		return files, images, nil
 	}
 	for _, flavor := range template.Flavors() {
 		raw, err := template.Load(flavor)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		name := "cluster-template.yaml"
 		if flavor != template.DefaultFlavor {
@@ -134,7 +145,7 @@ func providerFiles(p clusterctl.Provider, version string) (map[string][]byte, er
 		}
 		files[name] = raw
 	}
-	return files, nil
+	return files, images, nil
 }
 
 // marshalAll renders objs as one multi-document YAML stream.

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,7 +19,7 @@ import (
 // absolute paths whose last three segments are label/version/file.
 func TestWrite_WritesClusterctlsLocalRepositoryLayout(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Write(dir, "v0.2.0")
+	_, err := Write(context.Background(), dir, "v0.2.0", nil)
 	require.NoError(t, err)
 
 	var files []string
@@ -81,7 +82,7 @@ func TestWrite_WritesClusterctlsLocalRepositoryLayout(t *testing.T) {
 // run the release's images.
 func TestWrite_ComponentsAreLabelledPerProviderAndRunTheReleasesImages(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Write(dir, "v0.2.0")
+	_, err := Write(context.Background(), dir, "v0.2.0", nil)
 	require.NoError(t, err)
 	var images []string
 	for _, p := range clusterctl.Providers {
@@ -105,7 +106,7 @@ func TestWrite_ComponentsAreLabelledPerProviderAndRunTheReleasesImages(t *testin
 
 func TestWrite_TemplatesUseClusterctlsVariables(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Write(dir, "v0.2.0")
+	_, err := Write(context.Background(), dir, "v0.2.0", nil)
 	require.NoError(t, err)
 	data, err := os.ReadFile(filepath.Join(dir, "infrastructure-docker", "v0.2.0", "cluster-template.yaml"))
 	require.NoError(t, err)
@@ -116,7 +117,7 @@ func TestWrite_TemplatesUseClusterctlsVariables(t *testing.T) {
 
 func TestWrite_RefusesAVersionClusterctlCannotParseBeforeWriting(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Write(dir, "ci-passed-c9ec92f")
+	_, err := Write(context.Background(), dir, "ci-passed-c9ec92f", nil)
 	require.ErrorContains(t, err, `release version "ci-passed-c9ec92f" is not a semantic version with a leading v (e.g. v0.1.0)`)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)

@@ -133,7 +133,7 @@ func deployments(t *testing.T) map[string]string {
 // inventory capstanctl init writes.
 func TestClusterctl_ReadsCapstanctlsInventoryAndInstallsTheRelease(t *testing.T) {
 	repo := t.TempDir()
-	_, err := release.Write(repo, version)
+	_, err := release.Write(context.Background(), repo, version, nil)
 	require.NoError(t, err)
 	home, kc := t.TempDir(), kubeconfigFile(t)
 	config := filepath.Join(repo, release.ConfigFile)
@@ -178,7 +178,7 @@ func TestClusterctl_ReadsCapstanctlsInventoryAndInstallsTheRelease(t *testing.T)
 func TestClusterctl_MoveToDirectoryFindsCapstansKindsByTheirLabels(t *testing.T) {
 	ctx := context.Background()
 	repo := t.TempDir()
-	_, err := release.Write(repo, version)
+	_, err := release.Write(context.Background(), repo, version, nil)
 	require.NoError(t, err)
 	home, kc := t.TempDir(), kubeconfigFile(t)
 	stdout, stderr, code := ctltest.Run(t, cmd.Execute, "init", "--kubeconfig", kc, "--image-tag", version)
