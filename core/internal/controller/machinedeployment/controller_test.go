@@ -313,6 +313,11 @@ func TestMachineDeployment_PausedRolloutScalesButDoesNotReplace(t *testing.T) {
 	md := f.newMachineDeployment("workers", 2)
 	require.NoError(t, env.Client.Create(f.ctx, md))
 	msName, original := f.waitForAvailable(md, 2)
+	// As the MachineSet marks them before it sees an edit of the MachineDeployment.
+	for _, name := range original {
+		f.setUpToDate(name)
+	}
+	f.waitForUpToDate(md, 2)
 
 	f.update(md, func() {
 		md.Spec.Paused = ptr.To(true)
@@ -322,6 +327,9 @@ func TestMachineDeployment_PausedRolloutScalesButDoesNotReplace(t *testing.T) {
 	gotMS, now := f.waitForAvailable(md, 3)
 	require.Equal(t, msName, gotMS, "no new MachineSet while paused")
 	require.Subset(t, now, original)
+	// The new generation is observed with none up to date: the Machines' UpToDate conditions
+	// are the MachineSet's word on the old template (`rollout status` relies on this).
+	f.waitForUpToDate(md, 0)
 	f.waitForCondition(md, clusterv1.MachineDeploymentRollingOutCondition, metav1.ConditionTrue, "paused by spec.paused")
 
 	f.update(md, func() { md.Spec.Paused = ptr.To(false) })

@@ -2,6 +2,7 @@ package machinedeployment
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -210,6 +211,33 @@ func (f *fixture) makeAvailable(name string) {
 		return env.Client.Status().Update(f.ctx, m)
 	})
 	require.NoError(f.t, client.IgnoreNotFound(err))
+}
+
+// setUpToDate sets the Machine's UpToDate condition True, as the MachineSet controller does.
+func (f *fixture) setUpToDate(name string) {
+	f.t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		m := &clusterv1.Machine{}
+		if err := env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: name}, m); err != nil {
+			return err
+		}
+		conditions.Set(m, conditions.True(clusterv1.MachineUpToDateCondition, clusterv1.UpToDateReason, ""))
+		return env.Client.Status().Update(f.ctx, m)
+	})
+	require.NoError(f.t, err)
+}
+
+// waitForUpToDate waits until md's status, at its current generation, counts n up-to-date
+// replicas.
+func (f *fixture) waitForUpToDate(md *clusterv1.MachineDeployment, n int32) {
+	f.t.Helper()
+	envtest.WaitFor(f.t, timeout, fmt.Sprintf("MachineDeployment %s to count %d up-to-date replicas", md.Name, n), func() (bool, error) {
+		got := &clusterv1.MachineDeployment{}
+		if err := env.Client.Get(f.ctx, client.ObjectKeyFromObject(md), got); err != nil {
+			return false, err
+		}
+		return got.Status.ObservedGeneration == got.Generation && ptr.Deref(got.Status.UpToDateReplicas, -1) == n, nil
+	})
 }
 
 // waitForAvailable makes Machines available as they appear until md has n Machines, all
