@@ -250,10 +250,16 @@ func (s *suite) rollingUpgrade() {
 	require.Len(s.t, upgraded, 1)
 	s.capstanctl("rollout", "restart", mdRef, "-n", s.ns, "--kubeconfig", s.mgmtKubeconfig())
 	s.capstanctl("rollout", "status", mdRef, "-n", s.ns, "--kubeconfig", s.mgmtKubeconfig(), "--timeout", "10m")
-	restarted, err := s.machines(client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name})
+	all, err := s.machines(client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name})
 	require.NoError(s.t, err)
+	var restarted []string // the replaced Machine may still be draining: it no longer counts
+	for _, m := range all {
+		if m.DeletionTimestamp.IsZero() {
+			restarted = append(restarted, m.Name)
+		}
+	}
 	require.Len(s.t, restarted, 1)
-	require.NotEqual(s.t, upgraded[0].Name, restarted[0].Name, "the restart replaced the worker")
+	require.NotEqual(s.t, upgraded[0].Name, restarted[0], "the restart replaced the worker")
 	s.waitForWorkers(1, 1, 5*time.Minute)
 }
 
