@@ -69,6 +69,11 @@ func (d DockerCLI) Save(ctx context.Context, ref, path string) error {
 		_ = os.Remove(tmp)
 		return err
 	}
+	// docker save writes its output file 0600; a release artifact is read by whoever serves or
+	// loads the repository, as the components next to it are.
+	if err := os.Chmod(tmp, 0o644); err != nil { //nolint:gosec // a public release artifact
+		return fmt.Errorf("saving image %s: %w", ref, err)
+	}
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("saving image %s: %w", ref, err)
 	}
