@@ -150,7 +150,7 @@ test-race: k8s-binaries docker-up ## Every module's tests under the race detecto
 # Upstream's clusterctl (hack/clusterctl/go.mod's version, built once into the cache: 3.5
 # CPU-minutes cold, so not part of make test) against make release's repository on envtest.
 .PHONY: test-clusterctl
-test-clusterctl: k8s-binaries ## Upstream clusterctl init/upgrade plan/delete/move --to-directory against the release's clusterctl repository and capstanctl init's inventory (builds clusterctl first).
+test-clusterctl: k8s-binaries ## Upstream clusterctl init/describe/get kubeconfig/move (between clusters, --to/--from-directory)/upgrade plan/upgrade apply/delete against the release's clusterctl repository and capstanctl init's inventory (builds clusterctl first).
 	CAPSTAN_CLUSTERCTL=$$(nice -n 19 hack/clusterctl/build.sh) && export CAPSTAN_CLUSTERCTL && \
 	  $(GO) test -tags clusterctl $(GOTEST_FLAGS) ./core/internal/capstanctl/clusterctl/interop/
 

@@ -96,8 +96,8 @@ func TestSplit_RefusesAnObjectWithoutTheProviderLabelNamingIt(t *testing.T) {
 	require.EqualError(t, err, "no object of provider core is labelled cluster.x-k8s.io/provider=cluster-api")
 }
 
-func TestNewMetadata_MapsTheReleaseSeriesToV1beta2(t *testing.T) {
-	m, err := NewMetadata("v0.3.1")
+func TestNewMetadata_MapsTheReleaseSeriesAndTheOlderOnesOfItsMajorToV1beta2(t *testing.T) {
+	m, err := NewMetadata("v0.2.1")
 	require.NoError(t, err)
 	data, err := m.YAML()
 	require.NoError(t, err)
@@ -106,8 +106,21 @@ kind: Metadata
 releaseSeries:
 - contract: v1beta2
   major: 0
-  minor: 3
+  minor: 0
+- contract: v1beta2
+  major: 0
+  minor: 1
+- contract: v1beta2
+  major: 0
+  minor: 2
 `, string(data))
+	for _, installed := range []string{"v0.0.3", "v0.1.0", "v0.2.0"} {
+		c, ok := m.Contract(installed)
+		require.True(t, ok, "clusterctl upgrades %s to v0.2.1 only if the newer metadata lists its series", installed)
+		require.Equal(t, "v1beta2", c)
+	}
+	_, ok := m.Contract("v1.0.0")
+	require.False(t, ok)
 }
 
 func TestParseVersion_RefusesWhatClusterctlCannotUseNamingIt(t *testing.T) {

@@ -41,21 +41,21 @@ func ParseVersion(v string) (*version.Version, error) {
 	return parsed, nil
 }
 
-// NewMetadata returns the metadata of a release at version v. Capstan has implemented only the
-// v1beta2 contract, so every series it has released maps to it; the file lists the release's
-// own series (clusterctl's upgrade needs older series too once there are any: list them here).
+// NewMetadata returns the metadata of a release at version v: every release series of v's major
+// up to v's own, each mapped to v1beta2, the only contract Capstan has implemented. clusterctl's
+// upgrade reads the newest release's metadata alone and refuses ("does not match any release
+// series") when it does not list the installed version's series, so the older series stay
+// listed. Series of earlier majors are not (Capstan has released none).
 func NewMetadata(v string) (Metadata, error) {
 	parsed, err := ParseVersion(v)
 	if err != nil {
 		return Metadata{}, err
 	}
-	return Metadata{
-		APIVersion: APIVersion,
-		Kind:       "Metadata",
-		ReleaseSeries: []ReleaseSeries{{
-			Major: parsed.Major(), Minor: parsed.Minor(), Contract: string(contract.V1Beta2),
-		}},
-	}, nil
+	m := Metadata{APIVersion: APIVersion, Kind: "Metadata"}
+	for minor := uint(0); minor <= parsed.Minor(); minor++ {
+		m.ReleaseSeries = append(m.ReleaseSeries, ReleaseSeries{Major: parsed.Major(), Minor: minor, Contract: string(contract.V1Beta2)})
+	}
+	return m, nil
 }
 
 // YAML renders m as metadata.yaml.

@@ -61,7 +61,7 @@ func TestWrite_WritesClusterctlsLocalRepositoryLayout(t *testing.T) {
 		require.NoError(t, yaml.UnmarshalStrict(data, &m), p.Label)
 		require.Equal(t, "clusterctl.cluster.x-k8s.io/v1alpha3", m.APIVersion)
 		require.Equal(t, "Metadata", m.Kind)
-		require.Equal(t, []clusterctl.ReleaseSeries{{Major: 0, Minor: 2, Contract: "v1beta2"}}, m.ReleaseSeries)
+		require.Equal(t, []clusterctl.ReleaseSeries{{Major: 0, Minor: 0, Contract: "v1beta2"}, {Major: 0, Minor: 1, Contract: "v1beta2"}, {Major: 0, Minor: 2, Contract: "v1beta2"}}, m.ReleaseSeries)
 	}
 
 	data, err := os.ReadFile(filepath.Join(dir, ConfigFile))
