@@ -103,11 +103,19 @@ func TestDockerMachine_EngineErrorsDuringTheBootstrapAreReportedAndRetried(t *te
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = raw.Close() })
 	require.NoError(t, raw.ContainerPause(ctx, c.ID))
-	t.Cleanup(func() { _ = raw.ContainerUnpause(context.Background(), c.ID) })
+	t.Cleanup(func() {
+		cleanupCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = raw.ContainerUnpause(cleanupCtx, c.ID)
+	})
 	f.BootstrapSecret(t, machine.Name+"-bootstrap", fakeBootstrapData(t))
 	waitCondition(t, dm, 60*time.Second, infrav1.DockerMachineBootstrapExecSucceededCondition, metav1.ConditionFalse,
 		infrav1.DockerMachineInternalErrorReason, "Retrying the bootstrap of the node container after an error: ")
-	require.NoError(t, raw.ContainerUnpause(ctx, c.ID))
+	// Bounded: an engine whose freezer does not thaw (seen once: unpause hung for the rest of the
+	// run and wedged the engine for the next packages) fails here, naming it, within minutes.
+	unpauseCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	require.NoError(t, raw.ContainerUnpause(unpauseCtx, c.ID), "the Docker Engine did not unpause container %s", c.Name)
 	waitCondition(t, dm, 90*time.Second, infrav1.DockerMachineBootstrapExecSucceededCondition, metav1.ConditionTrue, infrav1.DockerMachineBootstrapExecSucceededReason, "")
 	createNode(t, machine.Name)
 	waitCondition(t, dm, 30*time.Second, infrav1.DockerMachineReadyCondition, metav1.ConditionTrue, infrav1.DockerMachineReadyReason, "")
