@@ -3,14 +3,12 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,39 +41,24 @@ func (s *suite) planControlPlanePatch(patch map[string]any) objectPlan {
 	require.NoError(s.t, s.mgmt.Get(s.ctx, s.kcpKey(), kcp))
 	edited := map[string]any{"apiVersion": kcp.GetAPIVersion(), "kind": kcp.GetKind(),
 		"metadata": map[string]any{"namespace": kcp.GetNamespace(), "name": kcp.GetName()}, "spec": kcp.Object["spec"]}
-	mergeInto(edited, patch)
-	data, err := yaml.Marshal(edited)
+	// The patch as the API server applies mergePatchControlPlane's: a JSON merge patch.
+	doc, err := json.Marshal(edited)
+	require.NoError(s.t, err)
+	body, err := json.Marshal(patch)
+	require.NoError(s.t, err)
+	merged, err := jsonpatch.MergePatch(doc, body)
+	require.NoError(s.t, err)
+	data, err := yaml.JSONToYAML(merged)
 	require.NoError(s.t, err)
 	file := filepath.Join(s.t.TempDir(), "kcp.yaml")
 	require.NoError(s.t, os.WriteFile(file, data, 0o600))
 
-	ctx, cancel := context.WithTimeout(s.ctx, 2*time.Minute)
-	defer cancel()
-	args := []string{"plan", "-f", file, "-o", "json", "--kubeconfig", s.mgmtKubeconfig()}
-	cmd := exec.CommandContext(ctx, filepath.Join(s.repo, "bin", "capstanctl"), args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG=/nonexistent")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	s.t.Logf("capstanctl %s:\n%s%s", strings.Join(args, " "), out, stderr.String())
+	out, err := s.capstanctlOutput(2*time.Minute, "plan", "-f", file, "-o", "json", "--kubeconfig", s.mgmtKubeconfig())
 	require.NoError(s.t, err)
 	var res struct{ Objects []objectPlan }
 	require.NoError(s.t, json.Unmarshal(out, &res))
 	require.Len(s.t, res.Objects, 1)
 	return res.Objects[0]
-}
-
-// mergeInto applies a JSON merge patch (without deletions) to obj.
-func mergeInto(obj, patch map[string]any) {
-	for k, v := range patch {
-		sub, ok1 := v.(map[string]any)
-		cur, ok2 := obj[k].(map[string]any)
-		if ok1 && ok2 {
-			mergeInto(cur, sub)
-			continue
-		}
-		obj[k] = v
-	}
 }
 
 // controlPlaneMachineNames lists the names of the control plane Machines.

@@ -148,20 +148,29 @@ func (s *suite) capstanctl(args ...string) {
 // runCapstanctl runs bin/capstanctl (make managers builds it), logging its output; only
 // --kubeconfig flags choose clusters.
 func (s *suite) runCapstanctl(args ...string) error {
+	_, err := s.capstanctlOutput(10*time.Minute, args...)
+	return err
+}
+
+// capstanctlOutput runs bin/capstanctl as runCapstanctl does, within timeout, and returns what it
+// printed on stdout (its stderr is only logged).
+func (s *suite) capstanctlOutput(timeout time.Duration, args ...string) ([]byte, error) {
 	bin := filepath.Join(s.repo, "bin", "capstanctl")
 	if _, err := os.Stat(bin); err != nil {
-		return fmt.Errorf("%s: %w: run 'make managers'", bin, err)
+		return nil, fmt.Errorf("%s: %w: run 'make managers'", bin, err)
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Minute)
+	ctx, cancel := context.WithTimeout(s.ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG=/nonexistent")
-	out, err := cmd.CombinedOutput()
-	s.t.Logf("capstanctl %s:\n%s", strings.Join(args, " "), out)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	s.t.Logf("capstanctl %s:\n%s%s", strings.Join(args, " "), out, stderr.String())
 	if err != nil {
-		return fmt.Errorf("capstanctl %s: %w", strings.Join(args, " "), err)
+		return out, fmt.Errorf("capstanctl %s: %w", strings.Join(args, " "), err)
 	}
-	return nil
+	return out, nil
 }
 
 func (s *suite) mgmtKubeconfig() string {

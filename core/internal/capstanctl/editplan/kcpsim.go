@@ -79,18 +79,13 @@ func (s *kcpSim) withEtcd(step Step) Step {
 }
 
 // quorumNotes warns about the steps after which etcd tolerates fewer failed members than it
-// does today (none with two members, or with maxSurge 0 below the spec's count).
-func (s *kcpSim) quorumNotes(steps []Step) []string {
-	if !s.stacked || len(steps) == 0 {
+// does today, with members today (none with two members, or with maxSurge 0 below the spec's
+// count).
+func (s *kcpSim) quorumNotes(today int, steps []Step) []string {
+	if !s.stacked {
 		return nil
 	}
 	tolerates := func(n int) int { return n - kcprollout.Quorum(n) }
-	today := steps[0].EtcdMembers
-	if len(steps[0].Delete) > 0 {
-		today++
-	} else {
-		today--
-	}
 	var out []string
 	for i, st := range steps {
 		if st.EtcdMembers > 0 && tolerates(st.EtcdMembers) < tolerates(today) {

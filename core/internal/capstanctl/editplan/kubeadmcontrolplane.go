@@ -126,10 +126,11 @@ func planKCPMachines(ctx context.Context, c client.Client, p *ObjectPlan, kcp *u
 		p.Strategy += ", each running an etcd member"
 		p.Notes = append(p.Notes, etcdHealthNotes(machines)...)
 	}
+	today := len(sim.machines)
 	r := sim.run(now)
 	p.Steps, p.Replaced, p.Removed = r.steps, r.replaced, r.removed
 	p.Added = max(0, r.created-len(r.replaced))
-	p.Notes = append(p.Notes, sim.quorumNotes(r.steps)...)
+	p.Notes = append(p.Notes, sim.quorumNotes(today, r.steps)...)
 	if r.stuck {
 		p.Notes = append(p.Notes, "the simulation did not reach the spec within its bound: check the plan's input")
 	}

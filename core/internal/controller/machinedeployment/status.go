@@ -44,14 +44,6 @@ func setStatus(s *scope, reconciled bool) {
 		return // keep the last known counts and conditions rather than report guesses
 	}
 
-	// A Machine of an old MachineSet is outdated whatever its UpToDate condition says: the
-	// MachineSet marks it only once it has seen the MachineDeployment's new template, and until
-	// then a changed MachineDeployment would count its old Machines as up to date under the new
-	// observedGeneration (`rollout status` would call an edit rolled out before it started).
-	old := map[*clusterv1.MachineSet]bool{}
-	for _, ms := range s.oldMSs {
-		old[ms] = true
-	}
 	var current, ready, available, upToDate int32
 	for _, ms := range s.machineSets {
 		for _, m := range s.machines[ms.UID] {
@@ -65,7 +57,11 @@ func setStatus(s *scope, reconciled bool) {
 			if conditions.IsTrue(m, clusterv1.MachineAvailableCondition) {
 				available++
 			}
-			if !old[ms] && conditions.IsTrue(m, clusterv1.MachineUpToDateCondition) {
+			// A Machine of an old MachineSet is outdated whatever its UpToDate condition says: the
+			// MachineSet marks it only once it has seen the MachineDeployment's new template, and
+			// until then an edited MachineDeployment would count its old Machines as up to date
+			// under the new observedGeneration (`rollout status` would call the edit rolled out).
+			if ms == s.newMS && conditions.IsTrue(m, clusterv1.MachineUpToDateCondition) {
 				upToDate++
 			}
 		}
