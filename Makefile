@@ -176,7 +176,7 @@ test-tilt: tilt k8s-binaries ## The root Tiltfile's inner loop with a real Tilt 
 	$(GO) test -tags tilt $(GOTEST_FLAGS) ./hack/tools/internal/tiltloop/
 
 .PHONY: e2e
-e2e: docker-up k8s-binaries node-image lb-image images mgmt-up managers ## Real workload clusters in Docker through the three managers (test/e2e), and, side by side, one written as upstream users write theirs and one from the quick-start ClusterClass.
+e2e: docker-up k8s-binaries node-image lb-image images example-images mgmt-up managers ## Real workload clusters in Docker through the three managers (test/e2e), and, side by side, one written as upstream users write theirs and one from the quick-start ClusterClass.
 	$(DEV_MANAGERS) --manager-args kubeadm=--bootstrap-token-ttl=1m $(MANAGER_ARGS)
 	$(GO) test -tags e2e -v -count=1 -timeout 60m -run '^(TestE2E|TestUpstreamManifests|TestTopologyCluster)$$' ./test/e2e/
 
@@ -210,13 +210,14 @@ chaos: docker-up k8s-binaries node-image lb-image mgmt-up managers ## Kill manag
 	  $(GO) test -tags e2e -v -count=$(CHAOS_ROUNDS) -timeout $$(( $(CHAOS_ROUNDS) * 80 ))m -run '^TestChaos$$' ./test/e2e/
 
 .PHONY: managers
-managers: ## Build the three manager binaries, capstanctl and the quickstart driver into bin/.
+managers: ## Build the three manager binaries, capstanctl, the quickstart driver and the conformance kit's example provider into bin/.
 	@mkdir -p bin
 	$(GOBUILD) -o bin/core ./core
 	$(GOBUILD) -o bin/bootstrap-kubeadm ./bootstrap-kubeadm
 	$(GOBUILD) -o bin/infrastructure-docker ./infrastructure-docker
 	$(GOBUILD) -ldflags "-X $(CTL_VERSION_PKG).Version=$(VERSION) -X $(CTL_VERSION_PKG).GitCommit=$(GIT_COMMIT)" -o bin/capstanctl ./core/cmd/capstanctl
 	$(GOBUILD) -o bin/quickstart ./test/cmd/quickstart
+	$(GOBUILD) -o bin/example-manager ./contracts/conformance/example/cmd/example-manager
 
 ##@ Release
 
@@ -300,6 +301,10 @@ lb-image: docker-up ## Build capstan/haproxy offline (cached by input hash).
 .PHONY: images
 images: docker-up ## Build the three manager images capstan/<provider>-manager:dev (and :$(VERSION)) FROM scratch, offline (cached by input hash).
 	VERSION=$(VERSION) bash hack/images/manager-images.sh
+
+.PHONY: example-images
+example-images: docker-up ## Build the conformance kit's example provider images capstan/example-manager:v0.1.0 and :v0.2.0 (its two releases; third-party provider e2e).
+	bash hack/images/example-images.sh
 
 ##@ Management plane
 

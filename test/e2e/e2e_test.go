@@ -69,9 +69,17 @@ func TestE2E(t *testing.T) {
 		s.t = t
 		s.timed("capstanctl etcd restore of three members", s.etcdRestore)
 	})
-	t.Run("SelfHosting", func(t *testing.T) {
+	hosting := t.Run("SelfHosting", func(t *testing.T) {
 		s.t = t
 		s.timed("self-hosting: init in the workload cluster, move into it, scale there, move back", s.selfHosting)
+	})
+	// The workload cluster is now a management cluster running Capstan's managers.
+	t.Run("ThirdPartyProvider", func(t *testing.T) {
+		s.t = t
+		if !hosting {
+			t.Fatal("SelfHosting failed: the workload cluster runs no Capstan managers to host a third-party provider")
+		}
+		s.timed("third-party provider: init v0.1.0, cluster, upgrade to v0.2.0, move away and back, delete", s.thirdPartyProvider)
 	})
 	t.Run("ControlPlaneNodeStopped", func(t *testing.T) {
 		s.t = t

@@ -22,6 +22,8 @@ type generateFlags struct {
 	controlPlaneCount  int
 	workerCount        int
 	flavor             string
+	infrastructure     string
+	config             string
 	listVariables      bool
 	variableOfFlagName map[string]string
 }
@@ -62,7 +64,7 @@ else the flag's default. See a template's variables with --list-variables.`,
 			return exactlyOneName("Cluster")(c, args)
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			raw, err := template.Load(o.flavor)
+			raw, env, err := o.template()
 			if err != nil {
 				return err
 			}
@@ -73,6 +75,7 @@ else the flag's default. See a template's variables with --list-variables.`,
 			if err != nil {
 				return err
 			}
+			values.Env = env
 			out, err := template.Render(raw, values)
 			if err != nil {
 				return err
@@ -88,6 +91,9 @@ else the flag's default. See a template's variables with --list-variables.`,
 	f.StringVar(&o.namespace, "target-namespace", defaultNamespace, "namespace of the generated objects (NAMESPACE)")
 	f.StringVarP(&o.flavor, "flavor", "f", "", "template flavor: "+flavorList())
 	f.BoolVar(&o.listVariables, "list-variables", false, "list the template's variables instead of rendering it")
+	f.StringVarP(&o.infrastructure, "infrastructure", "i", "", "render the cluster template of this infrastructure provider's release, NAME[:VERSION] from the configuration file's repositories "+
+		"(cluster-template.yaml, or cluster-template-<flavor>.yaml), as clusterctl generate cluster --infrastructure")
+	f.StringVar(&o.config, "config", "", "clusterctl configuration file listing the providers' repositories and variables (default: clusterctl.yaml or capstanctl.yaml in $XDG_CONFIG_HOME/cluster-api or ~/.cluster-api)")
 	parent.AddCommand(c)
 	return parent
 }

@@ -210,3 +210,22 @@ func checkContract(label, v string, m clusterctl.Metadata, want string) error {
 	return fmt.Errorf("metadata.yaml of %s %s lists no release series %d.%d (it lists %s), so its contract is unknown; "+
 		"Capstan's core implements %s", label, v, parsed.Major(), parsed.Minor(), listOrNone(series), want)
 }
+
+// Template reads version v's cluster template: cluster-template.yaml, or for a flavor
+// cluster-template-<flavor>.yaml, as clusterctl names them.
+func (s Source) Template(v, flavor string) ([]byte, error) {
+	name := "cluster-template.yaml"
+	if flavor != "" {
+		name = "cluster-template-" + flavor + ".yaml"
+	}
+	data, err := os.ReadFile(filepath.Join(s.Dir, v, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		var have []string
+		matches, _ := filepath.Glob(filepath.Join(s.Dir, v, "cluster-template*.yaml"))
+		for _, m := range matches {
+			have = append(have, filepath.Base(m))
+		}
+		return nil, fmt.Errorf("provider %s %s has no %s: it has %s", s.Label, v, name, listOrNone(have))
+	}
+	return data, err
+}

@@ -26,6 +26,10 @@ type Upgrader struct {
 	Out io.Writer
 	// PollInterval is how often waits re-read the cluster; a second when zero.
 	PollInterval time.Duration
+	// ConversionWait bounds how long the stored-version migration waits for the new release's
+	// conversion webhook to answer (its manager starting, issuing its certificate and writing
+	// its CA into the CRDs); five minutes when zero.
+	ConversionWait time.Duration
 }
 
 func (u *Upgrader) out() io.Writer {

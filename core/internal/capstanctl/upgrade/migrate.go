@@ -1,10 +1,13 @@
 package upgrade
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -87,12 +90,13 @@ func (u *Upgrader) migrateStoredVersions(ctx context.Context, crds []*unstructur
 		list := &unstructured.UnstructuredList{}
 		list.SetAPIVersion(crd.Spec.Group + "/" + storage)
 		list.SetKind(crd.Spec.Names.ListKind)
-		if err := u.Client.List(ctx, list); err != nil {
+		if err := u.whileConverting(ctx, crd.Name, func() error { return u.Client.List(ctx, list) }); err != nil {
 			return fmt.Errorf("listing the %s objects to migrate to %s: %w", crd.Spec.Names.Kind, storage, err)
 		}
 		for i := range list.Items {
 			obj := &list.Items[i]
-			if err := u.Client.Update(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+			err := u.whileConverting(ctx, crd.Name, func() error { return u.Client.Update(ctx, obj) })
+			if err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("migrating %s %s/%s to %s: %w", crd.Spec.Names.Kind, obj.GetNamespace(), obj.GetName(), storage, err)
 			}
 		}
@@ -107,4 +111,40 @@ func (u *Upgrader) migrateStoredVersions(ctx context.Context, crds []*unstructur
 			crd.Name, len(list.Items), crd.Spec.Names.Kind, crd.Status.StoredVersions, storage)
 	}
 	return nil
+}
+
+// whileConverting runs op until it no longer fails on the CRD's conversion webhook, for at most
+// ConversionWait. A release that adds a storage version usually converts the old one by webhook,
+// served by the manager the upgrade has just applied: reading the old objects at the new version
+// fails until that manager runs and has written its CA into the CRD, seconds to a minute later.
+func (u *Upgrader) whileConverting(ctx context.Context, crd string, op func() error) error {
+	limit := cmp.Or(u.ConversionWait, 5*time.Minute)
+	deadline := time.Now().Add(limit)
+	told := false
+	for {
+		err := op()
+		if err == nil || !isConversionFailure(err) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: the conversion webhook of CustomResourceDefinition %s did not answer within %s; "+
+				"check that the new release's manager is running (its Deployment's pods and their logs), then run upgrade apply again", err, crd, limit)
+		}
+		if !told {
+			fmt.Fprintf(u.out(), "CustomResourceDefinition %s: waiting for its conversion webhook to answer (%v)\n", crd, err)
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(cmp.Or(u.PollInterval, time.Second)):
+		}
+	}
+}
+
+// isConversionFailure says whether the API server failed a request because it could not convert
+// through a CRD's conversion webhook (unreachable, untrusted certificate, an error answer).
+func isConversionFailure(err error) bool {
+	var status apierrors.APIStatus
+	return errors.As(err, &status) && strings.Contains(status.Status().Message, "conversion webhook")
 }

@@ -1,6 +1,6 @@
 // Package mgmt runs Capstan's embedded default management cluster: etcd,
 // kube-apiserver and (when built) a kube-controller-manager limited to garbage
-// collection and namespace cleanup, as local processes on 127.0.0.1, from the
+// collection, namespace cleanup, ServiceAccount tokens and ClusterRole aggregation, as local processes on 127.0.0.1, from the
 // binaries `make k8s-binaries` builds. State lives in one directory (by default
 // .capstan/mgmt) so that stopping and starting again keeps every object.
 //

@@ -234,7 +234,9 @@ func (p *Plane) apiServerArgs(st state) []string {
 func (p *Plane) kcmArgs() []string {
 	return []string{
 		"--kubeconfig=" + p.KubeconfigPath(),
-		"--controllers=garbagecollector,namespace,serviceaccount,serviceaccount-token",
+		// clusterrole-aggregation: a provider grants the core its kinds with a ClusterRole labelled
+		// cluster.x-k8s.io/aggregate-to-manager, merged into the core's aggregated role.
+		"--controllers=garbagecollector,namespace,serviceaccount,serviceaccount-token,clusterrole-aggregation",
 		"--service-account-private-key-file=" + p.pki(saKey),
 		"--root-ca-file=" + p.pki(caCert),
 		"--use-service-account-credentials=false",

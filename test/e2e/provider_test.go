@@ -1,0 +1,342 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conformance/example/release"
+	"capstan.dev/test/framework"
+)
+
+const exampleGroup = "infrastructure.example.capstan.dev"
+
+// thirdParty is the conformance kit's example provider as a third party ships it: a clusterctl
+// repository with two releases (v0.1.0; v0.2.0 with a new image and a new storage version
+// converted by its own webhook), installed into the workload cluster that SelfHosting made a
+// management cluster.
+type thirdParty struct {
+	s        *suite
+	config   string // the clusterctl.yaml listing the repository
+	kc       string // the hosting cluster's kubeconfig
+	hosted   client.WithWatch
+	ns, name string
+}
+
+// thirdPartyProvider installs the example provider v0.1.0 with `capstanctl init
+// --infrastructure`, creates a cluster from its template, upgrades the provider to v0.2.0
+// while the cluster runs (no Machine replaced on any event, objects migrated to v1alpha2 and
+// served at v1alpha1 through the provider's webhook, the new manager provisioning), moves the
+// cluster to the local management plane (the provider there as a local process) and back,
+// deletes the cluster and then the provider with its CRDs.
+func (s *suite) thirdPartyProvider() {
+	tp := s.newThirdParty()
+	tp.loadImages()
+	tp.capstanctl("init", "--kubeconfig", tp.kc, "--config", tp.config, "--infrastructure", "example:v0.1.0")
+	tp.waitForManager("v0.1.0")
+	tp.createCluster()
+	tp.upgrade()
+	tp.moveAwayAndBack()
+	tp.deleteClusterAndProvider()
+}
+
+func (s *suite) newThirdParty() *thirdParty {
+	dir := s.t.TempDir()
+	for _, v := range release.Versions {
+		require.NoError(s.t, release.Write(filepath.Join(dir, "repository"), v))
+	}
+	config := filepath.Join(dir, "clusterctl.yaml")
+	require.NoError(s.t, os.WriteFile(config, fmt.Appendf(nil, `providers:
+- name: example
+  type: InfrastructureProvider
+  url: %s
+`, filepath.Join(dir, "repository", release.ProviderLabel, "latest", "infrastructure-components.yaml")), 0o600))
+	kc := filepath.Join(dir, "hosting.kubeconfig")
+	require.NoError(s.t, os.WriteFile(kc, s.kubeconfig, 0o600))
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	require.NoError(s.t, err)
+	scheme := framework.Scheme()
+	require.NoError(s.t, apiextensionsv1.AddToScheme(scheme))
+	hosted, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	require.NoError(s.t, err)
+	return &thirdParty{s: s, config: config, kc: kc, hosted: hosted, ns: s.ns + "-example", name: "example"}
+}
+
+func (tp *thirdParty) capstanctl(args ...string) { tp.s.capstanctl(args...) }
+
+// loadImages puts both releases' manager images (make example-images) on every node.
+func (tp *thirdParty) loadImages() {
+	nodes, err := tp.s.containers()
+	require.NoError(tp.s.t, err)
+	for _, n := range nodes {
+		if n.Labels[roleLabel] == "load-balancer" || n.State != "running" {
+			continue
+		}
+		for _, v := range release.Versions {
+			require.NoError(tp.s.t, framework.LoadImage(tp.s.ctx, tp.s.docker, strings.TrimPrefix(n.Names[0], "/"), release.ImageRepository+":"+v),
+				"make example-images builds the example provider's images")
+		}
+	}
+}
+
+// waitForManager waits until the provider's Deployment runs version's image, all pods ready.
+func (tp *thirdParty) waitForManager(version string) {
+	image := release.ImageRepository + ":" + version
+	tp.s.waitFor(4*time.Minute, "the example provider's manager "+version+" to be ready", func() (bool, string, error) {
+		pods := &corev1.PodList{}
+		if err := tp.hosted.List(tp.s.ctx, pods, client.InNamespace(release.Namespace)); err != nil {
+			return false, "", err
+		}
+		var seen []string
+		ready := 0
+		for _, p := range pods.Items {
+			seen = append(seen, fmt.Sprintf("%s %s %s ready=%t", p.Name, p.Spec.Containers[0].Image, p.Status.Phase, podReady(&p)))
+			if p.Spec.Containers[0].Image == image && podReady(&p) && p.DeletionTimestamp == nil {
+				ready++
+			}
+		}
+		return ready == 1 && len(pods.Items) == 1, strings.Join(seen, "; "), nil
+	})
+}
+
+// createCluster renders the provider's cluster template with `capstanctl generate cluster
+// --infrastructure` and applies it; the example's one machine gets provisioned.
+func (tp *thirdParty) createCluster() {
+	require.NoError(tp.s.t, tp.hosted.Create(tp.s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tp.ns}}))
+	out, err := tp.s.capstanctlOutput(time.Minute, "generate", "cluster", tp.name, "--config", tp.config,
+		"--infrastructure", "example:v0.1.0", "--target-namespace", tp.ns, "--worker-machine-count", "1")
+	require.NoError(tp.s.t, err)
+	objs, err := framework.ParseManifest(out)
+	require.NoError(tp.s.t, err)
+	require.NoError(tp.s.t, framework.Apply(tp.s.ctx, tp.hosted, objs))
+	tp.waitForProvisioned(tp.hosted, 1)
+}
+
+// waitForProvisioned waits until the cluster's infrastructure is provisioned and n Machines
+// have their ExampleMachine provisioned (providerID on the Machine), on management cluster c.
+func (tp *thirdParty) waitForProvisioned(c client.Client, n int) {
+	tp.s.waitFor(3*time.Minute, fmt.Sprintf("%d example Machines provisioned", n), func() (bool, string, error) {
+		cluster := &clusterv1.Cluster{}
+		if err := c.Get(tp.s.ctx, client.ObjectKey{Namespace: tp.ns, Name: tp.name}, cluster); err != nil {
+			return false, "", err
+		}
+		machines := &clusterv1.MachineList{}
+		if err := c.List(tp.s.ctx, machines, client.InNamespace(tp.ns)); err != nil {
+			return false, "", err
+		}
+		provisioned := 0
+		for _, m := range machines.Items {
+			if strings.HasPrefix(m.Spec.ProviderID, "example:///") && m.DeletionTimestamp == nil {
+				provisioned++
+			}
+		}
+		infra := cluster.Status.Initialization.InfrastructureProvisioned
+		return infra != nil && *infra && provisioned == n && len(machines.Items) == n,
+			fmt.Sprintf("infrastructure provisioned %v, %d Machines, %d provisioned", ptrTrue(infra), len(machines.Items), provisioned), nil
+	})
+}
+
+// machineEvents records, from the moment it starts, every watch event of the namespace's
+// Machines: the upgrade must not add or delete one.
+type machineEvents struct {
+	mu     sync.Mutex
+	events []string
+	w      watch.Interface
+	done   chan struct{}
+}
+
+func (tp *thirdParty) watchMachines() *machineEvents {
+	list := &clusterv1.MachineList{}
+	require.NoError(tp.s.t, tp.hosted.List(tp.s.ctx, list, client.InNamespace(tp.ns)))
+	w, err := tp.hosted.Watch(tp.s.ctx, &clusterv1.MachineList{}, client.InNamespace(tp.ns),
+		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
+	require.NoError(tp.s.t, err)
+	me := &machineEvents{w: w, done: make(chan struct{})}
+	go func() {
+		defer close(me.done)
+		for ev := range w.ResultChan() {
+			if m, ok := ev.Object.(*clusterv1.Machine); ok && (ev.Type == watch.Added || ev.Type == watch.Deleted || m.DeletionTimestamp != nil) {
+				me.mu.Lock()
+				me.events = append(me.events, fmt.Sprintf("%s Machine %s (deleting: %t)", ev.Type, m.Name, m.DeletionTimestamp != nil))
+				me.mu.Unlock()
+			}
+		}
+	}()
+	return me
+}
+
+// stop ends the watch and returns what it saw; the watch must still have been open.
+func (me *machineEvents) stop() []string {
+	select {
+	case <-me.done:
+		return []string{"the Machine watch closed before the end: events may have been missed"}
+	default:
+	}
+	me.w.Stop()
+	<-me.done
+	me.mu.Lock()
+	defer me.mu.Unlock()
+	return me.events
+}
+
+// upgrade moves the provider to v0.2.0 with `capstanctl upgrade apply` while the cluster runs.
+func (tp *thirdParty) upgrade() {
+	s := tp.s
+	before := tp.exampleMachines("v1alpha1")
+	require.Len(s.t, before, 1)
+	events := tp.watchMachines()
+	tp.capstanctl("upgrade", "apply", "--kubeconfig", tp.kc, "--config", tp.config,
+		"--infrastructure", release.Namespace+"/example:v0.2.0", "--wait", "--timeout", "5m")
+	tp.waitForManager("v0.2.0")
+
+	// Every example CRD stores v1alpha2 only, and the objects read at both versions: v1alpha1
+	// through the new manager's conversion webhook.
+	for _, plural := range []string{"exampleclusters", "examplemachines", "examplemachinetemplates"} {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		require.NoError(s.t, tp.hosted.Get(s.ctx, client.ObjectKey{Name: plural + "." + exampleGroup}, crd))
+		require.Equal(s.t, []string{"v1alpha2"}, crd.Status.StoredVersions, "%s migrated to the new storage version", crd.Name)
+		require.Equal(s.t, apiextensionsv1.WebhookConverter, crd.Spec.Conversion.Strategy)
+		require.NotEmpty(s.t, crd.Spec.Conversion.Webhook.ClientConfig.CABundle, "the manager wrote its CA into %s", crd.Name)
+	}
+	after := tp.exampleMachines("v1alpha2")
+	require.Len(s.t, after, 1)
+	require.Equal(s.t, before[0].GetUID(), after[0].GetUID(), "the ExampleMachine is the one created before the upgrade")
+	providerID, _, _ := unstructured.NestedString(after[0].Object, "spec", "providerID")
+	require.Equal(s.t, "example:///"+after[0].GetName(), providerID)
+
+	// The new manager provisions: a second Machine, its ExampleMachine created by the core at
+	// the contract's version (v1alpha2) and provisioned by v0.2.0.
+	s.mgmtPatchReplicas(tp.hosted, client.ObjectKey{Namespace: tp.ns, Name: tp.name + "-md-0"}, 2)
+	tp.waitForProvisioned(tp.hosted, 2)
+	require.Empty(s.t, withoutScaleUp(events.stop()), "no Machine was replaced during the upgrade")
+	provider := &unstructured.Unstructured{}
+	provider.SetAPIVersion("clusterctl.cluster.x-k8s.io/v1alpha3")
+	provider.SetKind("Provider")
+	require.NoError(s.t, tp.hosted.Get(s.ctx, client.ObjectKey{Namespace: release.Namespace, Name: release.ProviderLabel}, provider))
+	version, _, _ := unstructured.NestedString(provider.Object, "version")
+	require.Equal(s.t, "v0.2.0", version, "the inventory records the upgrade")
+}
+
+// withoutScaleUp drops from the upgrade's Machine events the one Added of the Machine the scale
+// to 2 asked for: anything else (a delete, a second Added) is a replacement.
+func withoutScaleUp(events []string) []string {
+	var out []string
+	added := 0
+	for _, e := range events {
+		if strings.HasPrefix(e, "ADDED ") && added == 0 {
+			added++
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// exampleMachines lists the namespace's ExampleMachines at version.
+func (tp *thirdParty) exampleMachines(version string) []unstructured.Unstructured {
+	list := &unstructured.UnstructuredList{}
+	list.SetAPIVersion(exampleGroup + "/" + version)
+	list.SetKind("ExampleMachineList")
+	require.NoError(tp.s.t, tp.hosted.List(tp.s.ctx, list, client.InNamespace(tp.ns)))
+	return list.Items
+}
+
+// mgmtPatchReplicas sets a MachineDeployment's replicas on management cluster c.
+func (s *suite) mgmtPatchReplicas(c client.Client, key client.ObjectKey, n int32) {
+	s.t.Helper()
+	md := &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+	require.NoError(s.t, c.Patch(s.ctx, md, client.RawPatch("application/merge-patch+json", fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, n))))
+}
+
+// moveAwayAndBack moves the cluster to the local management plane, where the same release
+// runs as a local process (the plane has no nodes for its Deployment), scales it down there,
+// and moves it back.
+func (tp *thirdParty) moveAwayAndBack() {
+	s := tp.s
+	mgmtKC := s.mgmtKubeconfig()
+	tp.capstanctl("init", "--kubeconfig", mgmtKC, "--config", tp.config, "--infrastructure", "example:v0.2.0")
+	stopLocal := tp.startLocalManager(mgmtKC)
+	defer stopLocal()
+	tp.capstanctl("move", "--kubeconfig", tp.kc, "--to-kubeconfig", mgmtKC, "-n", tp.ns)
+	err := tp.hosted.Get(s.ctx, client.ObjectKey{Namespace: tp.ns, Name: tp.name}, &clusterv1.Cluster{})
+	require.True(s.t, apierrors.IsNotFound(err), "the Cluster left the hosting cluster: %v", err)
+
+	// On the local plane its provider deletes a machine (its finalizer) and keeps the other.
+	s.mgmtPatchReplicas(s.mgmt, client.ObjectKey{Namespace: tp.ns, Name: tp.name + "-md-0"}, 1)
+	tp.waitForProvisioned(s.mgmt, 1)
+	tp.capstanctl("move", "--kubeconfig", mgmtKC, "--to-kubeconfig", tp.kc, "-n", tp.ns)
+
+	// Home again: the hosted v0.2.0 manager provisions a new machine.
+	s.mgmtPatchReplicas(tp.hosted, client.ObjectKey{Namespace: tp.ns, Name: tp.name + "-md-0"}, 2)
+	tp.waitForProvisioned(tp.hosted, 2)
+	stopLocal()
+	tp.capstanctl("delete", "--kubeconfig", mgmtKC, "--infrastructure", "example", "--include-crd")
+}
+
+// startLocalManager runs bin/example-manager (v0.2.0's code) against the plane with its
+// webhook on a loopback port, as a contributor runs a provider; the returned func stops it.
+func (tp *thirdParty) startLocalManager(kubeconfig string) func() {
+	s := tp.s
+	port := func() string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(s.t, err)
+		defer l.Close()
+		return l.Addr().String()
+	}
+	cmd := exec.Command(filepath.Join(s.repo, "bin", "example-manager"), "--kubeconfig="+kubeconfig,
+		"--leader-elect=false", "--diagnostics-address=0", "--health-addr="+port(), "--webhook-bind-address="+port())
+	logf, err := os.Create(filepath.Join(s.t.TempDir(), "example-manager.log"))
+	require.NoError(s.t, err)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	require.NoError(s.t, cmd.Start(), "make managers builds bin/example-manager")
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			_ = logf.Close()
+			if s.t.Failed() {
+				log, _ := os.ReadFile(logf.Name())
+				s.t.Logf("example-manager (local) log:\n%s", log)
+			}
+		})
+	}
+}
+
+// deleteClusterAndProvider deletes the cluster (the provider lets its objects go), then the
+// provider and its CRDs; the namespace and the inventory entry go with it.
+func (tp *thirdParty) deleteClusterAndProvider() {
+	s := tp.s
+	require.NoError(s.t, tp.hosted.Delete(s.ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: tp.ns, Name: tp.name}}))
+	s.waitFor(3*time.Minute, "the example cluster to be deleted", func() (bool, string, error) {
+		left := tp.exampleMachines("v1alpha2")
+		err := tp.hosted.Get(s.ctx, client.ObjectKey{Namespace: tp.ns, Name: tp.name}, &clusterv1.Cluster{})
+		return apierrors.IsNotFound(err) && len(left) == 0, fmt.Sprintf("cluster: %v, %d ExampleMachines", err, len(left)), client.IgnoreNotFound(err)
+	})
+	tp.capstanctl("delete", "--kubeconfig", tp.kc, "--infrastructure", "example", "--include-crd")
+	s.waitFor(2*time.Minute, "the example provider to be gone", func() (bool, string, error) {
+		err := tp.hosted.Get(s.ctx, client.ObjectKey{Name: "examplemachines." + exampleGroup}, &apiextensionsv1.CustomResourceDefinition{})
+		dep := tp.hosted.Get(s.ctx, client.ObjectKey{Namespace: release.Namespace, Name: release.Deployment}, &appsv1.Deployment{})
+		return apierrors.IsNotFound(err) && apierrors.IsNotFound(dep), fmt.Sprintf("CRD: %v; Deployment: %v", err, dep), nil
+	})
+	require.NoError(s.t, client.IgnoreNotFound(tp.hosted.Delete(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tp.ns}})))
+}
