@@ -44,7 +44,7 @@ CTL_VERSION_PKG    := capstan.dev/core/internal/capstanctl/version
 GENERATED := contracts/api contracts/config/crd bootstrap-kubeadm/api bootstrap-kubeadm/config/crd \
 	infrastructure-docker/api infrastructure-docker/config/crd \
 	contracts/config/admission bootstrap-kubeadm/config/admission infrastructure-docker/config/admission \
-	contracts/conformance/example/api contracts/conformance/example/config/crd \
+	contracts/conformance/example/api contracts/conformance/example/config/crd contracts/conformance/example/config/rbac \
 	$(foreach p,$(PROVIDERS),$(p)/config/rbac) core/internal/capstanctl/components \
 	core/internal/capstanctl/template/templates examples config/metrics
 
@@ -92,7 +92,20 @@ generate: ## Generate deepcopy, CRDs and RBAC with controller-gen, and the compo
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./infrastructure-docker/api/...
 	$(CONTROLLER_GEN) crd paths=./infrastructure-docker/api/... output:crd:artifacts:config=infrastructure-docker/config/crd/bases
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./contracts/conformance/example/api/...
-	$(CONTROLLER_GEN) crd paths=./contracts/conformance/example/api/... output:crd:artifacts:config=contracts/conformance/example/config/crd/bases
+	@# The example's config/crd/bases are what its conformance tests install with no webhook: v1alpha1 only.
+	$(CONTROLLER_GEN) crd paths="./contracts/conformance/example/api/bootstrap/...;./contracts/conformance/example/api/infrastructure/v1alpha1" \
+	  output:crd:artifacts:config=contracts/conformance/example/config/crd/bases
+	@# config/crd/v1alpha2 are the example provider's v0.2.0 CRDs, both versions. controller-gen merges every
+	@# version's markers into one CRD: v1alpha1's (kept for config/crd/bases) would store both versions and set
+	@# the contract label to either value (map order), so v1alpha1 is unstored and the label names both here.
+	$(CONTROLLER_GEN) crd paths=./contracts/conformance/example/api/infrastructure/... \
+	  output:crd:artifacts:config=contracts/conformance/example/config/crd/v1alpha2
+	@sed -i -e '/^  - name: v1alpha1$$/,/^  - name: v1alpha2$$/s/^    storage: true$$/    storage: false/' \
+	  -e 's|^    cluster.x-k8s.io/v1beta2: v1alpha1$$|    cluster.x-k8s.io/v1beta2: v1alpha1_v1alpha2|' \
+	  contracts/conformance/example/config/crd/v1alpha2/*.yaml
+	$(CONTROLLER_GEN) rbac:roleName=example-manager-role \
+	  paths="./contracts/conformance/example/controller/...;./contracts/conformance/example/cmd/..." \
+	  output:rbac:artifacts:config=contracts/conformance/example/config/rbac
 	@for p in $(PROVIDERS); do \
 	  $(CONTROLLER_GEN) rbac:roleName=manager-role paths=./$$p/... output:rbac:artifacts:config=$$p/config/rbac || exit 1; \
 	done
