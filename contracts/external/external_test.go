@@ -102,6 +102,48 @@ func TestTracker_WatchesEachKindOnceAndDeliversEvents(t *testing.T) {
 	}
 }
 
+// A provider upgrade that moves its contract label to a newer version moves the core's reads to
+// that version's informer; the events must come from it too, or a reconcile woken by the old
+// version's informer reads the object before the new informer has the change and waits forever.
+func TestTracker_WatchesEachVersionTheReadsUse(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ns := env.CreateNamespace(t, "tracker-versions")
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	require.NoError(t, err)
+	seen := make(chan string, 10)
+	c, err := controller.New("tracker-versions-test", mgr, controller.Options{
+		SkipNameValidation: ptr.To(true),
+		Reconciler: reconcile.Func(func(_ context.Context, r reconcile.Request) (reconcile.Result, error) {
+			seen <- r.Name
+			return reconcile.Result{}, nil
+		}),
+	})
+	require.NoError(t, err)
+	tracker := &external.Tracker{Controller: c, Cache: mgr.GetCache(), Handler: &handler.EnqueueRequestForObject{}}
+	go func() { _ = mgr.Start(ctx) }()
+	require.True(t, mgr.GetCache().WaitForCacheSync(ctx))
+
+	v2 := crds.GenericMultiVersionInfrastructureMachineGVK
+	v1 := v2.GroupKind().WithVersion("v1beta1")
+	require.NoError(t, tracker.Watch(logr.Discard(), crds.New(v1, ns, "x")))
+	require.True(t, tracker.WatchingVersion(v1))
+	require.False(t, tracker.WatchingVersion(v2))
+	require.NoError(t, tracker.Watch(logr.Discard(), crds.New(v2, ns, "x")))
+	require.True(t, tracker.WatchingVersion(v2), "the version the reads moved to is watched too")
+	require.True(t, tracker.Watching(v2.GroupKind()))
+
+	require.NoError(t, env.Client.Create(ctx, crds.New(v2, ns, "multi")))
+	deadline := time.After(30 * time.Second)
+	for got := ""; got != "multi"; {
+		select {
+		case got = <-seen:
+		case <-deadline:
+			t.Fatal("no event for the created object within 30s")
+		}
+	}
+}
+
 func TestCloneTemplate_CreatesTheTemplatedObject(t *testing.T) {
 	ctx := context.Background()
 	ns := env.CreateNamespace(t, "clone")

@@ -22,9 +22,15 @@ import (
 	"capstan.dev/contracts/contract"
 )
 
-// Tracker adds a watch per GroupKind on a controller, lazily: the core cannot know
+// Tracker adds a watch per GroupVersionKind on a controller, lazily: the core cannot know
 // provider kinds at start-up, so it watches each kind the first time a reference
 // to it is followed. A failed watch is forgotten so the next reconcile retries.
+//
+// Per version, not per kind: the cached client reads a provider object at the version its CRD's
+// contract label names today, from that version's informer. When a provider upgrade moves the
+// label (v1alpha1 → v1alpha1_v1alpha2), reads move to a new informer; events from the old
+// version's informer alone could then wake a reconcile before the new informer holds the change,
+// and the reconcile would see the object as it was and wait for an event that never comes.
 type Tracker struct {
 	Controller controller.Controller
 	Cache      cache.Cache
@@ -33,35 +39,44 @@ type Tracker struct {
 	Handler    handler.EventHandler
 	Predicates []predicate.Predicate
 
-	watching sync.Map // schema.GroupKind -> struct{}
+	watching sync.Map // schema.GroupVersionKind -> struct{}
 	mu       sync.Mutex
 }
 
-// Watch makes sure obj's GroupKind is watched. It is cheap after the first call.
+// Watch makes sure obj's GroupVersionKind is watched. It is cheap after the first call.
 func (t *Tracker) Watch(log logr.Logger, obj *unstructured.Unstructured) error {
 	gvk := obj.GroupVersionKind()
-	gk := gvk.GroupKind()
-	if _, ok := t.watching.Load(gk); ok {
+	if _, ok := t.watching.Load(gvk); ok {
 		return nil
 	}
 	t.mu.Lock() // one caller adds the watch; others wait and see it done
 	defer t.mu.Unlock()
-	if _, ok := t.watching.Load(gk); ok {
+	if _, ok := t.watching.Load(gvk); ok {
 		return nil
 	}
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
-	log.Info("Adding watch on external object", "groupKind", gk.String())
+	log.Info("Adding watch on external object", "groupKind", gvk.GroupKind().String(), "version", gvk.Version)
 	if err := t.Controller.Watch(source.Kind[client.Object](t.Cache, u, t.Handler, t.Predicates...)); err != nil {
-		return fmt.Errorf("watching %s: %w", gk, err)
+		return fmt.Errorf("watching %s: %w", gvk.GroupKind(), err)
 	}
-	t.watching.Store(gk, struct{}{})
+	t.watching.Store(gvk, struct{}{})
 	return nil
 }
 
-// Watching reports whether gk is watched (for tests).
+// Watching reports whether gk is watched at some version (for tests).
 func (t *Tracker) Watching(gk schema.GroupKind) bool {
-	_, ok := t.watching.Load(gk)
+	found := false
+	t.watching.Range(func(key, _ any) bool {
+		found = key.(schema.GroupVersionKind).GroupKind() == gk
+		return !found
+	})
+	return found
+}
+
+// WatchingVersion reports whether gvk is watched (for tests).
+func (t *Tracker) WatchingVersion(gvk schema.GroupVersionKind) bool {
+	_, ok := t.watching.Load(gvk)
 	return ok
 }
 

@@ -50,6 +50,7 @@ type thirdParty struct {
 // deletes the cluster and then the provider with its CRDs.
 func (s *suite) thirdPartyProvider() {
 	tp := s.newThirdParty()
+	defer tp.dumpOnFailure()
 	tp.loadImages()
 	tp.capstanctl("init", "--kubeconfig", tp.kc, "--config", tp.config, "--infrastructure", "example:v0.1.0")
 	tp.waitForManager("v0.1.0")
@@ -203,6 +204,15 @@ func (tp *thirdParty) upgrade() {
 	s := tp.s
 	before := tp.exampleMachines("v1alpha1")
 	require.Len(s.t, before, 1)
+	// A template using the field v1alpha2 moves (addressesFromPools → network.addressesFromPools):
+	// migrated without its conversion, it would lose the pools.
+	pools := []any{map[string]any{"apiGroup": "ipam.cluster.x-k8s.io", "kind": "InClusterIPPool", "name": "nodes"}}
+	withPools := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": exampleGroup + "/v1alpha1", "kind": "ExampleMachineTemplate",
+		"metadata": map[string]any{"name": "with-pools", "namespace": tp.ns},
+		"spec":     map[string]any{"template": map[string]any{"spec": map[string]any{"addressesFromPools": pools}}},
+	}}
+	require.NoError(s.t, tp.hosted.Create(s.ctx, withPools))
 	events := tp.watchMachines()
 	tp.capstanctl("upgrade", "apply", "--kubeconfig", tp.kc, "--config", tp.config,
 		"--infrastructure", release.Namespace+"/example:v0.2.0", "--wait", "--timeout", "5m")
@@ -217,6 +227,19 @@ func (tp *thirdParty) upgrade() {
 		require.Equal(s.t, apiextensionsv1.WebhookConverter, crd.Spec.Conversion.Strategy)
 		require.NotEmpty(s.t, crd.Spec.Conversion.Webhook.ClientConfig.CABundle, "the manager wrote its CA into %s", crd.Name)
 	}
+	// The template, stored at v1alpha2 now, reads with the pools moved, and at v1alpha1 as written.
+	for version, path := range map[string][]string{
+		"v1alpha2": {"spec", "template", "spec", "network", "addressesFromPools"},
+		"v1alpha1": {"spec", "template", "spec", "addressesFromPools"},
+	} {
+		got := &unstructured.Unstructured{}
+		got.SetAPIVersion(exampleGroup + "/" + version)
+		got.SetKind("ExampleMachineTemplate")
+		require.NoError(s.t, tp.hosted.Get(s.ctx, client.ObjectKeyFromObject(withPools), got))
+		value, _, _ := unstructured.NestedSlice(got.Object, path...)
+		require.Equal(s.t, pools, value, "ExampleMachineTemplate with-pools at %s: %s", version, strings.Join(path, "."))
+	}
+	require.Len(s.t, tp.exampleMachines("v1alpha1"), 1, "the ExampleMachines read at v1alpha1, converted by the new manager")
 	after := tp.exampleMachines("v1alpha2")
 	require.Len(s.t, after, 1)
 	require.Equal(s.t, before[0].GetUID(), after[0].GetUID(), "the ExampleMachine is the one created before the upgrade")
@@ -332,6 +355,12 @@ func (tp *thirdParty) deleteClusterAndProvider() {
 		err := tp.hosted.Get(s.ctx, client.ObjectKey{Namespace: tp.ns, Name: tp.name}, &clusterv1.Cluster{})
 		return apierrors.IsNotFound(err) && len(left) == 0, fmt.Sprintf("cluster: %v, %d ExampleMachines", err, len(left)), client.IgnoreNotFound(err)
 	})
+	// The templates outlive the Cluster: the upgrade's extra one belongs to none, and Capstan does
+	// not yet make a Cluster the owner of its MachineDeployments' templates, as upstream does.
+	templates := &unstructured.Unstructured{}
+	templates.SetAPIVersion(exampleGroup + "/v1alpha2")
+	templates.SetKind("ExampleMachineTemplate")
+	require.NoError(s.t, tp.hosted.DeleteAllOf(s.ctx, templates, client.InNamespace(tp.ns)))
 	tp.capstanctl("delete", "--kubeconfig", tp.kc, "--infrastructure", "example", "--include-crd")
 	s.waitFor(2*time.Minute, "the example provider to be gone", func() (bool, string, error) {
 		err := tp.hosted.Get(s.ctx, client.ObjectKey{Name: "examplemachines." + exampleGroup}, &apiextensionsv1.CustomResourceDefinition{})
@@ -339,4 +368,33 @@ func (tp *thirdParty) deleteClusterAndProvider() {
 		return apierrors.IsNotFound(err) && apierrors.IsNotFound(dep), fmt.Sprintf("CRD: %v; Deployment: %v", err, dep), nil
 	})
 	require.NoError(s.t, client.IgnoreNotFound(tp.hosted.Delete(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tp.ns}})))
+}
+
+// dumpOnFailure logs, when the spec failed, the lines of the hosting cluster's core and example
+// managers that mention the spec's namespace or failed.
+func (tp *thirdParty) dumpOnFailure() {
+	s := tp.s
+	if !s.t.Failed() {
+		return
+	}
+	for _, ns := range []string{"capstan-system", release.Namespace} {
+		pods, err := s.clientset.CoreV1().Pods(ns).List(s.ctx, metav1.ListOptions{})
+		if err != nil {
+			s.t.Logf("listing the pods of %s: %v", ns, err)
+			continue
+		}
+		for _, p := range pods.Items {
+			raw, err := s.clientset.CoreV1().Pods(ns).GetLogs(p.Name, &corev1.PodLogOptions{}).DoRaw(s.ctx)
+			var lines []string
+			for _, l := range strings.Split(string(raw), "\n") {
+				if strings.Contains(l, tp.ns) || strings.Contains(l, "ExampleMachine") || strings.Contains(l, `"level":"error"`) || strings.HasPrefix(l, "E") || strings.HasPrefix(l, "W") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) > 200 {
+				lines = lines[len(lines)-200:]
+			}
+			s.t.Logf("pod %s/%s (%v), lines about %s or failing:\n%s", ns, p.Name, err, tp.ns, strings.Join(lines, "\n"))
+		}
+	}
 }

@@ -84,8 +84,8 @@ func TestComponents_V020StoresV1alpha2AndConvertsByItsWebhook(t *testing.T) {
 		require.Equal(t, "v1alpha1_v1alpha2", u.GetLabels()["cluster.x-k8s.io/v1beta2"], "both versions serve the contract")
 		strategy, _, _ := unstructured.NestedString(u.Object, "spec", "conversion", "strategy")
 		require.Equal(t, "Webhook", strategy)
-		svc, _, _ := unstructured.NestedStringMap(u.Object, "spec", "conversion", "webhook", "clientConfig", "service")
-		require.Equal(t, map[string]string{"namespace": Namespace, "name": WebhookService, "path": "/convert"}, svc)
+		svc, _, _ := unstructured.NestedMap(u.Object, "spec", "conversion", "webhook", "clientConfig", "service")
+		require.Equal(t, map[string]any{"namespace": Namespace, "name": WebhookService, "path": "/convert", "port": float64(443)}, svc)
 	}
 	require.Contains(t, objs, "Service/"+WebhookService)
 	containers, _, _ := unstructured.NestedSlice(objs["Deployment/"+Deployment].Object, "spec", "template", "spec", "containers")

@@ -87,6 +87,9 @@ func (u *Upgrader) migrateStoredVersions(ctx context.Context, crds []*unstructur
 		if slices.Equal(crd.Status.StoredVersions, []string{storage}) {
 			continue
 		}
+		if err := u.waitForConversionCA(ctx, crd); err != nil {
+			return err
+		}
 		list := &unstructured.UnstructuredList{}
 		list.SetAPIVersion(crd.Spec.Group + "/" + storage)
 		list.SetKind(crd.Spec.Names.ListKind)
@@ -147,4 +150,45 @@ func (u *Upgrader) whileConverting(ctx context.Context, crd string, op func() er
 func isConversionFailure(err error) bool {
 	var status apierrors.APIStatus
 	return errors.As(err, &status) && strings.Contains(status.Status().Message, "conversion webhook")
+}
+
+// waitForConversionCA waits, for at most ConversionWait, until a CRD converting by webhook has
+// the CA its webhook is trusted with (clientConfig.caBundle), which the new release's manager
+// (or cert-manager's CA injector) writes once it runs. Why not only retry failed reads: the API
+// server switches a CRD's conversion a moment after the update that changed it, and a read in
+// that moment converts as the old CRD did (None: the apiVersion rewritten, nothing else); its
+// write-back would then prune every field the new version moved. The CA arrives seconds later,
+// from a process started after the change, so the switch is behind us by then.
+func (u *Upgrader) waitForConversionCA(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) error {
+	limit := cmp.Or(u.ConversionWait, 5*time.Minute)
+	deadline := time.Now().Add(limit)
+	told := false
+	for {
+		c := crd.Spec.Conversion
+		if c == nil || c.Strategy != apiextensionsv1.WebhookConverter || c.Webhook == nil || c.Webhook.ClientConfig == nil ||
+			len(c.Webhook.ClientConfig.CABundle) > 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("CustomResourceDefinition %s converts by webhook and its spec.conversion.webhook.clientConfig.caBundle is still empty after %s: "+
+				"the new release's manager (or cert-manager) writes it once it runs; check its Deployment's pods, then run upgrade apply again", crd.Name, limit)
+		}
+		if !told {
+			fmt.Fprintf(u.out(), "CustomResourceDefinition %s: waiting for its conversion webhook's CA (the new release's manager writes it when it starts)\n", crd.Name)
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(cmp.Or(u.PollInterval, time.Second)):
+		}
+		next, err := u.readCRD(ctx, crd.Name)
+		if err != nil {
+			return err
+		}
+		if next == nil {
+			return fmt.Errorf("CustomResourceDefinition %s was applied and is gone", crd.Name)
+		}
+		crd = next
+	}
 }

@@ -45,9 +45,8 @@ import (
 // version is the provider release, set at link time: -ldflags "-X main.version=v0.2.0".
 var version = "dev"
 
-// Leader election on a Lease, and the Events the elector records about it. A ClusterRole
-// grant (one generated role for the whole provider), not a Role in example-system.
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch
+// Leader election on a Lease in the provider's namespace, and the Events the elector records.
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=example-system,resources=leases,verbs=get;list;watch;create;update;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -63,9 +62,9 @@ var version = "dev"
 // Behind a Service (--webhook-service=example-system/example-webhook-service) the replicas share
 // one CA and serving certificate through the Secret example-webhook-service-cert beside it:
 // read live by name, created by the first replica, rewritten when it rotates. Create cannot be
-// narrowed to a name, update can.
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=update,resourceNames=example-webhook-service-cert
+// narrowed to a name, get and update can; a Role in the provider's namespace only.
+// +kubebuilder:rbac:groups="",namespace=example-system,resources=secrets,verbs=create
+// +kubebuilder:rbac:groups="",namespace=example-system,resources=secrets,verbs=get;update,resourceNames=example-webhook-service-cert
 
 func main() {
 	opts := manager.NewOptions("example-manager", "example-infrastructure-leader-election", "example-system",
