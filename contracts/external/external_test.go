@@ -65,15 +65,16 @@ func TestGet_ReadsAtTheDiscoveredVersion(t *testing.T) {
 	require.ErrorContains(t, err, "reading GenericInfrastructureMachine "+ns+"/absent")
 }
 
-func TestTracker_WatchesEachKindOnceAndDeliversEvents(t *testing.T) {
+// startTracker runs a manager with a controller whose requests arrive on seen, and a Tracker
+// adding watches to it; the manager stops with the test.
+func startTracker(t *testing.T, name string) (ctx context.Context, tracker *external.Tracker, seen chan string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ns := env.CreateNamespace(t, "tracker")
+	t.Cleanup(cancel)
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
 	require.NoError(t, err)
-
-	seen := make(chan string, 10)
-	c, err := controller.New("tracker-test", mgr, controller.Options{
+	seen = make(chan string, 10)
+	c, err := controller.New(name, mgr, controller.Options{
 		SkipNameValidation: ptr.To(true),
 		Reconciler: reconcile.Func(func(_ context.Context, r reconcile.Request) (reconcile.Result, error) {
 			seen <- r.Name
@@ -81,9 +82,15 @@ func TestTracker_WatchesEachKindOnceAndDeliversEvents(t *testing.T) {
 		}),
 	})
 	require.NoError(t, err)
-	tracker := &external.Tracker{Controller: c, Cache: mgr.GetCache(), Handler: &handler.EnqueueRequestForObject{}}
+	tracker = &external.Tracker{Controller: c, Cache: mgr.GetCache(), Handler: &handler.EnqueueRequestForObject{}}
 	go func() { _ = mgr.Start(ctx) }()
 	require.True(t, mgr.GetCache().WaitForCacheSync(ctx))
+	return ctx, tracker, seen
+}
+
+func TestTracker_WatchesEachKindOnceAndDeliversEvents(t *testing.T) {
+	ns := env.CreateNamespace(t, "tracker")
+	ctx, tracker, seen := startTracker(t, "tracker-test")
 
 	obj := crds.New(crds.GenericInfrastructureMachineGVK, ns, "watched")
 	require.NoError(t, tracker.Watch(logr.Discard(), obj))
@@ -106,23 +113,8 @@ func TestTracker_WatchesEachKindOnceAndDeliversEvents(t *testing.T) {
 // that version's informer; the events must come from it too, or a reconcile woken by the old
 // version's informer reads the object before the new informer has the change and waits forever.
 func TestTracker_WatchesEachVersionTheReadsUse(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	ns := env.CreateNamespace(t, "tracker-versions")
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
-	require.NoError(t, err)
-	seen := make(chan string, 10)
-	c, err := controller.New("tracker-versions-test", mgr, controller.Options{
-		SkipNameValidation: ptr.To(true),
-		Reconciler: reconcile.Func(func(_ context.Context, r reconcile.Request) (reconcile.Result, error) {
-			seen <- r.Name
-			return reconcile.Result{}, nil
-		}),
-	})
-	require.NoError(t, err)
-	tracker := &external.Tracker{Controller: c, Cache: mgr.GetCache(), Handler: &handler.EnqueueRequestForObject{}}
-	go func() { _ = mgr.Start(ctx) }()
-	require.True(t, mgr.GetCache().WaitForCacheSync(ctx))
+	ctx, tracker, seen := startTracker(t, "tracker-versions-test")
 
 	v2 := crds.GenericMultiVersionInfrastructureMachineGVK
 	v1 := v2.GroupKind().WithVersion("v1beta1")

@@ -51,6 +51,11 @@ type thirdParty struct {
 func (s *suite) thirdPartyProvider() {
 	tp := s.newThirdParty()
 	defer tp.dumpOnFailure()
+	// SelfHosting ends by scaling the workers down; a manager whose pod ran on the removed node
+	// is rescheduled and must take its Lease again before the spec can rely on it.
+	for _, p := range providers {
+		s.waitForLease(tp.hosted, p, time.Now())
+	}
 	tp.loadImages()
 	tp.capstanctl("init", "--kubeconfig", tp.kc, "--config", tp.config, "--infrastructure", "example:v0.1.0")
 	tp.waitForManager("v0.1.0")
@@ -394,7 +399,8 @@ func (tp *thirdParty) dumpOnFailure() {
 			if len(lines) > 200 {
 				lines = lines[len(lines)-200:]
 			}
-			s.t.Logf("pod %s/%s (%v), lines about %s or failing:\n%s", ns, p.Name, err, tp.ns, strings.Join(lines, "\n"))
+			s.t.Logf("pod %s/%s on node %s, %s, ready %t (logs: %v), lines about %s or failing:\n%s",
+				ns, p.Name, p.Spec.NodeName, p.Status.Phase, podReady(&p), err, tp.ns, strings.Join(lines, "\n"))
 		}
 	}
 }

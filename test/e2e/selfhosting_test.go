@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -111,10 +112,17 @@ func (s *suite) selfHosting() {
 	require.NoError(s.t, hosted.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, moved))
 	require.False(s.t, ptrTrue(moved.Spec.Paused), "the moved Cluster is unpaused")
 
+	// The managers' images were loaded into today's nodes only: the scale-down at the end must
+	// remove the worker added below, not one the managers run on (ThirdPartyProvider uses them).
+	workers := client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name}
+	var original []clusterv1.Machine
 	local := s.mgmt
 	s.mgmt = hosted // the specs' helpers now read and patch the cluster where it lives
 	func() {
 		defer func() { s.mgmt = local }()
+		original, err = s.machines(workers)
+		require.NoError(s.t, err)
+		require.NotEmpty(s.t, original)
 		cps := s.controlPlaneCount()
 		s.patchReplicas(&clusterv1.MachineDeployment{}, s.mdKey(), 2)
 		s.waitForWorkers(2, cps, 10*time.Minute)
@@ -126,8 +134,23 @@ func (s *suite) selfHosting() {
 	back := &clusterv1.Cluster{}
 	require.NoError(s.t, s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, back))
 	require.False(s.t, ptrTrue(back.Spec.Paused))
+	now, err := s.machines(workers)
+	require.NoError(s.t, err)
+	for i := range now {
+		m := &now[i]
+		if !slices.ContainsFunc(original, func(o clusterv1.Machine) bool { return o.Name == m.Name }) {
+			patch := client.RawPatch("application/merge-patch+json", fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"yes"}}}`, clusterv1.DeleteMachineAnnotation))
+			require.NoError(s.t, s.mgmt.Patch(s.ctx, m, patch))
+		}
+	}
 	s.patchReplicas(&clusterv1.MachineDeployment{}, s.mdKey(), 1)
 	s.waitForWorkers(1, s.controlPlaneCount(), 8*time.Minute)
+	final, err := s.machines(workers)
+	require.NoError(s.t, err)
+	for _, m := range final {
+		require.True(s.t, slices.ContainsFunc(original, func(o clusterv1.Machine) bool { return o.Name == m.Name }),
+			"the scale-down removed the worker added by the hosted managers, not %s", m.Name)
+	}
 }
 
 func ptrTrue(b *bool) bool { return b != nil && *b }
