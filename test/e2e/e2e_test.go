@@ -179,10 +179,16 @@ func (s *suite) scaleMachineDeployment() {
 // status writes).
 func (s *suite) patchReplicas(obj client.Object, key client.ObjectKey, n int32) {
 	s.t.Helper()
+	s.patchReplicasOn(s.mgmt, obj, key, n)
+}
+
+// patchReplicasOn is patchReplicas on management cluster c.
+func (s *suite) patchReplicasOn(c client.Client, obj client.Object, key client.ObjectKey, n int32) {
+	s.t.Helper()
 	obj.SetNamespace(key.Namespace)
 	obj.SetName(key.Name)
 	patch := client.RawPatch("application/merge-patch+json", fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, n))
-	require.NoError(s.t, s.mgmt.Patch(s.ctx, obj, patch))
+	require.NoError(s.t, c.Patch(s.ctx, obj, patch))
 }
 
 // rollingUpgrade points the MachineDeployment at a new DockerMachineTemplate while `capstanctl

@@ -89,6 +89,11 @@ func (s *suite) newThirdParty() *thirdParty {
 
 func (tp *thirdParty) capstanctl(args ...string) { tp.s.capstanctl(args...) }
 
+// mdKey is the cluster template's MachineDeployment.
+func (tp *thirdParty) mdKey() client.ObjectKey {
+	return client.ObjectKey{Namespace: tp.ns, Name: tp.name + "-md-0"}
+}
+
 // loadImages puts both releases' manager images (make example-images) on every node.
 func (tp *thirdParty) loadImages() {
 	nodes, err := tp.s.containers()
@@ -253,7 +258,7 @@ func (tp *thirdParty) upgrade() {
 
 	// The new manager provisions: a second Machine, its ExampleMachine created by the core at
 	// the contract's version (v1alpha2) and provisioned by v0.2.0.
-	s.mgmtPatchReplicas(tp.hosted, client.ObjectKey{Namespace: tp.ns, Name: tp.name + "-md-0"}, 2)
+	s.patchReplicasOn(tp.hosted, &clusterv1.MachineDeployment{}, tp.mdKey(), 2)
 	tp.waitForProvisioned(tp.hosted, 2)
 	require.Empty(s.t, withoutScaleUp(events.stop()), "no Machine was replaced during the upgrade")
 	provider := &unstructured.Unstructured{}
@@ -288,13 +293,6 @@ func (tp *thirdParty) exampleMachines(version string) []unstructured.Unstructure
 	return list.Items
 }
 
-// mgmtPatchReplicas sets a MachineDeployment's replicas on management cluster c.
-func (s *suite) mgmtPatchReplicas(c client.Client, key client.ObjectKey, n int32) {
-	s.t.Helper()
-	md := &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
-	require.NoError(s.t, c.Patch(s.ctx, md, client.RawPatch("application/merge-patch+json", fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, n))))
-}
-
 // moveAwayAndBack moves the cluster to the local management plane, where the same release
 // runs as a local process (the plane has no nodes for its Deployment), scales it down there,
 // and moves it back.
@@ -309,12 +307,12 @@ func (tp *thirdParty) moveAwayAndBack() {
 	require.True(s.t, apierrors.IsNotFound(err), "the Cluster left the hosting cluster: %v", err)
 
 	// On the local plane its provider deletes a machine (its finalizer) and keeps the other.
-	s.mgmtPatchReplicas(s.mgmt, client.ObjectKey{Namespace: tp.ns, Name: tp.name + "-md-0"}, 1)
+	s.patchReplicasOn(s.mgmt, &clusterv1.MachineDeployment{}, tp.mdKey(), 1)
 	tp.waitForProvisioned(s.mgmt, 1)
 	tp.capstanctl("move", "--kubeconfig", mgmtKC, "--to-kubeconfig", tp.kc, "-n", tp.ns)
 
 	// Home again: the hosted v0.2.0 manager provisions a new machine.
-	s.mgmtPatchReplicas(tp.hosted, client.ObjectKey{Namespace: tp.ns, Name: tp.name + "-md-0"}, 2)
+	s.patchReplicasOn(tp.hosted, &clusterv1.MachineDeployment{}, tp.mdKey(), 2)
 	tp.waitForProvisioned(tp.hosted, 2)
 	stopLocal()
 	tp.capstanctl("delete", "--kubeconfig", mgmtKC, "--infrastructure", "example", "--include-crd")

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"capstan.dev/core/internal/capstanctl/clusterctl"
-	"capstan.dev/core/internal/capstanctl/repository"
 	"capstan.dev/core/internal/capstanctl/template"
 )
 
@@ -19,10 +18,9 @@ func (o *generateFlags) template() ([]byte, func(string) (string, bool), error) 
 		raw, err := template.Load(o.flavor)
 		return raw, os.LookupEnv, err
 	}
-	home, _ := os.UserHomeDir()
-	cfg, err := repository.FindConfig(o.config, repository.DefaultPaths(os.Getenv, home))
+	cfg, err := readConfig(o.config)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--config: %w", err)
+		return nil, nil, err
 	}
 	name, version, _ := strings.Cut(o.infrastructure, ":")
 	e, ok := cfg.Provider(name, clusterctl.InfrastructureProvider)
@@ -33,11 +31,7 @@ func (o *generateFlags) template() ([]byte, func(string) (string, bool), error) 
 		}
 		return nil, nil, fmt.Errorf("--infrastructure %s: %s; Capstan's own templates need no --infrastructure (see --flavor)", o.infrastructure, where)
 	}
-	src, err := repository.NewSource(e)
-	if err != nil {
-		return nil, nil, err
-	}
-	v, err := src.Resolve(version)
+	src, v, err := resolveSource(e, version)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -92,15 +92,22 @@ func choose(reqs []request, cfg repository.Config) (chosen, error) {
 }
 
 func readRelease(e repository.ProviderEntry, requested string) (repository.Release, error) {
-	src, err := repository.NewSource(e)
-	if err != nil {
-		return repository.Release{}, err
-	}
-	v, err := src.Resolve(requested)
+	src, v, err := resolveSource(e, requested)
 	if err != nil {
 		return repository.Release{}, err
 	}
 	return src.Read(v, string(contract.V1Beta2))
+}
+
+// resolveSource is e's repository and the version directory requested names there ("" for the
+// url's own, or latest).
+func resolveSource(e repository.ProviderEntry, requested string) (repository.Source, string, error) {
+	src, err := repository.NewSource(e)
+	if err != nil {
+		return repository.Source{}, "", err
+	}
+	v, err := src.Resolve(requested)
+	return src, v, err
 }
 
 func unknownProvider(r request, cfg repository.Config) error {
@@ -215,7 +222,7 @@ func runInitProviders(c *cobra.Command, g *globalOptions, o *initOptions) error 
 	if err != nil {
 		return err
 	}
-	cfg, err := o.readConfig()
+	cfg, err := readConfig(o.config)
 	if err != nil {
 		return err
 	}
@@ -266,9 +273,10 @@ func runInitProviders(c *cobra.Command, g *globalOptions, o *initOptions) error 
 	return applyAndWait(c, cl, o, plan)
 }
 
-func (o *initOptions) readConfig() (repository.Config, error) {
+// readConfig reads --config's file, else clusterctl's default configuration file if one exists.
+func readConfig(path string) (repository.Config, error) {
 	home, _ := os.UserHomeDir()
-	cfg, err := repository.FindConfig(o.config, repository.DefaultPaths(os.Getenv, home))
+	cfg, err := repository.FindConfig(path, repository.DefaultPaths(os.Getenv, home))
 	if err != nil {
 		return cfg, fmt.Errorf("--config: %w", err)
 	}

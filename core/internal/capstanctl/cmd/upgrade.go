@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,15 +25,6 @@ type upgradeOptions struct {
 	interval time.Duration
 	wait     bool
 	timeout  time.Duration
-}
-
-func (o *upgradeOptions) readConfig() (repository.Config, error) {
-	home, _ := os.UserHomeDir()
-	cfg, err := repository.FindConfig(o.config, repository.DefaultPaths(os.Getenv, home))
-	if err != nil {
-		return cfg, fmt.Errorf("--config: %w", err)
-	}
-	return cfg, nil
 }
 
 func newUpgradeCommand(g *globalOptions) *cobra.Command {
@@ -68,7 +58,7 @@ unreadable is shown with the reason. Nothing is written.`,
 }
 
 func runUpgradePlan(c *cobra.Command, g *globalOptions, o *upgradeOptions) error {
-	cfg, err := o.readConfig()
+	cfg, err := readConfig(o.config)
 	if err != nil {
 		return err
 	}
@@ -189,7 +179,7 @@ func runUpgradeApply(c *cobra.Command, g *globalOptions, o *upgradeOptions) erro
 	if o.timeout <= 0 {
 		return fmt.Errorf("--timeout must be positive, got %s", o.timeout)
 	}
-	cfg, err := o.readConfig()
+	cfg, err := readConfig(o.config)
 	if err != nil {
 		return err
 	}

@@ -121,28 +121,16 @@ func (u *Upgrader) migrateStoredVersions(ctx context.Context, crds []*unstructur
 // served by the manager the upgrade has just applied: reading the old objects at the new version
 // fails until that manager runs and has written its CA into the CRD, seconds to a minute later.
 func (u *Upgrader) whileConverting(ctx context.Context, crd string, op func() error) error {
-	limit := cmp.Or(u.ConversionWait, 5*time.Minute)
-	deadline := time.Now().Add(limit)
-	told := false
-	for {
-		err := op()
-		if err == nil || !isConversionFailure(err) {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%w: the conversion webhook of CustomResourceDefinition %s did not answer within %s; "+
-				"check that the new release's manager is running (its Deployment's pods and their logs), then run upgrade apply again", err, crd, limit)
-		}
-		if !told {
-			fmt.Fprintf(u.out(), "CustomResourceDefinition %s: waiting for its conversion webhook to answer (%v)\n", crd, err)
-			told = true
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(cmp.Or(u.PollInterval, time.Second)):
-		}
-	}
+	var last error
+	return u.waitForConversion(ctx, func() (bool, error) {
+		last = op()
+		return last == nil || !isConversionFailure(last), last
+	}, func(limit time.Duration) error {
+		return fmt.Errorf("%w: the conversion webhook of CustomResourceDefinition %s did not answer within %s; "+
+			"check that the new release's manager is running (its Deployment's pods and their logs), then run upgrade apply again", last, crd, limit)
+	}, func() string {
+		return fmt.Sprintf("CustomResourceDefinition %s: waiting for its conversion webhook to answer (%v)", crd, last)
+	})
 }
 
 // isConversionFailure says whether the API server failed a request because it could not convert
@@ -160,35 +148,50 @@ func isConversionFailure(err error) bool {
 // write-back would then prune every field the new version moved. The CA arrives seconds later,
 // from a process started after the change, so the switch is behind us by then.
 func (u *Upgrader) waitForConversionCA(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) error {
+	name, reread := crd.Name, false
+	return u.waitForConversion(ctx, func() (bool, error) {
+		if reread {
+			next, err := u.readCRD(ctx, name)
+			if err != nil {
+				return true, err
+			}
+			if next == nil {
+				return true, fmt.Errorf("CustomResourceDefinition %s was applied and is gone", name)
+			}
+			crd = next
+		}
+		reread = true
+		c := crd.Spec.Conversion
+		return c == nil || c.Strategy != apiextensionsv1.WebhookConverter || c.Webhook == nil || c.Webhook.ClientConfig == nil ||
+			len(c.Webhook.ClientConfig.CABundle) > 0, nil
+	}, func(limit time.Duration) error {
+		return fmt.Errorf("CustomResourceDefinition %s converts by webhook and its spec.conversion.webhook.clientConfig.caBundle is still empty after %s: "+
+			"the new release's manager (or cert-manager) writes it once it runs; check its Deployment's pods, then run upgrade apply again", name, limit)
+	}, func() string {
+		return fmt.Sprintf("CustomResourceDefinition %s: waiting for its conversion webhook's CA (the new release's manager writes it when it starts)", name)
+	})
+}
+
+// waitForConversion polls done every PollInterval until it reports done (with its error), for at
+// most ConversionWait (five minutes when zero): the first wait prints waiting()'s line, the
+// deadline returns timedOut's error.
+func (u *Upgrader) waitForConversion(ctx context.Context, done func() (bool, error), timedOut func(time.Duration) error, waiting func() string) error {
 	limit := cmp.Or(u.ConversionWait, 5*time.Minute)
 	deadline := time.Now().Add(limit)
-	told := false
-	for {
-		c := crd.Spec.Conversion
-		if c == nil || c.Strategy != apiextensionsv1.WebhookConverter || c.Webhook == nil || c.Webhook.ClientConfig == nil ||
-			len(c.Webhook.ClientConfig.CABundle) > 0 {
-			return nil
+	for told := false; ; told = true {
+		if ok, err := done(); ok {
+			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("CustomResourceDefinition %s converts by webhook and its spec.conversion.webhook.clientConfig.caBundle is still empty after %s: "+
-				"the new release's manager (or cert-manager) writes it once it runs; check its Deployment's pods, then run upgrade apply again", crd.Name, limit)
+			return timedOut(limit)
 		}
 		if !told {
-			fmt.Fprintf(u.out(), "CustomResourceDefinition %s: waiting for its conversion webhook's CA (the new release's manager writes it when it starts)\n", crd.Name)
-			told = true
+			fmt.Fprintln(u.out(), waiting())
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(cmp.Or(u.PollInterval, time.Second)):
 		}
-		next, err := u.readCRD(ctx, crd.Name)
-		if err != nil {
-			return err
-		}
-		if next == nil {
-			return fmt.Errorf("CustomResourceDefinition %s was applied and is gone", crd.Name)
-		}
-		crd = next
 	}
 }
