@@ -2,13 +2,19 @@ package external
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/contract"
+	"capstan.dev/contracts/owner"
 	"capstan.dev/contracts/patch"
 )
 
@@ -45,4 +51,41 @@ func Adopt(ctx context.Context, c client.Client, obj *unstructured.Unstructured,
 	labels[clusterv1.ClusterNameLabel] = clusterName
 	obj.SetLabels(labels)
 	return helper.Patch(ctx, obj)
+}
+
+// OwnTemplates makes cluster an owner of the templates refs name in namespace, as upstream's
+// MachineDeployment and MachineSet controllers do for the templates their Machines are cloned
+// from: the garbage collector then deletes a template written beside its Cluster, without a
+// topology, when the Cluster goes. Objects whose kind is not a template (a Machine's own
+// InfraMachine is adopted by the Machine) and templates that already have the owner are left
+// alone, so a steady state writes nothing. A missing template or CRD is not an error here:
+// whoever clones from the template reports it.
+func OwnTemplates(ctx context.Context, c client.Client, cluster *clusterv1.Cluster, namespace string, refs ...clusterv1.ContractVersionedObjectReference) error {
+	for _, ref := range refs {
+		if err := ownTemplate(ctx, c, cluster, namespace, ref); err != nil {
+			return fmt.Errorf("making Cluster %s an owner of %s %s: %w", cluster.Name, ref.Kind, ref.Name, err)
+		}
+	}
+	return nil
+}
+
+func ownTemplate(ctx context.Context, c client.Client, cluster *clusterv1.Cluster, namespace string, ref clusterv1.ContractVersionedObjectReference) error {
+	if !ref.IsDefined() || !strings.HasSuffix(ref.Kind, clusterv1.TemplateSuffix) {
+		return nil
+	}
+	tmpl, _, err := Get(ctx, c, ref, namespace)
+	switch {
+	case apierrors.IsNotFound(err), errors.Is(err, contract.ErrCRDNotFound):
+		return nil
+	case err != nil:
+		return err
+	case owner.HasUID(tmpl, cluster.UID):
+		return nil
+	}
+	helper, err := patch.NewHelper(tmpl, c)
+	if err != nil {
+		return err
+	}
+	owner.EnsureClusterOwner(tmpl, cluster)
+	return helper.Patch(ctx, tmpl)
 }

@@ -358,8 +358,15 @@ func (tp *thirdParty) deleteClusterAndProvider() {
 		err := tp.hosted.Get(s.ctx, client.ObjectKey{Namespace: tp.ns, Name: tp.name}, &clusterv1.Cluster{})
 		return apierrors.IsNotFound(err) && len(left) == 0, fmt.Sprintf("cluster: %v, %d ExampleMachines", err, len(left)), client.IgnoreNotFound(err)
 	})
-	// The templates outlive the Cluster: the upgrade's extra one belongs to none, and Capstan does
-	// not yet make a Cluster the owner of its MachineDeployments' templates, as upstream does.
+	// The MachineDeployment made the Cluster an owner of its template (as upstream's does), so the
+	// garbage collector takes it with the Cluster; the upgrade's extra one belongs to no Cluster.
+	s.waitFor(2*time.Minute, "the garbage collector to delete the MachineDeployment's template with the Cluster", func() (bool, string, error) {
+		tmpl := &unstructured.Unstructured{}
+		tmpl.SetAPIVersion(exampleGroup + "/v1alpha2")
+		tmpl.SetKind("ExampleMachineTemplate")
+		err := tp.hosted.Get(s.ctx, tp.mdKey(), tmpl) // the template is named as the MachineDeployment
+		return apierrors.IsNotFound(err), fmt.Sprintf("template: %v, owners %v", err, tmpl.GetOwnerReferences()), client.IgnoreNotFound(err)
+	})
 	templates := &unstructured.Unstructured{}
 	templates.SetAPIVersion(exampleGroup + "/v1alpha2")
 	templates.SetKind("ExampleMachineTemplate")

@@ -18,6 +18,7 @@ import (
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/contracts/testing/crds"
 )
 
 // TestMachineDeployment_RollingUpdateNeverDropsBelowDesiredAvailable changes the template and
@@ -371,4 +372,31 @@ func TestMachineDeployment_WithoutClusterLabelGetsItAndTheClusterAsOwner(t *test
 		}
 		return got.Labels[clusterv1.ClusterNameLabel] == clusterName && owned && len(sets) == 1, nil
 	})
+}
+
+// As upstream, the MachineDeployment makes its Cluster an owner of the templates its Machines
+// are cloned from, keeping the owners they have, so that the garbage collector deletes them
+// with the Cluster; once owned, reconciles write them no more.
+func TestMachineDeployment_MakesTheClusterAnOwnerOfItsTemplates(t *testing.T) {
+	f := newFixture(t)
+	other := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "keeps-it", UID: "0d0e3a1c-0000-4000-8000-000000000001"}
+	infra := crds.New(crds.GenericInfrastructureMachineTemplateGVK, f.ns, "infra")
+	f.update(infra, func() { infra.SetOwnerReferences([]metav1.OwnerReference{other}) })
+
+	md := f.newMachineDeployment("workers", 1)
+	require.NoError(t, env.Client.Create(f.ctx, md))
+	cluster := f.waitForTemplatesOwned()
+	bootstrap := crds.New(crds.GenericBootstrapConfigTemplateGVK, f.ns, "bootstrap")
+	f.get(infra)
+	f.get(bootstrap)
+	clusterRef := metav1.OwnerReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: clusterName, UID: cluster.UID}
+	require.Equal(t, []metav1.OwnerReference{other, clusterRef}, infra.GetOwnerReferences())
+	require.Equal(t, []metav1.OwnerReference{clusterRef}, bootstrap.GetOwnerReferences())
+
+	versions := []string{infra.GetResourceVersion(), bootstrap.GetResourceVersion()}
+	f.update(md, func() { md.Spec.Replicas = ptr.To(int32(2)) })
+	f.waitForAvailable(md, 2)
+	f.get(infra)
+	f.get(bootstrap)
+	require.Equal(t, versions, []string{infra.GetResourceVersion(), bootstrap.GetResourceVersion()}, "an owned template is not written again")
 }

@@ -16,6 +16,7 @@ import (
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
 	"capstan.dev/contracts/conditions"
+	"capstan.dev/contracts/external"
 	"capstan.dev/contracts/owner"
 	"capstan.dev/core/internal/controller/machineset"
 	"capstan.dev/core/internal/mdrollout"
@@ -29,6 +30,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	owner.LabelCluster(s.md, s.md.Spec.ClusterName)
 	if s.cluster != nil {
 		owner.EnsureClusterOwner(s.md, s.cluster)
+		if err := r.ownTemplates(ctx, s); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	if err := r.read(ctx, s); err != nil {
 		return ctrl.Result{}, err
@@ -51,6 +55,13 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{RequeueAfter: after.Sub(s.now) + time.Second}, nil
 	}
 	return ctrl.Result{}, nil
+}
+
+// ownTemplates makes the Cluster an owner of the templates the MachineDeployment's Machines are
+// cloned from, as upstream does, so that they go with the Cluster.
+func (r *Reconciler) ownTemplates(ctx context.Context, s *scope) error {
+	spec := &s.md.Spec.Template.Spec
+	return external.OwnTemplates(ctx, r.Client, s.cluster, s.md.Namespace, spec.InfrastructureRef, spec.Bootstrap.ConfigRef)
 }
 
 // read lists the MachineSets (adopting and releasing) and their Machines, and sorts the

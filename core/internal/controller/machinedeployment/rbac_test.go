@@ -31,6 +31,7 @@ func TestRBACMarkers_AreEnoughToRollOutAndDelete(t *testing.T) {
 	md := f.newMachineDeployment("workers", 2)
 	require.NoError(t, env.Client.Create(ctx, md))
 	oldMS, _ := f.waitForAvailable(md, 2)
+	f.waitForTemplatesOwned()
 	f.update(md, func() { md.Spec.Template.Spec.Version = "v1.37.3" })
 	envtest.WaitFor(t, timeout, "the rollout to complete", func() (bool, error) {
 		for name, m := range f.machines() {

@@ -136,6 +136,30 @@ func (f *fixture) newMachineDeployment(name string, replicas int32) *clusterv1.M
 	}
 }
 
+// waitForTemplatesOwned waits until the fixture's Cluster owns both templates, and returns it.
+func (f *fixture) waitForTemplatesOwned() *clusterv1.Cluster {
+	f.t.Helper()
+	cluster := &clusterv1.Cluster{}
+	envtest.WaitFor(f.t, timeout, "the Cluster to own the bootstrap and infrastructure templates", func() (bool, error) {
+		if err := env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: clusterName}, cluster); err != nil {
+			return false, err
+		}
+		for _, tmpl := range []*unstructured.Unstructured{
+			crds.New(crds.GenericBootstrapConfigTemplateGVK, f.ns, "bootstrap"),
+			crds.New(crds.GenericInfrastructureMachineTemplateGVK, f.ns, "infra"),
+		} {
+			if err := env.Client.Get(f.ctx, client.ObjectKeyFromObject(tmpl), tmpl); err != nil {
+				return false, err
+			}
+			if !slices.ContainsFunc(tmpl.GetOwnerReferences(), func(r metav1.OwnerReference) bool { return r.UID == cluster.UID }) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	return cluster
+}
+
 // get reads obj again from the API server.
 func (f *fixture) get(obj client.Object) {
 	f.t.Helper()

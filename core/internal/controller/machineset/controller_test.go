@@ -546,3 +546,24 @@ func TestMachineSet_LeavesANewMachinesUpToDateToItsFirstStatus(t *testing.T) {
 	stop()
 	require.Nil(t, conditions.Get(f.machines()[names[1]], clusterv1.MachineUpToDateCondition))
 }
+
+// As upstream, a MachineSet no MachineDeployment controls makes its Cluster an owner of its
+// templates, so that they go with the Cluster.
+func TestMachineSet_StandaloneMakesTheClusterAnOwnerOfItsTemplates(t *testing.T) {
+	f := newFixture(t)
+	ms := f.newMachineSet("workers", "web", 1)
+	require.NoError(t, env.Client.Create(f.ctx, ms))
+	cluster := &clusterv1.Cluster{}
+	require.NoError(t, env.Client.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: clusterName}, cluster))
+	want := []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: clusterName, UID: cluster.UID}}
+	for _, tmpl := range []*unstructured.Unstructured{
+		crds.New(crds.GenericBootstrapConfigTemplateGVK, f.ns, "bootstrap"),
+		crds.New(crds.GenericInfrastructureMachineTemplateGVK, f.ns, "infra"),
+	} {
+		envtest.WaitFor(t, timeout, "the Cluster to own "+tmpl.GetKind(), func() (bool, error) {
+			err := env.Client.Get(f.ctx, client.ObjectKeyFromObject(tmpl), tmpl)
+			return len(tmpl.GetOwnerReferences()) > 0, err
+		})
+		require.Equal(t, want, tmpl.GetOwnerReferences())
+	}
+}

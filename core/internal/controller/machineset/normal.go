@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/external"
 	"capstan.dev/contracts/owner"
 )
 
@@ -16,6 +18,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	owner.LabelCluster(s.ms, s.ms.Spec.ClusterName)
 	steps := []func(context.Context, *scope) (ctrl.Result, error){
 		r.readMachines,
+		r.ownTemplates,
 		r.repairMissingClones,
 		r.syncMachines,
 		r.remediateUnhealthyMachines,
@@ -56,6 +59,17 @@ func (r *Reconciler) readMachines(ctx context.Context, s *scope) (ctrl.Result, e
 	}
 	s.machines, s.machinesRead = machines, true
 	return ctrl.Result{}, nil
+}
+
+// ownTemplates makes the Cluster an owner of the templates of a MachineSet that no
+// MachineDeployment controls, as upstream does, so that they go with the Cluster; a
+// MachineDeployment does it for its MachineSets' templates, which are its own.
+func (r *Reconciler) ownTemplates(ctx context.Context, s *scope) (ctrl.Result, error) {
+	if s.deployment != nil || s.cluster == nil || metav1.GetControllerOf(s.ms) != nil {
+		return ctrl.Result{}, nil
+	}
+	spec := &s.ms.Spec.Template.Spec
+	return ctrl.Result{}, external.OwnTemplates(ctx, r.Client, s.cluster, s.ms.Namespace, spec.InfrastructureRef, spec.Bootstrap.ConfigRef)
 }
 
 // isCurrentRevision reports whether the MachineSet is its MachineDeployment's current revision:
