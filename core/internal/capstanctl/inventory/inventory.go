@@ -27,7 +27,7 @@ type Entry struct {
 
 // Read lists the inventory, sorted by label; a cluster without clusterctl's inventory CRD has
 // an empty inventory.
-func Read(ctx context.Context, cl client.Client) ([]Entry, error) {
+func Read(ctx context.Context, cl client.Reader) ([]Entry, error) {
 	list := &unstructured.UnstructuredList{}
 	list.SetAPIVersion(clusterctl.APIVersion)
 	list.SetKind(clusterctl.InventoryKind + "List")

@@ -30,11 +30,14 @@ type Copied struct {
 // there). A copy an earlier run left (t.Copies) is left alone once that run resumed it
 // (the target's providers own it then); otherwise it is updated when it differs from the
 // source object and its status written again when that differs, so a re-run ends with
-// the same objects and no duplicates.
+// the same objects and no duplicates. A global object is created only when the target lacks
+// it (copyGlobal).
 func CopyToTarget(ctx context.Context, target client.Client, plan *Plan, t *Target) (Copied, error) {
 	var res Copied
-	if err := ensureNamespace(ctx, target, plan.Namespace); err != nil {
-		return res, err
+	if plan.Namespace != "" {
+		if err := ensureNamespace(ctx, target, plan.Namespace); err != nil {
+			return res, err
+		}
 	}
 	moved := make(map[types.UID]bool, len(plan.Objects))
 	for _, o := range plan.Objects {
@@ -58,6 +61,15 @@ func CopyToTarget(ctx context.Context, target client.Client, plan *Plan, t *Targ
 		}
 		desired.SetOwnerReferences(refs)
 		separateStatus := t.StatusSubresource[o.GroupVersionKind().GroupKind()]
+		if plan.Global[o.GetUID()] {
+			got, err := res.copyGlobal(ctx, target, desired, o, separateStatus)
+			if err != nil {
+				return res, fmt.Errorf("copying %s to the target: %w", describe(o), err)
+			}
+			copies[o.GetUID()] = got.GetUID()
+			res.Copies = append(res.Copies, got)
+			continue
+		}
 		got, err := res.write(ctx, target, desired, t.Copies[o.GetUID()], separateStatus)
 		if err != nil {
 			return res, fmt.Errorf("copying %s to the target: %w", describe(o), err)

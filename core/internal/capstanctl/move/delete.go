@@ -23,7 +23,7 @@ func DeletionOrder(copyOrder []*unstructured.Unstructured) []*unstructured.Unstr
 	return append(others, clusters...)
 }
 
-// DeleteFromSource deletes plan's objects from the source in DeletionOrder. Each one first
+// DeleteFromSource deletes plan's objects but the global ones from the source in DeletionOrder. Each one first
 // loses its finalizers, so that no provider there (all are paused anyway) tears down the
 // infrastructure the copies now own; the delete is then immediate. An object already gone
 // (an earlier run, the garbage collector) is skipped, and the delete is conditional on
@@ -31,6 +31,9 @@ func DeletionOrder(copyOrder []*unstructured.Unstructured) []*unstructured.Unstr
 func DeleteFromSource(ctx context.Context, source client.Client, plan *Plan) (int, error) {
 	deleted := 0
 	for _, o := range DeletionOrder(plan.Objects) {
+		if plan.Global[o.GetUID()] {
+			continue // shared by the Clusters of other namespaces: clusterctl keeps them too
+		}
 		uid := o.GetUID()
 		// The UID makes the patch fail, instead of stripping finalizers, on an object
 		// re-created under the same name: metadata.uid is immutable.

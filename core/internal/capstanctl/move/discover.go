@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -32,6 +33,10 @@ type Plan struct {
 	// CRDs names the CRD (<plural>.<group>) of each Cluster API kind in Objects, at the
 	// version it was read at, which the target must serve.
 	CRDs map[schema.GroupVersionKind]string
+	// Global holds the UIDs of the shared objects among Objects: cluster-scoped ones a move
+	// label selects and what they own (see globals). They are created in the target when
+	// missing, and never updated, paused or deleted.
+	Global map[types.UID]bool
 }
 
 // IsClusterAPIGroup reports whether objects of group are Cluster API objects:
@@ -62,8 +67,10 @@ func MovesKind(crd *apiextensionsv1.CustomResourceDefinition) bool {
 
 // Discover reads what moves from namespace of the source: every object of a namespaced
 // Cluster API CRD or CRD labelled clusterctlLabel, read at the version the CRD stores, and the Secrets and ConfigMaps
-// Attached to them. source must be uncached: Secrets are read once, and a cache would
-// also hold every Secret of the cluster in memory.
+// Attached to them; and, as clusterctl, the objects of such cluster-scoped CRDs that a move
+// label selects (on the CRD or the object), with what a MoveHierarchyLabel one owns among the
+// namespace's and the infrastructure providers' Secrets (see globals). source must be
+// uncached: Secrets are read once, and a cache would also hold every Secret of the cluster in memory.
 func Discover(ctx context.Context, source client.Reader, namespace string) (*Plan, error) {
 	crds, err := listCRDs(ctx, source)
 	if err != nil {
@@ -71,18 +78,19 @@ func Discover(ctx context.Context, source client.Reader, namespace string) (*Pla
 	}
 	plan := &Plan{Namespace: namespace, CRDs: map[schema.GroupVersionKind]string{}}
 	var kinds []schema.GroupVersionKind
+	var globalKinds []globalKind
 	crdNames := map[schema.GroupVersionKind]string{}
 	for _, crd := range sortedCRDs(crds) {
-		if !MovesKind(crd) {
-			continue
-		}
 		version := readVersion(crd)
-		if version == "" {
-			continue // serves nothing, so holds nothing that can be read
+		switch {
+		case version == "": // serves nothing, so holds nothing that can be read
+		case MovesKind(crd):
+			gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Spec.Names.Kind}
+			kinds = append(kinds, gvk)
+			crdNames[gvk] = crd.Name
+		case movesGlobalKind(crd):
+			globalKinds = append(globalKinds, newGlobalKind(crd, version))
 		}
-		gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Spec.Names.Kind}
-		kinds = append(kinds, gvk)
-		crdNames[gvk] = crd.Name
 	}
 	lists, err := listKinds(ctx, source, append(kinds, attachedKinds...), namespace)
 	if err != nil {
@@ -99,11 +107,23 @@ func Discover(ctx context.Context, source client.Reader, namespace string) (*Pla
 		}
 		moved = append(moved, objs...)
 	}
-	ordered, err := Order(append(moved, Attached(moved, candidates)...))
+	g, err := discoverGlobals(ctx, source, globalKinds, plan)
 	if err != nil {
 		return nil, err
 	}
-	plan.Objects = ordered
+	all := append(slices.Clone(moved), g.objects...)
+	all = append(all, Attached(append(moved, g.roots...), candidates)...)
+	if len(g.roots) > 0 {
+		secrets, err := providerSecrets(ctx, source, namespace)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, Attached(g.roots, secrets)...)
+	}
+	if plan.Objects, err = Order(all); err != nil {
+		return nil, err
+	}
+	markGlobal(plan)
 	return plan, nil
 }
 

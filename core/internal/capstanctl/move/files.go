@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 )
 
@@ -66,8 +67,8 @@ type backupFile struct {
 }
 
 // readBackups reads every file of dir but hidden ones and subdirectories, each of which
-// must hold one namespaced Kubernetes object with a UID, all of them in one namespace and
-// none twice. Every problem is listed in one error, each naming its file.
+// must hold one Kubernetes object with a UID. Every problem is listed in one error, each
+// naming its file.
 func readBackups(dir string) ([]backupFile, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -87,9 +88,6 @@ func readBackups(dir string) ([]backupFile, error) {
 		}
 		files = append(files, backupFile{path: path, obj: o})
 	}
-	if len(problems) == 0 {
-		problems = sameNamespaceOnce(files)
-	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("%w:\n  - %s", ErrPreflight, strings.Join(problems, "\n  - "))
 	}
@@ -102,7 +100,7 @@ func readBackups(dir string) ([]backupFile, error) {
 
 // errNotObject says what a backup file must hold.
 var errNotObject = errors.New("must hold one Kubernetes object with apiVersion, kind, metadata.name, metadata.namespace " +
-	"and metadata.uid, as 'capstanctl move --to-directory' writes it")
+	"(but for a cluster-scoped kind) and metadata.uid, as 'capstanctl move --to-directory' writes it")
 
 // readObject reads the one object of the YAML or JSON file at path.
 func readObject(path string) (*unstructured.Unstructured, error) {
@@ -123,28 +121,34 @@ func readObject(path string) (*unstructured.Unstructured, error) {
 		return nil, fmt.Errorf("is not a Kubernetes object (%v): it %w", err, errNotObject)
 	}
 	gv, err := schema.ParseGroupVersion(o.GetAPIVersion())
-	if err != nil || o.GetAPIVersion() == "" || o.GetKind() == "" || o.GetName() == "" || o.GetNamespace() == "" || o.GetUID() == "" {
+	if err != nil || o.GetAPIVersion() == "" || o.GetKind() == "" || o.GetName() == "" || o.GetUID() == "" {
 		return nil, fmt.Errorf("is not a Kubernetes object as a backup holds it: it %w", errNotObject)
 	}
 	o.SetGroupVersionKind(gv.WithKind(o.GetKind()))
 	return o, nil
 }
 
-// sameNamespaceOnce returns a problem for each object outside the first file's namespace
-// and each object found in two files.
-func sameNamespaceOnce(files []backupFile) []string {
+// sameNamespaceOnce returns the namespace of the first file whose object is not global, a
+// problem for each other object that is not global and outside it, and one for each object
+// found in two files.
+func sameNamespaceOnce(files []backupFile, global map[types.UID]bool) (string, []string) {
 	var problems []string
 	seen := map[string]string{}
+	namespace, first := "", ""
 	for _, f := range files {
-		if ns := files[0].obj.GetNamespace(); f.obj.GetNamespace() != ns {
+		switch ns := f.obj.GetNamespace(); {
+		case global[f.obj.GetUID()]:
+		case first == "":
+			namespace, first = ns, f.path
+		case ns != namespace:
 			problems = append(problems, fmt.Sprintf("file %s holds %s, not of namespace %s as file %s: restore one namespace at a time, "+
-				"each from its own directory", f.path, describe(f.obj), ns, files[0].path))
+				"each from its own directory", f.path, describe(f.obj), namespace, first))
 		}
-		k := f.obj.GroupVersionKind().GroupKind().String() + " " + f.obj.GetName()
+		k := f.obj.GroupVersionKind().GroupKind().String() + " " + f.obj.GetNamespace() + "/" + f.obj.GetName()
 		if first, dup := seen[k]; dup {
 			problems = append(problems, fmt.Sprintf("file %s holds %s, as file %s does: remove one of them", f.path, describe(f.obj), first))
 		}
 		seen[k] = f.path
 	}
-	return problems
+	return namespace, problems
 }

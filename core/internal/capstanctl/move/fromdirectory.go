@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"capstan.dev/core/internal/capstanctl/components"
@@ -81,7 +82,7 @@ func restorePlan(ctx context.Context, target client.Reader, files []backupFile, 
 	if err != nil {
 		return nil, fmt.Errorf("reading the CustomResourceDefinitions of the target management cluster (--kubeconfig): %w", err)
 	}
-	plan := &Plan{Namespace: files[0].obj.GetNamespace(), CRDs: map[schema.GroupVersionKind]string{}}
+	plan := &Plan{CRDs: map[schema.GroupVersionKind]string{}}
 	var problems []string
 	objs := make([]*unstructured.Unstructured, 0, len(files))
 	for _, f := range files {
@@ -97,16 +98,20 @@ func restorePlan(ctx context.Context, target client.Reader, files []backupFile, 
 		}
 		plan.CRDs[gvk] = crd
 	}
+	if plan.Objects, err = Order(objs); err != nil {
+		return nil, err
+	}
+	markGlobal(plan)
+	var namespaceProblems []string
+	plan.Namespace, namespaceProblems = sameNamespaceOnce(files, plan.Global)
+	problems = append(namespaceProblems, problems...)
 	if len(problems) == 0 {
-		if problems, err = presentInTarget(ctx, target, files); err != nil {
+		if problems, err = presentInTarget(ctx, target, files, plan.Global); err != nil {
 			return nil, err
 		}
 	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("%w:\n  - %s", ErrPreflight, strings.Join(problems, "\n  - "))
-	}
-	if plan.Objects, err = Order(objs); err != nil {
-		return nil, err
 	}
 	return plan, nil
 }
@@ -154,12 +159,15 @@ func providerOf(gk schema.GroupKind) string {
 	return "the provider that serves group " + gk.Group
 }
 
-// presentInTarget returns a problem for each object of files the target already holds
-// that is not a restore of the same object (MovedFromUIDAnnotation holding its UID): the
-// restore never overwrites an object it did not create.
-func presentInTarget(ctx context.Context, target client.Reader, files []backupFile) ([]string, error) {
+// presentInTarget returns a problem for each object of files but the global ones the target
+// already holds that is not a restore of the same object (MovedFromUIDAnnotation holding its
+// UID): the restore never overwrites an object it did not create.
+func presentInTarget(ctx context.Context, target client.Reader, files []backupFile, global map[types.UID]bool) ([]string, error) {
 	var problems []string
 	for _, f := range files {
+		if global[f.obj.GetUID()] {
+			continue // shared: one the target has is used as it is
+		}
 		got, err := get(ctx, target, f.obj)
 		switch {
 		case apierrors.IsNotFound(err):

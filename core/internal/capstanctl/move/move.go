@@ -103,7 +103,11 @@ func Move(ctx context.Context, source, target client.Client, opts Options) error
 	if err != nil {
 		return fmt.Errorf("%w; every copy is in the target and resumed: run the same 'capstanctl move' again to finish deleting from the source", err)
 	}
-	fmt.Fprintf(out, "Deleted %s from the source: %s\n", plural(deleted, "object"), CountByKind(plan.Objects))
+	owned, shared := plan.split()
+	fmt.Fprintf(out, "Deleted %s from the source: %s\n", plural(deleted, "object"), CountByKind(owned))
+	if len(shared) > 0 {
+		fmt.Fprintf(out, "Kept in the source, as clusterctl keeps them (cluster-scoped, shared by other namespaces' Clusters): %s\n", CountByKind(shared))
+	}
 	if names := clusterNames(plan); len(names) > 0 {
 		noun := "Cluster"
 		if len(names) > 1 {

@@ -32,8 +32,8 @@ type Paused struct {
 func PauseSource(ctx context.Context, source client.Client, plan *Plan) (Paused, error) {
 	var p Paused
 	for _, o := range plan.Objects {
-		if _, discovered := plan.CRDs[o.GroupVersionKind()]; !discovered {
-			continue // a Secret or ConfigMap
+		if _, discovered := plan.CRDs[o.GroupVersionKind()]; !discovered || plan.Global[o.GetUID()] {
+			continue // a Secret or ConfigMap, or shared by other Clusters
 		}
 		pausedByMove := o.GetAnnotations()[PausedByMoveAnnotation] != ""
 		var patch map[string]any

@@ -98,7 +98,7 @@ func (t *Target) findCopies(ctx context.Context, target client.Reader, plan *Pla
 	for _, o := range plan.Objects {
 		got, ok := existing[o.GroupVersionKind()][o.GetName()]
 		switch {
-		case !ok:
+		case !ok, plan.Global[o.GetUID()]: // one the target has is used as it is
 		case got.GetUID() == o.GetUID():
 			return []string{fmt.Sprintf("%s has the same UID in the source and the target: --to-kubeconfig points at the source "+
 				"management cluster; pass the kubeconfig of the cluster to move to", describe(o))}, nil

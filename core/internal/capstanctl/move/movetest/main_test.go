@@ -10,6 +10,7 @@ import (
 
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/contracts/testing/crds"
+	"capstan.dev/core/internal/capstanctl/clusterctl"
 	"capstan.dev/core/internal/capstanctl/components"
 )
 
@@ -29,6 +30,12 @@ func run(m *testing.M) int {
 		return 1
 	}
 	providerCRDs = append(providerCRDs, thirdPartyCRDs()...)
+	inventory, err := inventoryCRD()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	providerCRDs = append(providerCRDs, inventory)
 	target, err = envtest.Start(envtest.Options{CRDs: providerCRDs})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "starting the target API server: %v\n", err)
@@ -61,4 +68,15 @@ func componentCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 		out = append(out, crd)
 	}
 	return out, nil
+}
+
+// inventoryCRD is clusterctl's Provider CRD, whose entries say which namespaces hold the
+// infrastructure providers' identity Secrets.
+func inventoryCRD() (*apiextensionsv1.CustomResourceDefinition, error) {
+	u, err := clusterctl.InventoryCRD()
+	if err != nil {
+		return nil, err
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	return crd, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, crd)
 }

@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
+
+	"capstan.dev/core/internal/capstanctl/move"
 )
 
 const (
@@ -18,13 +20,14 @@ const (
 	strayAPI = "stray.example.com/v1"
 )
 
-// thirdPartyCRDs are ExampleMachine (labelled clusterctl.cluster.x-k8s.io) and Stray (not).
+// thirdPartyCRDs are ExampleMachine (labelled clusterctl.cluster.x-k8s.io), Stray (not), and
+// two cluster-scoped kinds.
 func thirdPartyCRDs() []*apiextensionsv1.CustomResourceDefinition {
-	crd := func(group, kind, plural string, labels map[string]string) *apiextensionsv1.CustomResourceDefinition {
+	crd := func(group, kind, plural string, labels map[string]string, scope ...apiextensionsv1.ResourceScope) *apiextensionsv1.CustomResourceDefinition {
 		return &apiextensionsv1.CustomResourceDefinition{
 			ObjectMeta: metav1.ObjectMeta{Name: plural + "." + group, Labels: labels},
 			Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-				Group: group, Scope: apiextensionsv1.NamespaceScoped,
+				Group: group, Scope: append(scope, apiextensionsv1.NamespaceScoped)[0],
 				Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: kind, ListKind: kind + "List", Plural: plural},
 				Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
 					Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
@@ -36,6 +39,12 @@ func thirdPartyCRDs() []*apiextensionsv1.CustomResourceDefinition {
 	return []*apiextensionsv1.CustomResourceDefinition{
 		crd("infrastructure.example.com", "ExampleMachine", "examplemachines", map[string]string{"clusterctl.cluster.x-k8s.io": ""}),
 		crd("stray.example.com", "Stray", "strays", nil),
+		// Cluster-scoped, as providers' identities are: one moving with what it owns, one moving
+		// only the objects labelled to.
+		crd("infrastructure.example.com", "ExampleClusterIdentity", "exampleclusteridentities",
+			map[string]string{"clusterctl.cluster.x-k8s.io": "", move.MoveHierarchyLabel: ""}, apiextensionsv1.ClusterScoped),
+		crd("infrastructure.example.com", "ExampleShared", "exampleshareds", map[string]string{"clusterctl.cluster.x-k8s.io": ""},
+			apiextensionsv1.ClusterScoped),
 	}
 }
 
