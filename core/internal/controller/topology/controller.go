@@ -62,6 +62,8 @@ type Reconciler struct {
 	tracker *external.Tracker
 	// holds remembers the blocking hooks' answers until their retryAfterSeconds pass.
 	holds heldHooks
+	// recordedHolds holds a recordedHold per Cluster name (recordHookBlocking), until the Cluster is gone.
+	recordedHolds sync.Map
 	// plans caches GenerateUpgradePlan answers (upgradePlanner).
 	plans     *cachedPlanner
 	plansOnce sync.Once
@@ -153,6 +155,9 @@ var classKey = clusterstate.ClassKey
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
 	c := &clusterv1.Cluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, c); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.recordedHolds.Delete(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !c.Spec.Topology.IsDefined() || predicates.IsPaused(c, c) {

@@ -57,11 +57,23 @@ const ReasonHookBlocking = "HookBlocking"
 
 // recordHookBlocking records that hook holds c, once per hold: not when the Cluster's
 // TopologyReconciled condition (the last reconcile's) already says the same hooks hold it (its
-// message starts with message: an upgrade's goes on with what the upgrade waits for).
+// message starts with message: an upgrade's goes on with what the upgrade waits for), nor when
+// this process recorded the same hold reading the same version of the Cluster: the cache does
+// not show the condition that reconcile wrote yet (a busy API server, a hook asking again
+// within a second).
 func (r *Reconciler) recordHookBlocking(c *clusterv1.Cluster, reason, message string) {
 	if cur := conditions.Get(c, clusterv1.ClusterTopologyReconciledCondition); cur != nil &&
 		cur.Status == metav1.ConditionFalse && cur.Reason == reason && strings.HasPrefix(cur.Message, message) {
 		return
 	}
+	seen := recordedHold{hold: reason + "\n" + message, resourceVersion: c.ResourceVersion}
+	if last, ok := r.recordedHolds.Load(client.ObjectKeyFromObject(c)); ok && last == seen {
+		return
+	}
+	r.recordedHolds.Store(client.ObjectKeyFromObject(c), seen)
 	r.Recorder.Eventf(c, nil, events.Normal, ReasonHookBlocking, "CallHook", "%s", message)
 }
+
+// recordedHold is the hold whose Event this process last recorded for a Cluster, and the
+// resourceVersion of the Cluster it read then.
+type recordedHold struct{ hold, resourceVersion string }

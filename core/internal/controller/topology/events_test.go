@@ -7,8 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conditions"
 	"capstan.dev/contracts/envtest"
 )
 
@@ -79,4 +81,33 @@ func waitForEventAbout(t *testing.T, c *clusterv1.Cluster, reason, kindName stri
 		}
 		return n == 1, err
 	})
+}
+
+// countingRecorder counts the Events it is asked to record.
+type countingRecorder struct{ n int }
+
+func (r *countingRecorder) Eventf(runtime.Object, runtime.Object, string, string, string, string, ...any) { r.n++ }
+
+// A hold is recorded once even when the next reconcile reads the Cluster as it was before the
+// first wrote the condition (the cache lagging behind the status patch: seen under load); a new
+// hold, on a Cluster the cache shows without it, is recorded again.
+func TestRecordHookBlocking_OncePerHoldAlsoWhenTheCacheLags(t *testing.T) {
+	rec := &countingRecorder{}
+	r := &Reconciler{Recorder: rec}
+	c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", ResourceVersion: "10"}}
+	reason, msg := clusterv1.ClusterTopologyReconciledDeletingReason, "Following hooks are blocking delete: BeforeClusterDelete: wait"
+	r.recordHookBlocking(c, reason, msg)
+	r.recordHookBlocking(c.DeepCopy(), reason, msg) // the same version read again: the cache lags
+	require.Equal(t, 1, rec.n)
+
+	held := c.DeepCopy() // the cache caught up: the condition says so
+	held.ResourceVersion = "11"
+	conditions.Set(held, conditions.False(clusterv1.ClusterTopologyReconciledCondition, reason, msg))
+	r.recordHookBlocking(held, reason, msg)
+	require.Equal(t, 1, rec.n)
+
+	released := c.DeepCopy() // the hold ended, then another began
+	released.ResourceVersion = "12"
+	r.recordHookBlocking(released, reason, msg)
+	require.Equal(t, 2, rec.n)
 }
