@@ -203,6 +203,18 @@ e2e-interop: docker-up k8s-binaries node-image lb-image images mgmt-up managers 
 	set -a && eval "$$(nice -n 19 hack/upstream/build.sh)" && set +a && \
 	  $(GO) test -tags e2e -v -count=1 -timeout 60m -run '^(TestInteropUpstreamKubeadm|TestInteropUpstreamCore)$$' ./test/e2e/
 
+# make e2e-clusterctl runs upstream clusterctl (hack/clusterctl/go.mod's version, built once into
+# the cache) against the management plane and a real workload cluster, which it moves into itself
+# and back (test/e2e/clusterctl_test.go). Not in CI: clusterctl's cold build and the spec's self-hosting
+# do not fit the cold run's budget (docs/status.md).
+.PHONY: e2e-clusterctl
+e2e-clusterctl: docker-up k8s-binaries node-image lb-image images mgmt-up managers ## Upstream clusterctl on real clusters: describe, get kubeconfig, upgrade plan, move --to-directory, move into the self-hosted workload cluster and back, delete --all.
+	$(DEV_MANAGERS) $(MANAGER_ARGS)
+	$(MAKE) --no-print-directory release RELEASE_IMAGES=false
+	CAPSTAN_CLUSTERCTL=$$(nice -n 19 hack/clusterctl/build.sh) && export CAPSTAN_CLUSTERCTL && \
+	  CAPSTAN_CLUSTERCTL_CONFIG=$(CURDIR)/$(RELEASE_DIR)/clusterctl.yaml \
+	  $(GO) test -tags e2e -v -count=1 -timeout 60m -run '^TestClusterctlOnARealCluster$$' ./test/e2e/
+
 # make e2e-upgrade is not in CI: the previous minor's binaries and node image are a second
 # Kubernetes build, which a cold CI run has no time for (docs/status.md).
 .PHONY: e2e-upgrade

@@ -19,7 +19,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -166,47 +165,8 @@ func (tp *thirdParty) waitForProvisioned(c client.Client, n int) {
 	})
 }
 
-// machineEvents records, from the moment it starts, every watch event of the namespace's
-// Machines: the upgrade must not add or delete one.
-type machineEvents struct {
-	mu     sync.Mutex
-	events []string
-	w      watch.Interface
-	done   chan struct{}
-}
-
 func (tp *thirdParty) watchMachines() *machineEvents {
-	list := &clusterv1.MachineList{}
-	require.NoError(tp.s.t, tp.hosted.List(tp.s.ctx, list, client.InNamespace(tp.ns)))
-	w, err := tp.hosted.Watch(tp.s.ctx, &clusterv1.MachineList{}, client.InNamespace(tp.ns),
-		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
-	require.NoError(tp.s.t, err)
-	me := &machineEvents{w: w, done: make(chan struct{})}
-	go func() {
-		defer close(me.done)
-		for ev := range w.ResultChan() {
-			if m, ok := ev.Object.(*clusterv1.Machine); ok && (ev.Type == watch.Added || ev.Type == watch.Deleted || m.DeletionTimestamp != nil) {
-				me.mu.Lock()
-				me.events = append(me.events, fmt.Sprintf("%s Machine %s (deleting: %t)", ev.Type, m.Name, m.DeletionTimestamp != nil))
-				me.mu.Unlock()
-			}
-		}
-	}()
-	return me
-}
-
-// stop ends the watch and returns what it saw; the watch must still have been open.
-func (me *machineEvents) stop() []string {
-	select {
-	case <-me.done:
-		return []string{"the Machine watch closed before the end: events may have been missed"}
-	default:
-	}
-	me.w.Stop()
-	<-me.done
-	me.mu.Lock()
-	defer me.mu.Unlock()
-	return me.events
+	return watchMachineEvents(tp.s, tp.hosted, tp.ns)
 }
 
 // upgrade moves the provider to v0.2.0 with `capstanctl upgrade apply` while the cluster runs.

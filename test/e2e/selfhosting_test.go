@@ -43,32 +43,7 @@ var providers = []provider{
 // over and the managers inside it scale its MachineDeployment. Finally the cluster is moved
 // back, so the local managers delete it in the last spec.
 func (s *suite) selfHosting() {
-	kc := filepath.Join(s.t.TempDir(), "workload.kubeconfig")
-	require.NoError(s.t, os.WriteFile(kc, s.kubeconfig, 0o600))
-	hostedCfg, err := clientcmd.BuildConfigFromFlags("", kc)
-	require.NoError(s.t, err)
-	hosted, err := client.New(hostedCfg, client.Options{Scheme: framework.Scheme()})
-	require.NoError(s.t, err)
-
-	nodes, err := s.containers()
-	require.NoError(s.t, err)
-	for _, n := range nodes {
-		if n.Labels[roleLabel] == "load-balancer" {
-			continue
-		}
-		name := strings.TrimPrefix(n.Names[0], "/")
-		for _, p := range providers {
-			ctx, cancel := context.WithTimeout(s.ctx, 2*time.Minute)
-			require.NoError(s.t, framework.LoadImage(ctx, s.docker, name, p.image), "make images builds the manager images")
-			cancel()
-		}
-		s.t.Logf("loaded the three manager images into node %s", name)
-	}
-
-	s.capstanctl("init", "--kubeconfig", kc, "--host-network", "--wait", "--timeout", "5m")
-	for _, p := range providers {
-		s.waitForLease(hosted, p, time.Now().Add(-time.Minute))
-	}
+	kc, hosted := s.hostManagers()
 
 	// Removing one provider leaves the others running: same pods, no restart, Leases renewed.
 	before := map[string]string{}
@@ -106,7 +81,7 @@ func (s *suite) selfHosting() {
 			}
 		}
 	}()
-	err = s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, &clusterv1.Cluster{})
+	err := s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, &clusterv1.Cluster{})
 	require.True(s.t, apierrors.IsNotFound(err), "the Cluster left the local management plane: %v", err)
 	moved := &clusterv1.Cluster{}
 	require.NoError(s.t, hosted.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, moved))
@@ -134,6 +109,12 @@ func (s *suite) selfHosting() {
 	back := &clusterv1.Cluster{}
 	require.NoError(s.t, s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, back))
 	require.False(s.t, ptrTrue(back.Spec.Paused))
+	s.scaleWorkersBack(workers, original)
+}
+
+// scaleWorkersBack scales the MachineDeployment back to the workers it had (original), removing
+// those added since: the managers' images were loaded into the original nodes only.
+func (s *suite) scaleWorkersBack(workers client.MatchingLabels, original []clusterv1.Machine) {
 	now, err := s.machines(workers)
 	require.NoError(s.t, err)
 	for i := range now {
@@ -143,14 +124,47 @@ func (s *suite) selfHosting() {
 			require.NoError(s.t, s.mgmt.Patch(s.ctx, m, patch))
 		}
 	}
-	s.patchReplicas(&clusterv1.MachineDeployment{}, s.mdKey(), 1)
-	s.waitForWorkers(1, s.controlPlaneCount(), 8*time.Minute)
+	s.patchReplicas(&clusterv1.MachineDeployment{}, s.mdKey(), int32(len(original)))
+	s.waitForWorkers(len(original), s.controlPlaneCount(), 8*time.Minute)
 	final, err := s.machines(workers)
 	require.NoError(s.t, err)
 	for _, m := range final {
 		require.True(s.t, slices.ContainsFunc(original, func(o clusterv1.Machine) bool { return o.Name == m.Name }),
 			"the scale-down removed the worker added by the hosted managers, not %s", m.Name)
 	}
+}
+
+// hostManagers loads the three manager images into the workload cluster's nodes and deploys the
+// providers there with `capstanctl init --host-network`, waiting until each holds its Lease; it
+// returns the workload cluster's kubeconfig file and a client of it.
+func (s *suite) hostManagers() (string, client.WithWatch) {
+	kc := filepath.Join(s.t.TempDir(), "workload.kubeconfig")
+	require.NoError(s.t, os.WriteFile(kc, s.kubeconfig, 0o600))
+	hostedCfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	require.NoError(s.t, err)
+	hosted, err := client.NewWithWatch(hostedCfg, client.Options{Scheme: framework.Scheme()})
+	require.NoError(s.t, err)
+
+	nodes, err := s.containers()
+	require.NoError(s.t, err)
+	for _, n := range nodes {
+		if n.Labels[roleLabel] == "load-balancer" {
+			continue
+		}
+		name := strings.TrimPrefix(n.Names[0], "/")
+		for _, p := range providers {
+			ctx, cancel := context.WithTimeout(s.ctx, 2*time.Minute)
+			require.NoError(s.t, framework.LoadImage(ctx, s.docker, name, p.image), "make images builds the manager images")
+			cancel()
+		}
+		s.t.Logf("loaded the three manager images into node %s", name)
+	}
+
+	s.capstanctl("init", "--kubeconfig", kc, "--host-network", "--wait", "--timeout", "5m")
+	for _, p := range providers {
+		s.waitForLease(hosted, p, time.Now().Add(-time.Minute))
+	}
+	return kc, hosted
 }
 
 func ptrTrue(b *bool) bool { return b != nil && *b }

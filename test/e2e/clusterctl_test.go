@@ -1,0 +1,245 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
+	"capstan.dev/contracts/conditions"
+	"capstan.dev/test/framework"
+)
+
+// TestClusterctlOnARealCluster runs upstream clusterctl (make e2e-clusterctl builds it and names
+// it in CAPSTAN_CLUSTERCTL) against Capstan's management plane with a real workload cluster:
+// describe, get kubeconfig, upgrade plan over make release's repository, a backup to a
+// directory, then a move into the workload cluster (which runs Capstan's managers, installed by
+// capstanctl init) and back, then delete --all of the providers it hosted. clusterctl moves no
+// status: the managers on each side must derive it again without replacing a Machine.
+func TestClusterctlOnARealCluster(t *testing.T) {
+	bin := os.Getenv("CAPSTAN_CLUSTERCTL")
+	require.NotEmpty(t, bin, "CAPSTAN_CLUSTERCTL names no clusterctl binary: run make e2e-clusterctl, which builds it")
+	config := os.Getenv("CAPSTAN_CLUSTERCTL_CONFIG")
+	require.NotEmpty(t, config, "CAPSTAN_CLUSTERCTL_CONFIG names no clusterctl.yaml: run make e2e-clusterctl, which writes make release's")
+	s := newSuite(t)
+	deleted := false
+	t.Cleanup(func() {
+		if !deleted {
+			s.deleteCluster(10 * time.Minute)
+		}
+		t.Logf("e2e timings:\n  %s", s.timings)
+	})
+	if !t.Run("Quickstart", func(t *testing.T) { s.t = t; s.timed("quickstart: apply to every node Ready", s.quickstart) }) {
+		return
+	}
+	cc := &upstreamClusterctl{s: s, bin: bin, config: config, home: t.TempDir()}
+	t.Run("Clusterctl", func(t *testing.T) {
+		s.t = t
+		s.timed("upstream clusterctl: describe, get kubeconfig, upgrade plan, backup, move into the cluster and back, delete", cc.run)
+	})
+	t.Run("DeleteCluster", func(t *testing.T) {
+		s.t = t
+		s.timed("cluster deletion", func() { s.deleteCluster(5 * time.Minute) })
+		deleted = true
+	})
+}
+
+// upstreamClusterctl runs clusterctl with a home of its own (no user configuration, no version
+// check against GitHub).
+type upstreamClusterctl struct {
+	s                 *suite
+	bin, config, home string
+}
+
+// out runs clusterctl with args and returns its combined output, failing the spec on an error.
+func (cc *upstreamClusterctl) out(timeout time.Duration, args ...string) string {
+	s := cc.s
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, timeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, cc.bin, args...)
+	c.Env = []string{"HOME=" + cc.home, "XDG_CONFIG_HOME=" + filepath.Join(cc.home, ".config"),
+		"CLUSTERCTL_DISABLE_VERSIONCHECK=true", "KUBECONFIG=/nonexistent", "PATH=" + os.Getenv("PATH")}
+	out, err := c.CombinedOutput()
+	s.t.Logf("clusterctl %s:\n%s", strings.Join(args, " "), out)
+	require.NoError(s.t, err, "clusterctl %s", strings.Join(args, " "))
+	return string(out)
+}
+
+func (cc *upstreamClusterctl) run() {
+	s := cc.s
+	mgmtKC := s.mgmtKubeconfig()
+	cc.read(mgmtKC)
+
+	backup := s.t.TempDir()
+	cc.out(5*time.Minute, "move", "--kubeconfig", mgmtKC, "-n", s.ns, "--to-directory", backup)
+	_, err := os.Stat(filepath.Join(backup, "Cluster_"+s.ns+"_"+s.name+".yaml"))
+	require.NoError(s.t, err, "the backup holds the Cluster")
+	back := &clusterv1.Cluster{}
+	require.NoError(s.t, s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, back))
+	require.False(s.t, ptrTrue(back.Spec.Paused), "the backup resumed the Cluster")
+
+	kc, hosted := s.hostManagers()
+	nodes := cc.nodeContainers()
+	workers := client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: s.mdKey().Name}
+	original, err := s.machines(workers)
+	require.NoError(s.t, err)
+	machines := cc.machineNames(s.mgmt)
+
+	cc.out(10*time.Minute, "move", "--kubeconfig", mgmtKC, "--to-kubeconfig", kc, "-n", s.ns)
+	home := false
+	defer func() {
+		if !home { // bring it home so the local managers can delete it (the spec failed already)
+			if err := s.runCapstanctl("move", "--kubeconfig", kc, "--to-kubeconfig", mgmtKC, "-n", s.ns); err != nil {
+				s.t.Logf("moving the cluster back after the failure: %v", err)
+			}
+		}
+	}()
+	err = s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, &clusterv1.Cluster{})
+	require.True(s.t, apierrors.IsNotFound(err), "the Cluster left the local management plane: %v", err)
+	cc.waitForStatus(hosted, machines, nodes, "the hosted managers")
+
+	local := s.mgmt
+	s.mgmt = hosted // the specs' helpers now read and patch the cluster where it lives
+	func() {
+		defer func() { s.mgmt = local }()
+		s.patchReplicas(&clusterv1.MachineDeployment{}, s.mdKey(), int32(len(original)+1))
+		s.waitForWorkers(len(original)+1, s.controlPlaneCount(), 10*time.Minute)
+		machines = cc.machineNames(hosted)
+		nodes = cc.nodeContainers()
+		cc.out(10*time.Minute, "move", "--kubeconfig", kc, "--to-kubeconfig", mgmtKC, "-n", s.ns)
+		home = true
+	}()
+	localWatch, err := client.NewWithWatch(s.mgmtConfig, client.Options{Scheme: framework.Scheme()})
+	require.NoError(s.t, err)
+	cc.waitForStatus(localWatch, machines, nodes, "the local managers")
+	s.scaleWorkersBack(workers, original)
+
+	cc.out(5*time.Minute, "delete", "--all", "--kubeconfig", kc)
+	for _, p := range providers {
+		ds := &appsv1.DeploymentList{}
+		require.NoError(s.t, hosted.List(s.ctx, ds, client.InNamespace(p.namespace)))
+		require.Empty(s.t, ds.Items, "clusterctl delete --all removed %s's manager from the hosting cluster", p.name)
+	}
+}
+
+// read runs the reading verbs against the management plane: describe shows the cluster's tree
+// with its conditions, get kubeconfig gives a kubeconfig that reaches the workload cluster, and
+// upgrade plan lists every provider of the inventory.
+func (cc *upstreamClusterctl) read(mgmtKC string) {
+	s := cc.s
+	out := cc.out(time.Minute, "describe", "cluster", s.name, "-n", s.ns, "--kubeconfig", mgmtKC)
+	// Each row: the object's tree position, kind, namespace/name, then its condition.
+	for _, row := range []string{
+		`Cluster ` + s.ns + `/` + s.name + ` +True +Available`,
+		`─DockerCluster ` + s.ns + `/` + s.name + ` +True +Ready`,
+		`─KubeadmControlPlane ` + s.ns + `/` + s.kcpKey().Name + `, v\S+ .*True +Available`,
+		`─Workers`,
+		`─MachineDeployment ` + s.ns + `/` + s.mdKey().Name + `, v\S+ .*True +Available`,
+	} {
+		require.Regexp(s.t, row, out)
+	}
+
+	kubeconfig := cc.out(time.Minute, "get", "kubeconfig", s.name, "-n", s.ns, "--kubeconfig", mgmtKC)
+	cfg, err := clientcmd.RESTConfigFromKubeConfig([]byte(kubeconfig))
+	require.NoError(s.t, err)
+	wc, err := client.New(cfg, client.Options{Scheme: framework.Scheme()})
+	require.NoError(s.t, err)
+	nodes := &corev1.NodeList{}
+	require.NoError(s.t, wc.List(s.ctx, nodes), "the kubeconfig reaches the workload cluster")
+	require.NotEmpty(s.t, nodes.Items)
+
+	out = cc.out(2*time.Minute, "upgrade", "plan", "--config", cc.config, "--kubeconfig", mgmtKC)
+	for _, label := range []string{"cluster-api", "bootstrap-kubeadm", "control-plane-kubeadm", "infrastructure-docker"} {
+		require.Regexp(s.t, label+` +\S+ +\w+Provider +v\S+ +`, out)
+	}
+}
+
+// machineNames lists the cluster's Machines in c by name.
+func (cc *upstreamClusterctl) machineNames(c client.Client) []string {
+	s := cc.s
+	list := &clusterv1.MachineList{}
+	require.NoError(s.t, c.List(s.ctx, list, client.InNamespace(s.ns), client.MatchingLabels{clusterv1.ClusterNameLabel: s.name}))
+	var names []string
+	for _, m := range list.Items {
+		names = append(names, m.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// nodeContainers lists the cluster's node containers by ID: a Machine provisioned again would
+// get a new container.
+func (cc *upstreamClusterctl) nodeContainers() []string {
+	s := cc.s
+	cs, err := s.containers()
+	require.NoError(s.t, err)
+	var ids []string
+	for _, c := range cs {
+		ids = append(ids, strings.TrimPrefix(c.Names[0], "/")+"="+c.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// waitForStatus waits until who, managing the moved cluster in c from objects without status,
+// has derived it again: the Cluster's infrastructure provisioned and control plane initialized
+// and Available, every Machine Running with its Node. No Machine may be added or deleted on any
+// watch event meanwhile, and the node containers must be those of before the move: nothing was
+// provisioned again.
+func (cc *upstreamClusterctl) waitForStatus(c client.WithWatch, machines, nodes []string, who string) {
+	s := cc.s
+	require.Equal(s.t, machines, cc.machineNames(c), "the moved Machines")
+	events := watchMachineEvents(s, c, s.ns)
+	s.waitFor(5*time.Minute, who+" to derive the moved cluster's status", func() (bool, string, error) {
+		cl := &clusterv1.Cluster{}
+		if err := c.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, cl); err != nil {
+			return false, "", err
+		}
+		init := cl.Status.Initialization
+		if !ptrTrue(init.InfrastructureProvisioned) || !ptrTrue(init.ControlPlaneInitialized) ||
+			!conditions.IsTrue(cl, clusterv1.ClusterAvailableCondition) {
+			return false, "Cluster initialization " + describeInit(init), nil
+		}
+		list := &clusterv1.MachineList{}
+		if err := c.List(s.ctx, list, client.InNamespace(s.ns), client.MatchingLabels{clusterv1.ClusterNameLabel: s.name}); err != nil {
+			return false, "", err
+		}
+		for _, m := range list.Items {
+			if m.Status.Phase != string(clusterv1.MachinePhaseRunning) || !m.Status.NodeRef.IsDefined() {
+				return false, "Machine " + m.Name + " is " + m.Status.Phase, nil
+			}
+		}
+		return true, "", nil
+	})
+	require.Empty(s.t, events.stop(), "no Machine added or deleted while %s derived the status", who)
+	require.Equal(s.t, nodes, cc.nodeContainers(), "the node containers of before the move, none created again")
+}
+
+func describeInit(init clusterv1.ClusterInitializationStatus) string {
+	return "infrastructureProvisioned=" + boolString(init.InfrastructureProvisioned) + " controlPlaneInitialized=" + boolString(init.ControlPlaneInitialized)
+}
+
+func boolString(b *bool) string {
+	if b == nil {
+		return "unset"
+	}
+	if *b {
+		return "true"
+	}
+	return "false"
+}
