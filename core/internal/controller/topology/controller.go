@@ -62,7 +62,8 @@ type Reconciler struct {
 	tracker *external.Tracker
 	// holds remembers the blocking hooks' answers until their retryAfterSeconds pass.
 	holds heldHooks
-	// recordedHolds holds a recordedHold per Cluster name (recordHookBlocking), until the Cluster is gone.
+	// recordedHolds holds, per Cluster name, the hook hold whose Event was recorded, until a
+	// reconcile finds the Cluster unheld or gone (recordHookBlocking).
 	recordedHolds sync.Map
 	// plans caches GenerateUpgradePlan answers (upgradePlanner).
 	plans     *cachedPlanner
@@ -180,6 +181,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	s := &scope{cluster: c, helper: helper}
 	defer func() {
 		setStatus(s, retErr)
+		r.endHold(s)
 		if err := s.helper.Patch(ctx, c); err != nil && !apierrors.IsNotFound(err) && retErr == nil {
 			retErr = fmt.Errorf("patching Cluster %s: %w", c.Name, err)
 		}
@@ -211,6 +213,8 @@ type scope struct {
 	requeueAfter time.Duration
 	// applied is set once the desired state was applied without error.
 	applied bool
+	// hookHeld is set when a lifecycle hook holds the Cluster in this reconcile.
+	hookHeld bool
 }
 
 type blockedReason struct{ reason, message string }

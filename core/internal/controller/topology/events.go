@@ -55,25 +55,31 @@ func (r *Reconciler) recordChange(c *clusterv1.Cluster, obj client.Object, reaso
 // for as long as it lasts.
 const ReasonHookBlocking = "HookBlocking"
 
-// recordHookBlocking records that hook holds c, once per hold: not when the Cluster's
-// TopologyReconciled condition (the last reconcile's) already says the same hooks hold it (its
-// message starts with message: an upgrade's goes on with what the upgrade waits for), nor when
-// this process recorded the same hold reading the same version of the Cluster: the cache does
-// not show the condition that reconcile wrote yet (a busy API server, a hook asking again
-// within a second).
-func (r *Reconciler) recordHookBlocking(c *clusterv1.Cluster, reason, message string) {
+// recordHookBlocking records that a hook holds the scope's Cluster, once per hold: not when the
+// Cluster's TopologyReconciled condition (the last reconcile's) already says the same hooks hold
+// it (its message starts with message: an upgrade's goes on with what the upgrade waits for), nor
+// when this process recorded the same hold and no reconcile since found the Cluster unheld: the
+// cache may not show the condition the recording reconcile wrote yet (a busy API server, another
+// controller's write in between, a hook asking again within a second).
+func (r *Reconciler) recordHookBlocking(s *scope, reason, message string) {
+	s.hookHeld = true
+	c, hold := s.cluster, reason+"\n"+message
+	key := client.ObjectKeyFromObject(c)
+	last, recorded := r.recordedHolds.Swap(key, hold)
 	if cur := conditions.Get(c, clusterv1.ClusterTopologyReconciledCondition); cur != nil &&
 		cur.Status == metav1.ConditionFalse && cur.Reason == reason && strings.HasPrefix(cur.Message, message) {
 		return
 	}
-	seen := recordedHold{hold: reason + "\n" + message, resourceVersion: c.ResourceVersion}
-	if last, ok := r.recordedHolds.Load(client.ObjectKeyFromObject(c)); ok && last == seen {
+	if recorded && last == hold {
 		return
 	}
-	r.recordedHolds.Store(client.ObjectKeyFromObject(c), seen)
 	r.Recorder.Eventf(c, nil, events.Normal, ReasonHookBlocking, "CallHook", "%s", message)
 }
 
-// recordedHold is the hold whose Event this process last recorded for a Cluster, and the
-// resourceVersion of the Cluster it read then.
-type recordedHold struct{ hold, resourceVersion string }
+// endHold forgets the hold recorded for the scope's Cluster when this reconcile found no hook
+// holding it: a hold that comes again is recorded again.
+func (r *Reconciler) endHold(s *scope) {
+	if !s.hookHeld {
+		r.recordedHolds.Delete(client.ObjectKeyFromObject(s.cluster))
+	}
+}

@@ -88,26 +88,38 @@ type countingRecorder struct{ n int }
 
 func (r *countingRecorder) Eventf(runtime.Object, runtime.Object, string, string, string, string, ...any) { r.n++ }
 
-// A hold is recorded once even when the next reconcile reads the Cluster as it was before the
-// first wrote the condition (the cache lagging behind the status patch: seen under load); a new
-// hold, on a Cluster the cache shows without it, is recorded again.
+// A hold is recorded once even when later reconciles read the Cluster without the condition the
+// first wrote (the cache lagging behind its status patch, or showing another controller's write
+// made before it: both seen under load); once a reconcile finds the Cluster unheld, a new hold is
+// recorded again, and one the condition already shows (a restarted manager) is not.
 func TestRecordHookBlocking_OncePerHoldAlsoWhenTheCacheLags(t *testing.T) {
 	rec := &countingRecorder{}
 	r := &Reconciler{Recorder: rec}
-	c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", ResourceVersion: "10"}}
+	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", ResourceVersion: "10"}}
 	reason, msg := clusterv1.ClusterTopologyReconciledDeletingReason, "Following hooks are blocking delete: BeforeClusterDelete: wait"
-	r.recordHookBlocking(c, reason, msg)
-	r.recordHookBlocking(c.DeepCopy(), reason, msg) // the same version read again: the cache lags
+	reconcile := func(c *clusterv1.Cluster, held bool) {
+		s := &scope{cluster: c.DeepCopy()}
+		if held {
+			r.recordHookBlocking(s, reason, msg)
+		}
+		r.endHold(s)
+	}
+	reconcile(cluster, true)
 	require.Equal(t, 1, rec.n)
+	reconcile(cluster, true) // the same version read again
+	other := cluster.DeepCopy()
+	other.ResourceVersion = "11" // another controller's write, made before the condition's
+	reconcile(other, true)
+	require.Equal(t, 1, rec.n, "one Event per hold")
 
-	held := c.DeepCopy() // the cache caught up: the condition says so
-	held.ResourceVersion = "11"
-	conditions.Set(held, conditions.False(clusterv1.ClusterTopologyReconciledCondition, reason, msg))
-	r.recordHookBlocking(held, reason, msg)
-	require.Equal(t, 1, rec.n)
-
-	released := c.DeepCopy() // the hold ended, then another began
-	released.ResourceVersion = "12"
-	r.recordHookBlocking(released, reason, msg)
+	reconcile(other, false) // the hold ended
+	reconcile(other, true)  // and another began
 	require.Equal(t, 2, rec.n)
+
+	restarted := &Reconciler{Recorder: rec}
+	shown := other.DeepCopy()
+	conditions.Set(shown, conditions.False(clusterv1.ClusterTopologyReconciledCondition, reason, msg))
+	s := &scope{cluster: shown}
+	restarted.recordHookBlocking(s, reason, msg)
+	require.Equal(t, 2, rec.n, "a hold the condition shows is not recorded again")
 }

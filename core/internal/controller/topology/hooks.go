@@ -47,7 +47,7 @@ func (r *Reconciler) callBeforeClusterCreate(ctx context.Context, s *scope) (ctr
 	}
 	s.blocked = &blockedReason{clusterv1.ClusterTopologyReconciledClusterCreatingReason,
 		fmt.Sprintf("Following hooks are blocking create: %s: %s", hooksv1.BeforeClusterCreate, held.message)}
-	r.recordHookBlocking(c, s.blocked.reason, s.blocked.message)
+	r.recordHookBlocking(s, s.blocked.reason, s.blocked.message)
 	return ctrl.Result{RequeueAfter: held.after}, nil
 }
 

@@ -55,6 +55,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, c *clusterv1.Cluster) 
 		return ctrl.Result{}, herr
 	}
 	setStatus(s, err)
+	r.endHold(s)
 	if perr := helper.Patch(ctx, c); perr != nil && !apierrors.IsNotFound(perr) && err == nil {
 		return ctrl.Result{}, fmt.Errorf("patching Cluster %s: %w", c.Name, perr)
 	}
@@ -72,7 +73,7 @@ func (r *Reconciler) callBeforeClusterDelete(ctx context.Context, s *scope) (ctr
 	}
 	if held != nil {
 		s.blocked.message = fmt.Sprintf("%s. Following hooks are blocking delete: %s: %s", deletingMessage, hooksv1.BeforeClusterDelete, held.message)
-		r.recordHookBlocking(c, s.blocked.reason, s.blocked.message)
+		r.recordHookBlocking(s, s.blocked.reason, s.blocked.message)
 		return ctrl.Result{RequeueAfter: held.after}, nil
 	}
 	ctrl.LoggerFrom(ctx).Info("Marking the Cluster ok-to-delete: no BeforeClusterDelete hook holds its deletion")

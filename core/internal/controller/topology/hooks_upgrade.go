@@ -97,7 +97,7 @@ func (r *Reconciler) reconcileUpgradeHooks(ctx context.Context, s *scope) error 
 	msg := "Following hooks are blocking upgrade: " + strings.Join(h.blocking, "; ")
 	s.upgrade.Reason = clusterv1.ClusterTopologyReconciledClusterUpgradingReason
 	s.upgrade.Pending = append([]string{msg}, s.upgrade.Pending...)
-	r.recordHookBlocking(s.cluster, s.upgrade.Reason, msg)
+	r.recordHookBlocking(s, s.upgrade.Reason, msg)
 	s.requeueAfter = time.Duration(h.retry) * time.Second
 	return nil
 }
