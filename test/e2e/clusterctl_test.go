@@ -145,8 +145,8 @@ func (cc *upstreamClusterctl) read(mgmtKC string) {
 	out := cc.out(time.Minute, "describe", "cluster", s.name, "-n", s.ns, "--kubeconfig", mgmtKC)
 	// Each row: the object's tree position, kind, namespace/name, then its condition.
 	for _, row := range []string{
-		`Cluster ` + s.ns + `/` + s.name + ` +True +Available`,
-		`─DockerCluster ` + s.ns + `/` + s.name + ` +True +Ready`,
+		`Cluster ` + s.ns + `/` + s.name + ` .*True +Available`,
+		`─DockerCluster ` + s.ns + `/` + s.name + ` .*True +Ready`,
 		`─KubeadmControlPlane ` + s.ns + `/` + s.kcpKey().Name + `, v\S+ .*True +Available`,
 		`─Workers`,
 		`─MachineDeployment ` + s.ns + `/` + s.mdKey().Name + `, v\S+ .*True +Available`,
