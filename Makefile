@@ -208,9 +208,9 @@ e2e-interop: docker-up k8s-binaries node-image lb-image images mgmt-up managers 
 # and back (test/e2e/clusterctl_test.go). Not in CI: clusterctl's cold build and the spec's self-hosting
 # do not fit the cold run's budget (docs/status.md).
 .PHONY: e2e-clusterctl
-e2e-clusterctl: docker-up k8s-binaries node-image lb-image images mgmt-up managers ## Upstream clusterctl on real clusters: describe, get kubeconfig, upgrade plan, move --to-directory, move into the self-hosted workload cluster and back, delete --all.
+e2e-clusterctl: docker-up k8s-binaries node-image lb-image images mgmt-up managers ## Upstream clusterctl on real clusters: describe, get kubeconfig, upgrade plan, move --to-directory, move into the self-hosted workload cluster and back, delete --all, init from make release with its image archives.
 	$(DEV_MANAGERS) $(MANAGER_ARGS)
-	$(MAKE) --no-print-directory release RELEASE_IMAGES=false
+	$(MAKE) --no-print-directory release
 	CAPSTAN_CLUSTERCTL=$$(nice -n 19 hack/clusterctl/build.sh) && export CAPSTAN_CLUSTERCTL && \
 	  CAPSTAN_CLUSTERCTL_CONFIG=$(CURDIR)/$(RELEASE_DIR)/clusterctl.yaml \
 	  $(GO) test -tags e2e -v -count=1 -timeout 60m -run '^TestClusterctlOnARealCluster$$' ./test/e2e/

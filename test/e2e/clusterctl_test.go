@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,8 +16,13 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "capstan.dev/contracts/api/core/v1beta2"
@@ -28,8 +34,9 @@ import (
 // it in CAPSTAN_CLUSTERCTL) against Capstan's management plane with a real workload cluster:
 // describe, get kubeconfig, upgrade plan over make release's repository, a backup to a
 // directory, then a move into the workload cluster (which runs Capstan's managers, installed by
-// capstanctl init) and back, then delete --all of the providers it hosted. clusterctl moves no
-// status: the managers on each side must derive it again without replacing a Machine.
+// capstanctl init) and back, then delete --all of the providers it hosted and init of them from
+// the release, its image archives imported into the nodes. clusterctl moves no status: the
+// managers on each side must derive it again without replacing a Machine.
 func TestClusterctlOnARealCluster(t *testing.T) {
 	bin := os.Getenv("CAPSTAN_CLUSTERCTL")
 	require.NotEmpty(t, bin, "CAPSTAN_CLUSTERCTL names no clusterctl binary: run make e2e-clusterctl, which builds it")
@@ -135,6 +142,76 @@ func (cc *upstreamClusterctl) run() {
 		require.NoError(s.t, hosted.List(s.ctx, ds, client.InNamespace(p.namespace)))
 		require.Empty(s.t, ds.Items, "clusterctl delete --all removed %s's manager from the hosting cluster", p.name)
 	}
+	cc.initFromRelease(kc, hosted)
+}
+
+// initFromRelease installs Capstan into the hosting cluster again, this time with clusterctl init
+// from make release's repository, the release's image archives imported into its nodes (no
+// registry): every manager Deployment becomes Available running the release's image.
+// clusterctl init requires cert-manager, which cannot run here; it counts cert-manager as
+// installed when its Issuer and Certificate kinds are served, so only those CRDs are created.
+func (cc *upstreamClusterctl) initFromRelease(kc string, hosted client.Client) {
+	s := cc.s
+	archives, err := filepath.Glob(filepath.Join(filepath.Dir(cc.config), "*", "*", "*.tar"))
+	require.NoError(s.t, err)
+	require.NotEmpty(s.t, archives, "make release writes the images' archives (RELEASE_IMAGES=true)")
+	nodes, err := s.containers()
+	require.NoError(s.t, err)
+	images := map[string]bool{}
+	for _, archive := range archives {
+		// <provider>/<version>/<name>.tar holds docker.io/capstan/<name>:<version>.
+		image := "docker.io/capstan/" + strings.TrimSuffix(filepath.Base(archive), ".tar") + ":" + filepath.Base(filepath.Dir(archive))
+		images[image] = true
+		for _, n := range nodes {
+			if n.Labels[roleLabel] == "load-balancer" {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(s.ctx, 2*time.Minute)
+			require.NoError(s.t, framework.LoadImageArchive(ctx, s.docker, strings.TrimPrefix(n.Names[0], "/"), archive, image))
+			cancel()
+		}
+	}
+	for _, crd := range certManagerKinds() {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
+		require.NoError(s.t, err)
+		obj := &unstructured.Unstructured{Object: u}
+		obj.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
+		require.NoError(s.t, client.IgnoreAlreadyExists(hosted.Create(s.ctx, obj)))
+	}
+	s.waitFor(time.Minute, "cert-manager's kinds to be served", func() (bool, string, error) {
+		list := &unstructured.UnstructuredList{}
+		list.SetAPIVersion("cert-manager.io/v1")
+		list.SetKind("CertificateList")
+		err := hosted.List(s.ctx, list)
+		return err == nil, fmt.Sprint(err), nil
+	})
+	cc.out(10*time.Minute, "init", "--config", cc.config, "--kubeconfig", kc, "--core", "cluster-api", "--bootstrap", "kubeadm",
+		"--control-plane", "kubeadm", "--infrastructure", "docker", "--wait-providers", "--wait-provider-timeout", "300")
+	for _, p := range providers {
+		s.managerPods(hosted, p) // one Deployment, Available
+		ds := &appsv1.DeploymentList{}
+		require.NoError(s.t, hosted.List(s.ctx, ds, client.InNamespace(p.namespace)))
+		image := ds.Items[0].Spec.Template.Spec.Containers[0].Image
+		require.True(s.t, images[image], "%s runs %s, an image of the release's archives %v", p.name, image, images)
+	}
+}
+
+// certManagerKinds are CRDs serving cert-manager's Issuer and Certificate, accepting anything.
+func certManagerKinds() []*apiextensionsv1.CustomResourceDefinition {
+	var out []*apiextensionsv1.CustomResourceDefinition
+	for _, k := range []struct{ kind, plural string }{{"Issuer", "issuers"}, {"Certificate", "certificates"}} {
+		out = append(out, &apiextensionsv1.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: k.plural + ".cert-manager.io"},
+			Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+				Group: "cert-manager.io", Scope: apiextensionsv1.NamespaceScoped,
+				Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: k.kind, ListKind: k.kind + "List", Plural: k.plural},
+				Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+					Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+						Type: "object", XPreserveUnknownFields: ptr.To(true)}}}},
+			},
+		})
+	}
+	return out
 }
 
 // read runs the reading verbs against the management plane: describe shows the cluster's tree

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -23,7 +24,24 @@ func LoadImage(ctx context.Context, docker *dockerclient.Client, node, image str
 		return fmt.Errorf("saving image %s from the engine: %w", image, err)
 	}
 	defer saved.Close()
-	out, code, err := execIn(ctx, docker, node, saved, "ctr", "-n", "k8s.io", "images", "import", "-")
+	return importImage(ctx, docker, node, saved, image)
+}
+
+// LoadImageArchive imports the `docker save` archive at path (make release writes one per
+// image) into the containerd of the node container named node, as LoadImage does, and returns
+// once containerd lists image.
+func LoadImageArchive(ctx context.Context, docker *dockerclient.Client, node, path, image string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return importImage(ctx, docker, node, f, image)
+}
+
+// importImage feeds archive to `ctr images import` in node and checks that containerd lists image.
+func importImage(ctx context.Context, docker *dockerclient.Client, node string, archive io.Reader, image string) error {
+	out, code, err := execIn(ctx, docker, node, archive, "ctr", "-n", "k8s.io", "images", "import", "-")
 	if err != nil {
 		return fmt.Errorf("importing %s into node %s: %w", image, node, err)
 	}
