@@ -58,11 +58,7 @@ func TestClusterctlOnARealCluster(t *testing.T) {
 		s.t = t
 		s.timed("upstream clusterctl: describe, get kubeconfig, upgrade plan, backup, move into the cluster and back, delete", cc.run)
 	})
-	t.Run("DeleteCluster", func(t *testing.T) {
-		s.t = t
-		s.timed("cluster deletion", func() { s.deleteCluster(5 * time.Minute) })
-		deleted = true
-	})
+	s.runDeleteCluster(t, &deleted)
 }
 
 // upstreamClusterctl runs clusterctl with a home of its own (no user configuration, no version

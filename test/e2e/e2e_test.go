@@ -85,10 +85,15 @@ func TestE2E(t *testing.T) {
 		s.t = t
 		s.timed("API through the load balancer with one control plane node stopped", s.controlPlaneNodeStopped)
 	})
+	s.runDeleteCluster(t, &deleted)
+}
+
+// runDeleteCluster deletes the cluster as the last subtest of t, recording that it is gone.
+func (s *suite) runDeleteCluster(t *testing.T, deleted *bool) {
 	t.Run("DeleteCluster", func(t *testing.T) {
 		s.t = t
 		s.timed("cluster deletion", func() { s.deleteCluster(5 * time.Minute) })
-		deleted = true
+		*deleted = true
 	})
 }
 

@@ -17,14 +17,44 @@ limitations under the License.
 package ctltest
 
 import (
+	"context"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"capstan.dev/contracts/envtest"
+	"capstan.dev/core/internal/capstanctl/components"
 )
+
+// ManagerImages returns the image of each provider's manager Deployment in env, by module; ""
+// when the Deployment does not exist.
+func ManagerImages(t *testing.T, env *envtest.Environment) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, m := range components.All {
+		objs, err := m.Objects()
+		require.NoError(t, err)
+		for _, o := range objs {
+			if o.GetKind() != "Deployment" {
+				continue
+			}
+			d := &appsv1.Deployment{}
+			err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(o), d)
+			if apierrors.IsNotFound(err) {
+				out[m.Module] = ""
+				continue
+			}
+			require.NoError(t, err)
+			out[m.Module] = d.Spec.Template.Spec.Containers[0].Image
+		}
+	}
+	return out
+}
 
 // SetDeploymentAvailable writes the status the deployment controller writes for d's one
 // replica, updated and either available or not: envtest runs no deployment controller, so

@@ -10,17 +10,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	appsv1 "k8s.io/api/apps/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"capstan.dev/contracts/envtest"
 	"capstan.dev/core/internal/capstanctl/clusterctl"
 	"capstan.dev/core/internal/capstanctl/components"
+	"capstan.dev/core/internal/capstanctl/ctltest"
 )
 
 var env *envtest.Environment
@@ -112,31 +110,6 @@ func inventory(t *testing.T, e *envtest.Environment) []string {
 	return formatInventory(entries)
 }
 
-// deployments returns the image of each provider's manager Deployment in e, by module; "" when
-// the Deployment does not exist.
-func deployments(t *testing.T, e *envtest.Environment) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	for _, m := range components.All {
-		objs, err := m.Objects()
-		require.NoError(t, err)
-		for _, o := range objs {
-			if o.GetKind() != "Deployment" {
-				continue
-			}
-			d := &appsv1.Deployment{}
-			err := e.Client.Get(context.Background(), client.ObjectKeyFromObject(o), d)
-			if apierrors.IsNotFound(err) {
-				out[m.Module] = ""
-				continue
-			}
-			require.NoError(t, err)
-			out[m.Module] = d.Spec.Template.Spec.Containers[0].Image
-		}
-	}
-	return out
-}
-
 // Upstream clusterctl reads the inventory capstanctl init writes (upgrade plan finds every
 // provider up to date, delete --all finds and removes every provider's components by their
 // labels), and installs Capstan's release from make release's repository, writing the same
@@ -158,14 +131,14 @@ func TestClusterctl_ReadsCapstanctlsInventoryAndInstallsTheRelease(t *testing.T)
 	_, err = runClusterctl(t, home, "delete", "--all", "--config", config, "--kubeconfig", kc)
 	require.NoError(t, err)
 	require.Empty(t, inventory(t, env), "clusterctl delete found every entry capstanctl init wrote")
-	require.Equal(t, map[string]string{"core": "", "bootstrap-kubeadm": "", "infrastructure-docker": ""}, deployments(t, env),
+	require.Equal(t, map[string]string{"core": "", "bootstrap-kubeadm": "", "infrastructure-docker": ""}, ctltest.ManagerImages(t, env),
 		"clusterctl delete found every manager by the labels capstanctl init applied")
 
 	_, err = runClusterctl(t, home, "init", "--config", config, "--kubeconfig", kc,
 		"--core", "cluster-api", "--bootstrap", "kubeadm", "--control-plane", "kubeadm", "--infrastructure", "docker")
 	require.NoError(t, err)
 	require.ElementsMatch(t, wantInventory, inventory(t, env), "clusterctl's inventory is the one capstanctl init writes")
-	require.Equal(t, managerImages(version), deployments(t, env))
+	require.Equal(t, managerImages(version), ctltest.ManagerImages(t, env))
 }
 
 // managerImages are the images of the providers' manager Deployments at release v, by module.

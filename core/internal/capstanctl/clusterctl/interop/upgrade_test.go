@@ -77,7 +77,7 @@ func TestClusterctl_UpgradeApplyReappliesTheNewerReleasesComponents(t *testing.T
 	// Generous: clusterctl lists every kind the server serves to delete each provider's old
 	// components, which takes minutes on a loaded machine.
 	envtest.WaitFor(t, 8*time.Minute, "the newer release's manager Deployments", func() (bool, error) {
-		if got := deployments(t, mc); !maps.Equal(got, newer) {
+		if got := ctltest.ManagerImages(t, mc); !maps.Equal(got, newer) {
 			return false, fmt.Errorf("images %v", got)
 		}
 		return true, nil
