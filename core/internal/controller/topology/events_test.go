@@ -86,7 +86,9 @@ func waitForEventAbout(t *testing.T, c *clusterv1.Cluster, reason, kindName stri
 // countingRecorder counts the Events it is asked to record.
 type countingRecorder struct{ n int }
 
-func (r *countingRecorder) Eventf(runtime.Object, runtime.Object, string, string, string, string, ...any) { r.n++ }
+func (r *countingRecorder) Eventf(runtime.Object, runtime.Object, string, string, string, string, ...any) {
+	r.n++
+}
 
 // A hold is recorded once even when later reconciles read the Cluster without the condition the
 // first wrote (the cache lagging behind its status patch, or showing another controller's write
