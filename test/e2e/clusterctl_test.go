@@ -215,6 +215,15 @@ func certManagerKinds() []*apiextensionsv1.CustomResourceDefinition {
 // upgrade plan lists every provider of the inventory.
 func (cc *upstreamClusterctl) read(mgmtKC string) {
 	s := cc.s
+	// Nodes Ready come before the control plane's pods pass their readiness probes: the Cluster
+	// is Available a few seconds later.
+	s.waitFor(3*time.Minute, "the Cluster to be Available", func() (bool, string, error) {
+		cl := &clusterv1.Cluster{}
+		if err := s.mgmt.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: s.name}, cl); err != nil {
+			return false, "", err
+		}
+		return conditions.IsTrue(cl, clusterv1.ClusterAvailableCondition), "not Available yet", nil
+	})
 	out := cc.out(time.Minute, "describe", "cluster", s.name, "-n", s.ns, "--kubeconfig", mgmtKC)
 	// Each row: the object's tree position, kind, namespace/name, then its condition.
 	for _, row := range []string{
