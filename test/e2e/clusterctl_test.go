@@ -43,13 +43,7 @@ func TestClusterctlOnARealCluster(t *testing.T) {
 	config := os.Getenv("CAPSTAN_CLUSTERCTL_CONFIG")
 	require.NotEmpty(t, config, "CAPSTAN_CLUSTERCTL_CONFIG names no clusterctl.yaml: run make e2e-clusterctl, which writes make release's")
 	s := newSuite(t)
-	deleted := false
-	t.Cleanup(func() {
-		if !deleted {
-			s.deleteCluster(10 * time.Minute)
-		}
-		t.Logf("e2e timings:\n  %s", s.timings)
-	})
+	deleted := s.deleteAtEnd(t)
 	if !t.Run("Quickstart", func(t *testing.T) { s.t = t; s.timed("quickstart: apply to every node Ready", s.quickstart) }) {
 		return
 	}
@@ -58,7 +52,7 @@ func TestClusterctlOnARealCluster(t *testing.T) {
 		s.t = t
 		s.timed("upstream clusterctl: describe, get kubeconfig, upgrade plan, backup, move into the cluster and back, delete", cc.run)
 	})
-	s.runDeleteCluster(t, &deleted)
+	s.runDeleteCluster(t, deleted)
 }
 
 // upstreamClusterctl runs clusterctl with a home of its own (no user configuration, no version

@@ -30,13 +30,7 @@ import (
 
 func TestE2E(t *testing.T) {
 	s := newSuite(t)
-	deleted := false
-	t.Cleanup(func() {
-		if !deleted {
-			s.deleteCluster(10 * time.Minute)
-		}
-		t.Logf("e2e timings:\n  %s", s.timings)
-	})
+	deleted := s.deleteAtEnd(t)
 
 	ok := t.Run("Quickstart", func(t *testing.T) { s.t = t; s.timed("quickstart: apply to every node Ready", s.quickstart) }) &&
 		t.Run("WorkloadTraffic", func(t *testing.T) { s.t = t; s.timed("service traffic across nodes", s.workloadTraffic) })
@@ -85,7 +79,20 @@ func TestE2E(t *testing.T) {
 		s.t = t
 		s.timed("API through the load balancer with one control plane node stopped", s.controlPlaneNodeStopped)
 	})
-	s.runDeleteCluster(t, &deleted)
+	s.runDeleteCluster(t, deleted)
+}
+
+// deleteAtEnd makes sure the cluster is deleted when t ends, unless runDeleteCluster did it
+// (it sets the flag returned), and logs the specs' timings.
+func (s *suite) deleteAtEnd(t *testing.T) *bool {
+	deleted := false
+	t.Cleanup(func() {
+		if !deleted {
+			s.deleteCluster(10 * time.Minute)
+		}
+		t.Logf("e2e timings:\n  %s", s.timings)
+	})
+	return &deleted
 }
 
 // runDeleteCluster deletes the cluster as the last subtest of t, recording that it is gone.
