@@ -60,29 +60,38 @@ func CopyToTarget(ctx context.Context, target client.Client, plan *Plan, t *Targ
 			return res, fmt.Errorf("copying %s: %w", describe(o), err)
 		}
 		desired.SetOwnerReferences(refs)
-		separateStatus := t.StatusSubresource[o.GroupVersionKind().GroupKind()]
-		if plan.Global[o.GetUID()] {
-			got, err := res.copyGlobal(ctx, target, desired, o, separateStatus)
-			if err != nil {
-				return res, fmt.Errorf("copying %s to the target: %w", describe(o), err)
-			}
-			copies[o.GetUID()] = got.GetUID()
-			res.Copies = append(res.Copies, got)
-			continue
-		}
-		got, err := res.write(ctx, target, desired, t.Copies[o.GetUID()], separateStatus)
+		got, err := res.copyObject(ctx, target, plan, t, o, desired)
 		if err != nil {
-			return res, fmt.Errorf("copying %s to the target: %w", describe(o), err)
-		}
-		if separateStatus {
-			if err := writeStatus(ctx, target, got, o); err != nil {
-				return res, fmt.Errorf("writing the status of %s in the target: %w", describe(o), err)
-			}
+			return res, err
 		}
 		copies[o.GetUID()] = got.GetUID()
 		res.Copies = append(res.Copies, got)
 	}
 	return res, nil
+}
+
+// copyObject writes desired, the copy of o, to the target and returns it as the target holds
+// it: a global object only when the target lacks it (copyGlobal), any other through write,
+// then its status where the target's CRD has the subresource.
+func (res *Copied) copyObject(ctx context.Context, target client.Client, plan *Plan, t *Target, o, desired *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	separateStatus := t.StatusSubresource[o.GroupVersionKind().GroupKind()]
+	if plan.Global[o.GetUID()] {
+		got, err := res.copyGlobal(ctx, target, desired, o, separateStatus)
+		if err != nil {
+			return nil, fmt.Errorf("copying %s to the target: %w", describe(o), err)
+		}
+		return got, nil
+	}
+	got, err := res.write(ctx, target, desired, t.Copies[o.GetUID()], separateStatus)
+	if err != nil {
+		return nil, fmt.Errorf("copying %s to the target: %w", describe(o), err)
+	}
+	if separateStatus {
+		if err := writeStatus(ctx, target, got, o); err != nil {
+			return nil, fmt.Errorf("writing the status of %s in the target: %w", describe(o), err)
+		}
+	}
+	return got, nil
 }
 
 // write creates desired, or brings existing (a copy of the same source object) in line

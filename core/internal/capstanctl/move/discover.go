@@ -18,9 +18,12 @@ import (
 	"capstan.dev/core/internal/capstanctl/clusterclient"
 )
 
+// secretKind is the Secret: attached to moved objects, and an identity's credentials.
+var secretKind = schema.GroupVersionKind{Version: "v1", Kind: "Secret"}
+
 // attachedKinds are the built-in kinds that move when they belong to a moved object.
 var attachedKinds = []schema.GroupVersionKind{
-	{Version: "v1", Kind: "Secret"},
+	secretKind,
 	{Version: "v1", Kind: "ConfigMap"},
 }
 

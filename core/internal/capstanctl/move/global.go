@@ -100,7 +100,7 @@ func providerSecrets(ctx context.Context, source client.Reader, namespace string
 			continue
 		}
 		seen[e.Namespace] = true
-		objs, err := listObjects(ctx, source, attachedKinds[0], e.Namespace)
+		objs, err := listObjects(ctx, source, secretKind, e.Namespace)
 		if err != nil {
 			return nil, err
 		}
