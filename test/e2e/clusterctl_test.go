@@ -145,19 +145,14 @@ func (cc *upstreamClusterctl) initFromRelease(kc string, hosted client.Client) {
 	archives, err := filepath.Glob(filepath.Join(filepath.Dir(cc.config), "*", "*", "*.tar"))
 	require.NoError(s.t, err)
 	require.NotEmpty(s.t, archives, "make release writes the images' archives (RELEASE_IMAGES=true)")
-	nodes, err := s.containers()
-	require.NoError(s.t, err)
 	images := map[string]bool{}
 	for _, archive := range archives {
 		// <provider>/<version>/<name>.tar holds docker.io/capstan/<name>:<version>.
 		image := "docker.io/capstan/" + strings.TrimSuffix(filepath.Base(archive), ".tar") + ":" + filepath.Base(filepath.Dir(archive))
 		images[image] = true
-		for _, n := range nodes {
-			if n.Labels[roleLabel] == "load-balancer" {
-				continue
-			}
+		for _, node := range s.nodeNames() {
 			ctx, cancel := context.WithTimeout(s.ctx, 2*time.Minute)
-			require.NoError(s.t, framework.LoadImageArchive(ctx, s.docker, strings.TrimPrefix(n.Names[0], "/"), archive, image))
+			require.NoError(s.t, framework.LoadImageArchive(ctx, s.docker, node, archive, image))
 			cancel()
 		}
 	}

@@ -95,14 +95,9 @@ func (tp *thirdParty) mdKey() client.ObjectKey {
 
 // loadImages puts both releases' manager images (make example-images) on every node.
 func (tp *thirdParty) loadImages() {
-	nodes, err := tp.s.containers()
-	require.NoError(tp.s.t, err)
-	for _, n := range nodes {
-		if n.Labels[roleLabel] == "load-balancer" || n.State != "running" {
-			continue
-		}
+	for _, node := range tp.s.nodeNames() {
 		for _, v := range release.Versions {
-			require.NoError(tp.s.t, framework.LoadImage(tp.s.ctx, tp.s.docker, strings.TrimPrefix(n.Names[0], "/"), release.ImageRepository+":"+v),
+			require.NoError(tp.s.t, framework.LoadImage(tp.s.ctx, tp.s.docker, node, release.ImageRepository+":"+v),
 				"make example-images builds the example provider's images")
 		}
 	}

@@ -145,13 +145,7 @@ func (s *suite) hostManagers() (string, client.WithWatch) {
 	hosted, err := client.NewWithWatch(hostedCfg, client.Options{Scheme: framework.Scheme()})
 	require.NoError(s.t, err)
 
-	nodes, err := s.containers()
-	require.NoError(s.t, err)
-	for _, n := range nodes {
-		if n.Labels[roleLabel] == "load-balancer" {
-			continue
-		}
-		name := strings.TrimPrefix(n.Names[0], "/")
+	for _, name := range s.nodeNames() {
 		for _, p := range providers {
 			ctx, cancel := context.WithTimeout(s.ctx, 2*time.Minute)
 			require.NoError(s.t, framework.LoadImage(ctx, s.docker, name, p.image), "make images builds the manager images")

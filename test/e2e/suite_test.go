@@ -181,6 +181,21 @@ func (s *suite) containers(extra ...string) ([]container.Summary, error) {
 	return s.docker.ContainerList(s.ctx, container.ListOptions{All: true, Filters: f})
 }
 
+// nodeNames names the cluster's running node containers, the load balancer left out: those a
+// kubelet runs in, which can be given images.
+func (s *suite) nodeNames() []string {
+	s.t.Helper()
+	cs, err := s.containers()
+	require.NoError(s.t, err)
+	var names []string
+	for _, c := range cs {
+		if c.Labels[roleLabel] != "load-balancer" && c.State == "running" {
+			names = append(names, strings.TrimPrefix(c.Names[0], "/"))
+		}
+	}
+	return names
+}
+
 func (s *suite) volumes() ([]*volume.Volume, error) {
 	f := filters.NewArgs(filters.Arg("label", clusterNamespaceLabel+"="+s.ns), filters.Arg("label", clusterLabel+"="+s.name))
 	resp, err := s.docker.VolumeList(s.ctx, volume.ListOptions{Filters: f})
